@@ -1,0 +1,405 @@
+"""ChunkPUDD: the chunk-based PUDD detector (paper Algorithm 1, as the authors' code runs it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from pudd_core import _validation
+from pudd_core.bucketing import (
+    Buckets,
+    build_buckets,
+    counts_from_sorted,
+    counts_from_unsorted,
+    fitting_sample,
+)
+from pudd_core.chi2 import PUTestResult, evaluate_table
+
+__all__ = ["ChunkPUDD", "CutResult", "ScanResult", "cut_points"]
+
+CutPoints = Literal["pow2", "all"]
+SkipRule = Literal["accuracy", "pu_mean"]
+
+
+def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = 10) -> list[int]:
+    """Recent-window lengths (in chunks) tested with ``n`` chunks since the last alarm.
+
+    ``"pow2"`` is the authors' set $\\{2^j : j < $ ``max_pow2``$, 2^j < n\\}$ (spec section 1.3);
+    ``"all"`` is the paper's every cut $1, \\ldots, n - 1$ (Algorithm 1, line 2).
+
+    Examples
+    --------
+    >>> cut_points(5), cut_points(99), cut_points(5, "all")
+    ([1, 2, 4], [1, 2, 4, 8, 16, 32, 64], [1, 2, 3, 4])
+    """
+    if mode == "all":
+        return list(range(1, n))
+    return [1 << j for j in range(max_pow2) if (1 << j) < n]
+
+
+@dataclass(frozen=True)
+class CutResult:
+    """One tested (or skipped) cut point of a scan.
+
+    Attributes
+    ----------
+    cut
+        Length of the recent window in chunks (the old window is the rest of the history).
+    p_value
+        The cut's p-value; 1 when skipped.
+    skipped
+        Whether the skip rule spared the test.
+    test
+        The full test (table, buckets, expected counts); ``None`` when skipped.
+    """
+
+    cut: int
+    p_value: float
+    skipped: bool
+    test: PUTestResult | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What :meth:`ChunkPUDD.update` found for one chunk.
+
+    Attributes
+    ----------
+    chunk_index
+        0-based index of the chunk among all chunks the detector has seen.
+    n_chunks
+        Chunks in the history since the last alarm, this one included.
+    accuracy
+        Accuracy of this chunk's predictions.
+    p_value
+        Minimum p-value over the cuts (1 with fewer than two chunks).
+    cut_point
+        Recent-window length of the winning cut, in chunks (``None`` before any test).
+    drift_detected
+        Whether ``p_value < alpha``.
+    cuts
+        Every cut of the scan, in increasing cut order.
+    shortcut
+        Why no scan ran, if it did not (spec sections 1.2 and 1.5).
+    """
+
+    chunk_index: int
+    n_chunks: int
+    accuracy: float
+    p_value: float
+    cut_point: int | None
+    drift_detected: bool
+    cuts: tuple[CutResult, ...] = ()
+    shortcut: str | None = None
+
+    @property
+    def winner(self) -> CutResult | None:
+        """The cut that gave the minimum p-value, if a test ran."""
+        for c in self.cuts:
+            if c.cut == self.cut_point:
+                return c
+        return None
+
+
+@dataclass
+class _Chunk:
+    u: NDArray[np.float64]
+    correct: NDArray[np.bool_]
+    sorted_correct: NDArray[np.float64]
+    n_errors: int
+    accuracy: float
+    err_sum: float  # sum of misclassified PU values (the paper's skip rule)
+
+
+@dataclass
+class _Prefix:
+    """Buckets fitted on the first ``m`` chunks, with per-chunk counts (Algorithm 2's cache)."""
+
+    buckets: Buckets
+    old_row: NDArray[np.int64]
+    chunk_rows: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+
+
+class ChunkPUDD:
+    r"""PUDD on a stream of chunks: alarm when some cut point's PU histograms differ.
+
+    After each chunk's predictions are scored, :meth:`update` receives their PU-index values
+    and correctness. With $n$ chunks since the last alarm, every cut $i$ splits them into an
+    old window (the first $n - i$ chunks) and a recent one (the last $i$); Adaptive PU-index
+    Bucketing on the old window's correct predictions gives a $2 \times (K+1)$ table and
+    Pearson's $\chi^2$ test a p-value. A drift is detected when the smallest p-value is below
+    ``alpha`` (PUDD-$x$ is ``alpha = 10**-x``); the history is then cleared at the next update,
+    like river's detectors (spec section 1.10).
+
+    Defaults reproduce the authors' code (spec sections 1 and 10): power-of-two cuts, the
+    accuracy skip rule, the floor of 5 on every cell, Yates for 2 x 2 tables, p = 0 when a
+    chunk's accuracy is below 0.01 or a recent window has no correct prediction. Each paper
+    variant is one keyword away: ``cut_points="all"``, ``skip_rule="pu_mean"`` (Algorithm 1,
+    line 4) or ``None``, ``clamp_min=0``, ``yates=False``.
+
+    Parameters
+    ----------
+    alpha
+        Significance level $\sigma$; alarm iff the minimum p-value is strictly below it.
+    cut_points
+        ``"pow2"`` (authors: recent windows of 1, 2, 4, ... chunks) or ``"all"`` (paper).
+    skip_rule
+        ``"accuracy"`` (authors: skip a cut when the old window's mean chunk accuracy is lower
+        than the recent one's), ``"pu_mean"`` (paper: test only when the old window's mean
+        misclassified PU is at least the recent one's) or ``None`` (test every cut).
+    n_buckets
+        Starting number of buckets, *K* in the paper.
+    min_bucket_size
+        Minimum fitting-sample values per bucket.
+    sample_size
+        Largest bucketing sample (reference windows above it are subsampled).
+    clamp_min
+        Floor on every observed cell before the test (0: none).
+    yates
+        Yates' correction on 2 x 2 tables (scipy's default, used by the authors).
+    reference_split
+        How old-window instances are split into correct and misclassified: ``"argmax"``
+        (the paper's definition, default) or ``"pu_lt_0.5"`` (the authors' code, which
+        differs from arg-max only for more than two classes or at exactly 0.5).
+    min_accuracy
+        A chunk whose accuracy is below this gives p = 0 at once (authors: 0.01).
+    cache_buckets
+        Fit each old window's buckets once and reuse them (Algorithm 2's caching, default);
+        ``False`` refits them at every test, drawing a new sample each time, as the authors.
+    seed
+        Seed of the generator that draws bucketing samples.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(42)
+    >>> det = ChunkPUDD(alpha=1e-3, seed=0)
+    >>> alarms = []
+    >>> for t in range(30):
+    ...     a = 1 if t < 15 else 3          # predictions grow uncertain from chunk 15 on
+    ...     u = rng.beta(a, 8, size=1000)
+    ...     det.update(u, u < 0.5)
+    ...     if det.drift_detected:
+    ...         alarms.append((t, det.cut_point, det.p_value < 1e-10))
+    >>> alarms
+    [(15, 1, True)]
+    """
+
+    def __init__(
+        self,
+        alpha: float = 1e-3,
+        *,
+        cut_points: CutPoints = "pow2",
+        skip_rule: SkipRule | None = "accuracy",
+        n_buckets: int = 5,
+        min_bucket_size: int = 50,
+        sample_size: int = 1000,
+        clamp_min: int = 5,
+        yates: bool = True,
+        reference_split: Literal["argmax", "pu_lt_0.5"] = "argmax",
+        min_accuracy: float = 0.01,
+        cache_buckets: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        _validation.check_open_unit("alpha", alpha)
+        _validation.check_choice("cut_points", cut_points, ("pow2", "all"))
+        _validation.check_choice("skip_rule", skip_rule, ("accuracy", "pu_mean", None))
+        _validation.check_choice("reference_split", reference_split, ("argmax", "pu_lt_0.5"))
+        _validation.check_positive_int("n_buckets", n_buckets)
+        _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
+        _validation.check_positive_int("sample_size", sample_size)
+        _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
+            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+        self.alpha = alpha
+        self.cut_points = cut_points
+        self.skip_rule = skip_rule
+        self.n_buckets = n_buckets
+        self.min_bucket_size = min_bucket_size
+        self.sample_size = sample_size
+        self.clamp_min = clamp_min
+        self.yates = yates
+        self.reference_split = reference_split
+        self.min_accuracy = min_accuracy
+        self.cache_buckets = cache_buckets
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._chunks_seen = 0
+        self._cut_point: int | None = None
+        self._last_scan: ScanResult | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._drift_detected = False
+        self._history: list[_Chunk] = []
+        self._prefixes: dict[int, _Prefix] = {}
+
+    def clone(self) -> ChunkPUDD:
+        """A fresh detector with the same parameters (river's ``clone`` semantics).
+
+        Examples
+        --------
+        >>> ChunkPUDD(alpha=1e-5, cut_points="all").clone().cut_points
+        'all'
+        """
+        return ChunkPUDD(**self._get_params())
+
+    def _get_params(self) -> dict[str, Any]:
+        keys = (
+            "alpha", "cut_points", "skip_rule", "n_buckets", "min_bucket_size", "sample_size",
+            "clamp_min", "yates", "reference_split", "min_accuracy", "cache_buckets", "seed",
+        )
+        return {k: getattr(self, k) for k in keys}
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self._get_params().items())
+        return f"ChunkPUDD({params})"
+
+    @property
+    def drift_detected(self) -> bool:
+        """Whether the last update detected a drift (cleared by the next update)."""
+        return self._drift_detected
+
+    @property
+    def p_value(self) -> float:
+        """Minimum p-value over the cut points of the last update (NaN before any update)."""
+        return float("nan") if self._last_scan is None else self._last_scan.p_value
+
+    @property
+    def cut_point(self) -> int | None:
+        """Recent-window length (chunks) of the winning cut; the authors retrain on it."""
+        return self._cut_point
+
+    @property
+    def last_scan(self) -> ScanResult | None:
+        """Everything the last update computed: per-cut p-values, tables, buckets."""
+        return self._last_scan
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks in the history since the last alarm."""
+        return len(self._history)
+
+    def windows(
+        self, cut: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64], NDArray[np.bool_]]:
+        """PU values and correctness of the old and recent windows of a cut, for plots."""
+        n = len(self._history)
+        if not 1 <= cut < n:
+            raise ValueError(f"cut must be in 1..{n - 1} with {n} chunks in the history")
+        old, new = self._history[: n - cut], self._history[n - cut :]
+        return (
+            np.concatenate([c.u for c in old]),
+            np.concatenate([self._ref_mask(c) for c in old]),
+            np.concatenate([c.u for c in new]),
+            np.concatenate([c.correct for c in new]),
+        )
+
+    def update(self, u: ArrayLike, correct: ArrayLike) -> None:
+        """Add one tested chunk's PU-index values and correctness, then scan the cut points.
+
+        Parameters
+        ----------
+        u
+            PU-index of each prediction in the chunk, in [0, 1].
+        correct
+            Whether each prediction was correct (arg-max equals the label).
+        """
+        vals = _validation.as_pu_array("u", u)
+        if vals.size == 0:
+            raise ValueError("an empty chunk cannot be tested: pass at least one prediction")
+        ok = _validation.as_mask("correct", correct, vals.size, "u")
+        if self._drift_detected:
+            self._reset()  # spec section 1.10: the whole history goes after an alarm
+        n_err = int(vals.size - np.count_nonzero(ok))
+        chunk = _Chunk(
+            u=vals,
+            correct=ok,
+            sorted_correct=np.sort(vals[ok]),
+            n_errors=n_err,
+            accuracy=float(np.count_nonzero(ok) / vals.size),
+            err_sum=float(vals[~ok].sum()),
+        )
+        self._history.append(chunk)
+        index = self._chunks_seen
+        self._chunks_seen += 1
+        n = len(self._history)
+        if chunk.accuracy < self.min_accuracy:
+            # spec section 1.2: p = 0 at once; the split point keeps its (guarded) last value
+            cut = self._cut_point if self._cut_point is not None else 1
+            self._finish(ScanResult(index, n, chunk.accuracy, 0.0, cut, True,
+                                    shortcut=f"chunk accuracy below {self.min_accuracy}"))
+            return
+        if n < 2:
+            self._cut_point = None
+            self._finish(ScanResult(index, n, chunk.accuracy, 1.0, None, False,
+                                    shortcut="fewer than two chunks since the last alarm"))
+            return
+        if self.cache_buckets:
+            self._prefix(n - 1)  # fit each old window once, in a fixed order (rng use)
+        results = tuple(self._test_cut(n, i) for i in cut_points(n, self.cut_points))
+        best = min(results, key=lambda r: r.p_value)  # first cut on ties, as the authors
+        self._cut_point = best.cut
+        self._finish(ScanResult(index, n, chunk.accuracy, best.p_value, best.cut,
+                                best.p_value < self.alpha, results))
+
+    def _finish(self, scan: ScanResult) -> None:
+        self._last_scan = scan
+        self._drift_detected = scan.drift_detected
+
+    def _ref_mask(self, c: _Chunk) -> NDArray[np.bool_]:
+        return c.u < 0.5 if self.reference_split == "pu_lt_0.5" else c.correct
+
+    def _skip(self, n: int, m: int) -> bool:
+        hist = self._history
+        if self.skip_rule == "accuracy":
+            # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
+            old = np.mean([c.accuracy for c in hist[:m]])
+            new = np.mean([c.accuracy for c in hist[m:]])
+            return bool(old < new)
+        if self.skip_rule == "pu_mean":
+            old_n = sum(c.n_errors for c in hist[:m])
+            new_n = sum(c.n_errors for c in hist[m:])
+            if old_n == 0 or new_n == 0:
+                return False  # no misclassified mean to compare: test
+            old_mean = sum(c.err_sum for c in hist[:m]) / old_n
+            new_mean = sum(c.err_sum for c in hist[m:]) / new_n
+            return old_mean < new_mean
+        return False
+
+    def _test_cut(self, n: int, i: int) -> CutResult:
+        m = n - i
+        if self._skip(n, m):
+            return CutResult(i, 1.0, True)
+        prefix = self._prefix(m) if self.cache_buckets else self._fit_prefix(m)
+        recent = np.zeros(prefix.buckets.k + 1, dtype=np.int64)
+        for t in range(m, n):
+            row = prefix.chunk_rows.get(t)
+            if row is None:
+                c = self._history[t]
+                row = np.append(counts_from_sorted(c.sorted_correct, prefix.buckets), c.n_errors)
+                prefix.chunk_rows[t] = row
+            recent += row
+        observed = np.vstack((prefix.old_row, recent))
+        test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates)
+        return CutResult(i, test.p_value, False, test)
+
+    def _prefix(self, m: int) -> _Prefix:
+        prefix = self._prefixes.get(m)
+        if prefix is None:
+            prefix = self._prefixes[m] = self._fit_prefix(m)
+        return prefix
+
+    def _fit_prefix(self, m: int) -> _Prefix:
+        old = self._history[:m]
+        u = np.concatenate([c.u for c in old]) if m > 1 else old[0].u
+        mask = np.concatenate([self._ref_mask(c) for c in old]) if m > 1 else self._ref_mask(old[0])
+        sample = fitting_sample(u, mask, sample_size=self.sample_size, rng=self._rng)
+        # the authors cap K with the recent window's size; with equal chunks it never binds
+        n_test = self._history[-1].u.size
+        buckets = build_buckets(sample, u.size, n_test, self.n_buckets, self.min_bucket_size)
+        counts = counts_from_unsorted(u[mask], buckets)
+        old_row = np.append(counts, int(u.size - np.count_nonzero(mask)))
+        return _Prefix(buckets, old_row.astype(np.int64))

@@ -1,0 +1,97 @@
+r"""The PU-index $u_i = 1 - f_{y_i}(x_i)$ and the correct / misclassified split (paper, eq. 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["is_correct", "pu_index"]
+
+_ROW_SUM_TOL = 1e-4  # float32 softmax rows sum to 1 within ~1e-6; GNB within 1e-12
+
+
+def _check(proba: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    p = np.asarray(proba, dtype=np.float64)
+    if p.ndim != 2:
+        raise ValueError(
+            f"proba must be a 2-D array (n_samples, n_classes) of class probabilities, "
+            f"got shape {p.shape}"
+        )
+    labels = np.asarray(y)
+    if labels.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class indices, got shape {labels.shape}")
+    if labels.shape[0] != p.shape[0]:
+        raise ValueError(
+            f"proba has {p.shape[0]} rows but y has {labels.shape[0]} labels: pass one "
+            "probability row per label"
+        )
+    if p.size and not np.isfinite(p).all():
+        row = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
+        raise ValueError(f"proba contains NaN or infinity (first in row {row})")
+    if p.size and (p.min() < 0.0 or p.max() > 1.0):
+        row = int(np.flatnonzero(((p < 0.0) | (p > 1.0)).any(axis=1))[0])
+        raise ValueError(f"proba must lie in [0, 1]; row {row} is {p[row].tolist()}")
+    if p.size:
+        sums = p.sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
+        if bad.size:
+            row = int(bad[0])
+            raise ValueError(
+                f"each row of proba must sum to 1 (within {_ROW_SUM_TOL}); row {row} sums to "
+                f"{sums[row]:.6g}: pass probabilities (e.g. a softmax), not scores or logits"
+            )
+    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+        if np.issubdtype(labels.dtype, np.floating) and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.intp)
+        else:
+            raise ValueError(f"y must hold integer class indices, got dtype {labels.dtype}")
+    labels = labels.astype(np.intp, copy=False)
+    if labels.size and (labels.min() < 0 or labels.max() >= p.shape[1]):
+        pos = int(np.flatnonzero((labels < 0) | (labels >= p.shape[1]))[0])
+        raise ValueError(
+            f"labels must be class indices in 0..{p.shape[1] - 1} (one per proba column); "
+            f"y[{pos}] = {labels[pos]}"
+        )
+    return p, labels
+
+
+def pu_index(proba: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+    r"""Prediction-uncertainty index of each instance: one minus the true class's probability.
+
+    $u_i = 1 - f_{y_i}(x_i)$ (paper, eq. 7). A confident correct prediction has $u$ near 0,
+    a confident error $u$ near 1.
+
+    Parameters
+    ----------
+    proba
+        Class probabilities, shape ``(n_samples, n_classes)``, rows summing to 1.
+    y
+        True class indices in ``0..n_classes-1``.
+
+    Examples
+    --------
+    >>> proba = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.5, 0.0]]
+    >>> pu_index(proba, [0, 1, 1]).round(3).tolist()
+    [0.3, 0.7, 0.5]
+    """
+    p, labels = _check(proba, y)
+    return 1.0 - p[np.arange(labels.shape[0]), labels]
+
+
+def is_correct(proba: ArrayLike, y: ArrayLike) -> NDArray[np.bool_]:
+    """Whether the arg-max prediction equals the true label (ties go to the lowest class index).
+
+    Parameters
+    ----------
+    proba
+        Class probabilities, shape ``(n_samples, n_classes)``, rows summing to 1.
+    y
+        True class indices in ``0..n_classes-1``.
+
+    Examples
+    --------
+    >>> is_correct([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.5, 0.0]], [0, 1, 1]).tolist()
+    [True, False, False]
+    """
+    p, labels = _check(proba, y)
+    return np.argmax(p, axis=1) == labels
