@@ -76,14 +76,14 @@ class Buckets:
 
 
 def _edge_sides(buckets: Buckets) -> NDArray[np.bool_]:
-    """For each edge: does a value exactly on it belong to the interval on its left?"""
+    """For each edge, whether a value exactly on it belongs to the interval on its left."""
     centres, coef = np.array(buckets.centres), np.array(buckets.coef)
     tie_bins = _weighted_argmin(buckets.edges, centres, coef)
     return np.asarray(tie_bins == buckets.interval_bins[:-1])
 
 
 def counts_from_unsorted(u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
-    """Bucket counts of any array: one comparison pass per edge (no sort of ``u``)."""
+    """Bucket counts of any array, one comparison pass per edge (no sort of ``u``)."""
     k = buckets.k
     out = np.zeros(k, dtype=np.int64)
     if buckets.edges.size == 0:
@@ -120,7 +120,8 @@ def _weighted_argmin(
 ) -> NDArray[np.intp]:
     if centres.size == 1:
         return np.zeros(u.shape[0], dtype=np.intp)
-    return np.argmin(np.abs(u[:, None] - centres[None, :]) * coef[None, :], axis=1)
+    out: NDArray[np.intp] = np.argmin(np.abs(u[:, None] - centres[None, :]) * coef[None, :], axis=1)
+    return out
 
 
 def _intervals(
@@ -173,9 +174,9 @@ def _kth_neighbour_windows(s: NDArray[np.float64], p: int) -> tuple[
 
 
 def greedy_init(sample: ArrayLike, k: int) -> NDArray[np.float64]:
-    """Ei-kMeans' greedy compact-partition seeds, as the authors' code computes them.
+    r"""Ei-kMeans' greedy compact-partition seeds, as the authors' code computes them.
 
-    With $p = \\lfloor m / k \\rfloor$, repeat $k - 1$ times: among the points not yet removed,
+    With $p = \lfloor m / k \rfloor$, repeat $k - 1$ times: among the points not yet removed,
     pick the one whose distance to its $p$-th nearest neighbour (itself included) is largest
     (the sparsest neighbourhood), and remove it with its $p$ nearest points as one group; the
     rest is the last group. Each seed is the value of the group's lowest-index member (spec
@@ -325,10 +326,10 @@ def _amplify_shrink(
     labels: NDArray[np.intp],
     min_bucket_size: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Reweight fixed centres until every bucket holds more than ``min_bucket_size`` values.
+    r"""Reweight fixed centres until every bucket holds more than ``min_bucket_size`` values.
 
-    Spec section 1.6 step 6: $a_j = \\exp(\\theta (c_j k / m - 1))$ for
-    $\\theta = 0, 0.05, \\ldots, 0.95$; oversized buckets get inflated distances and lose
+    Spec section 1.6 step 6: $a_j = \exp(\theta (c_j k / m - 1))$ for
+    $\theta = 0, 0.05, \ldots, 0.95$; oversized buckets get inflated distances and lose
     points. Returns the last coefficients and the sample counts they give.
     """
     k = centres.size

@@ -1,4 +1,4 @@
-r"""Pearson's chi-square test of a $2 \times (K+1)$ PU-index contingency table (paper, eqs. 12-14)."""
+r"""Pearson's chi-square test of a $2 \times (K+1)$ PU-index table (paper, eqs. 12-14)."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Chi2Result:
-    """Outcome of :func:`chi2_test`.
+    r"""Outcome of :func:`chi2_test`.
 
     Attributes
     ----------
     statistic
-        Pearson's $\\chi^2$ (after Yates' correction when it applies).
+        Pearson's $\chi^2$ (after Yates' correction when it applies).
     p_value
-        Survival function of $\\chi^2_{dof}$ at ``statistic``.
+        Survival function of $\chi^2_{dof}$ at ``statistic``.
     dof
         Degrees of freedom, (rows - 1)(columns - 1) over the non-empty columns.
     expected
@@ -190,7 +190,7 @@ def pu_chi2_test(
     yates: bool = True,
     seed: int | np.random.Generator | None = None,
 ) -> PUTestResult:
-    r"""PUDD's two-sample test: do two windows' PU-index histograms differ?
+    r"""PUDD's two-sample test of whether two windows' PU-index histograms differ.
 
     Buckets are fitted on the reference window's correct predictions (Adaptive PU-index
     Bucketing, :func:`~pudd_core.bucketing.fit_buckets`); both windows are counted into a
@@ -260,7 +260,7 @@ def pu_chi2_test(
 def evaluate_table(
     observed: NDArray[np.int64], buckets: Buckets, *, clamp_min: int, yates: bool
 ) -> PUTestResult:
-    """Apply the shortcut of spec section 1.5 or clamp and test; no validation (kernel)."""
+    """Apply the shortcut of spec section 1.5, or clamp and test (kernel: no validation)."""
     table = clamp_table(observed, clamp_min)
     if observed[1, :-1].sum() == 0:
         # spec section 1.5: no correct prediction in the recent window -> p = 0, no test

@@ -25,10 +25,10 @@ SkipRule = Literal["accuracy", "pu_mean"]
 
 
 def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = 10) -> list[int]:
-    """Recent-window lengths (in chunks) tested with ``n`` chunks since the last alarm.
+    r"""Recent-window lengths (in chunks) tested with ``n`` chunks since the last alarm.
 
-    ``"pow2"`` is the authors' set $\\{2^j : j < $ ``max_pow2``$, 2^j < n\\}$ (spec section 1.3);
-    ``"all"`` is the paper's every cut $1, \\ldots, n - 1$ (Algorithm 1, line 2).
+    ``"pow2"`` is the authors' set $\{2^j : j < $ ``max_pow2``$, 2^j < n\}$ (spec section 1.3);
+    ``"all"`` is the paper's every cut $1, \ldots, n - 1$ (Algorithm 1, line 2).
 
     Examples
     --------
@@ -106,12 +106,28 @@ class ScanResult:
 
 @dataclass
 class _Chunk:
+    """One chunk (or online block) of the history, with what every later test needs."""
+
     u: NDArray[np.float64]
     correct: NDArray[np.bool_]
+    ref_mask: NDArray[np.bool_]  # correctness as the old window counts it (reference_split)
     sorted_correct: NDArray[np.float64]
     n_errors: int
     accuracy: float
     err_sum: float  # sum of misclassified PU values (the paper's skip rule)
+
+    @classmethod
+    def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
+        n_ok = int(np.count_nonzero(correct))
+        return cls(
+            u=u,
+            correct=correct,
+            ref_mask=u < 0.5 if split == "pu_lt_0.5" else correct,
+            sorted_correct=np.sort(u[correct]),
+            n_errors=u.size - n_ok,
+            accuracy=n_ok / u.size,
+            err_sum=float(u[~correct].sum()),
+        )
 
 
 @dataclass
@@ -121,6 +137,61 @@ class _Prefix:
     buckets: Buckets
     old_row: NDArray[np.int64]
     chunk_rows: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+
+    def row(self, t: int, chunk: _Chunk) -> NDArray[np.int64]:
+        """Bucket counts of chunk ``t``'s correct values, then its error count (cached)."""
+        row = self.chunk_rows.get(t)
+        if row is None:
+            counts = counts_from_sorted(chunk.sorted_correct, self.buckets)
+            row = self.chunk_rows[t] = np.append(counts, chunk.n_errors)
+        return row
+
+
+class _History:
+    """Chunks since the last alarm and the cached buckets of each reference prefix."""
+
+    def __init__(self, owner: ChunkPUDD, rng: np.random.Generator) -> None:
+        self.owner = owner
+        self.rng = rng
+        self.chunks: list[_Chunk] = []
+        self.prefixes: dict[int, _Prefix] = {}
+
+    def prefix(self, m: int, n_test: int) -> _Prefix:
+        """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
+        if not self.owner.cache_buckets:
+            return self.fit(m, n_test)
+        prefix = self.prefixes.get(m)
+        if prefix is None:
+            prefix = self.prefixes[m] = self.fit(m, n_test)
+        return prefix
+
+    def fit(self, m: int, n_test: int) -> _Prefix:
+        o = self.owner
+        old = self.chunks[:m]
+        u = np.concatenate([c.u for c in old])
+        mask = np.concatenate([c.ref_mask for c in old])
+        sample = fitting_sample(u, mask, sample_size=o.sample_size, rng=self.rng)
+        buckets = build_buckets(sample, u.size, n_test, o.n_buckets, o.min_bucket_size)
+        counts = counts_from_unsorted(u[mask], buckets)
+        old_row = np.append(counts, int(u.size - np.count_nonzero(mask)))
+        return _Prefix(buckets, old_row.astype(np.int64))
+
+    def skip(self, m: int, partial: _Chunk | None = None) -> bool:
+        """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
+        rule = self.owner.skip_rule
+        old = self.chunks[:m]
+        new = self.chunks[m:] + ([partial] if partial is not None else [])
+        if rule == "accuracy":
+            # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
+            return bool(np.mean([c.accuracy for c in old]) < np.mean([c.accuracy for c in new]))
+        if rule == "pu_mean":
+            old_n = sum(c.n_errors for c in old)
+            new_n = sum(c.n_errors for c in new)
+            if old_n == 0 or new_n == 0:
+                return False  # no misclassified mean to compare: test
+            old_mean = sum(c.err_sum for c in old) / old_n
+            return old_mean < sum(c.err_sum for c in new) / new_n
+        return False
 
 
 class ChunkPUDD:
@@ -233,8 +304,7 @@ class ChunkPUDD:
 
     def _reset(self) -> None:
         self._drift_detected = False
-        self._history: list[_Chunk] = []
-        self._prefixes: dict[int, _Prefix] = {}
+        self._history = _History(self, self._rng)  # the generator keeps running across resets
 
     def clone(self) -> ChunkPUDD:
         """A fresh detector with the same parameters (river's ``clone`` semantics).
@@ -280,19 +350,20 @@ class ChunkPUDD:
     @property
     def n_chunks(self) -> int:
         """Chunks in the history since the last alarm."""
-        return len(self._history)
+        return len(self._history.chunks)
 
     def windows(
         self, cut: int
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64], NDArray[np.bool_]]:
         """PU values and correctness of the old and recent windows of a cut, for plots."""
-        n = len(self._history)
+        chunks = self._history.chunks
+        n = len(chunks)
         if not 1 <= cut < n:
             raise ValueError(f"cut must be in 1..{n - 1} with {n} chunks in the history")
-        old, new = self._history[: n - cut], self._history[n - cut :]
+        old, new = chunks[: n - cut], chunks[n - cut :]
         return (
             np.concatenate([c.u for c in old]),
-            np.concatenate([self._ref_mask(c) for c in old]),
+            np.concatenate([c.ref_mask for c in old]),
             np.concatenate([c.u for c in new]),
             np.concatenate([c.correct for c in new]),
         )
@@ -313,19 +384,14 @@ class ChunkPUDD:
         ok = _validation.as_mask("correct", correct, vals.size, "u")
         if self._drift_detected:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
-        n_err = int(vals.size - np.count_nonzero(ok))
-        chunk = _Chunk(
-            u=vals,
-            correct=ok,
-            sorted_correct=np.sort(vals[ok]),
-            n_errors=n_err,
-            accuracy=float(np.count_nonzero(ok) / vals.size),
-            err_sum=float(vals[~ok].sum()),
-        )
-        self._history.append(chunk)
+        chunk = _Chunk.of(vals, ok, self.reference_split)
+        hist = self._history
+        hist.chunks.append(chunk)
         index = self._chunks_seen
         self._chunks_seen += 1
-        n = len(self._history)
+        n = len(hist.chunks)
+        if n >= 2 and self.cache_buckets:
+            hist.prefix(n - 1, vals.size)  # fit each old window once, in a fixed order
         if chunk.accuracy < self.min_accuracy:
             # spec section 1.2: p = 0 at once; the split point keeps its (guarded) last value
             cut = self._cut_point if self._cut_point is not None else 1
@@ -337,8 +403,6 @@ class ChunkPUDD:
             self._finish(ScanResult(index, n, chunk.accuracy, 1.0, None, False,
                                     shortcut="fewer than two chunks since the last alarm"))
             return
-        if self.cache_buckets:
-            self._prefix(n - 1)  # fit each old window once, in a fixed order (rng use)
         results = tuple(self._test_cut(n, i) for i in cut_points(n, self.cut_points))
         best = min(results, key=lambda r: r.p_value)  # first cut on ties, as the authors
         self._cut_point = best.cut
@@ -349,57 +413,15 @@ class ChunkPUDD:
         self._last_scan = scan
         self._drift_detected = scan.drift_detected
 
-    def _ref_mask(self, c: _Chunk) -> NDArray[np.bool_]:
-        return c.u < 0.5 if self.reference_split == "pu_lt_0.5" else c.correct
-
-    def _skip(self, n: int, m: int) -> bool:
-        hist = self._history
-        if self.skip_rule == "accuracy":
-            # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
-            old = np.mean([c.accuracy for c in hist[:m]])
-            new = np.mean([c.accuracy for c in hist[m:]])
-            return bool(old < new)
-        if self.skip_rule == "pu_mean":
-            old_n = sum(c.n_errors for c in hist[:m])
-            new_n = sum(c.n_errors for c in hist[m:])
-            if old_n == 0 or new_n == 0:
-                return False  # no misclassified mean to compare: test
-            old_mean = sum(c.err_sum for c in hist[:m]) / old_n
-            new_mean = sum(c.err_sum for c in hist[m:]) / new_n
-            return old_mean < new_mean
-        return False
-
     def _test_cut(self, n: int, i: int) -> CutResult:
+        hist = self._history
         m = n - i
-        if self._skip(n, m):
+        if hist.skip(m):
             return CutResult(i, 1.0, True)
-        prefix = self._prefix(m) if self.cache_buckets else self._fit_prefix(m)
+        prefix = hist.prefix(m, hist.chunks[-1].u.size)
         recent = np.zeros(prefix.buckets.k + 1, dtype=np.int64)
         for t in range(m, n):
-            row = prefix.chunk_rows.get(t)
-            if row is None:
-                c = self._history[t]
-                row = np.append(counts_from_sorted(c.sorted_correct, prefix.buckets), c.n_errors)
-                prefix.chunk_rows[t] = row
-            recent += row
+            recent += prefix.row(t, hist.chunks[t])
         observed = np.vstack((prefix.old_row, recent))
         test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates)
         return CutResult(i, test.p_value, False, test)
-
-    def _prefix(self, m: int) -> _Prefix:
-        prefix = self._prefixes.get(m)
-        if prefix is None:
-            prefix = self._prefixes[m] = self._fit_prefix(m)
-        return prefix
-
-    def _fit_prefix(self, m: int) -> _Prefix:
-        old = self._history[:m]
-        u = np.concatenate([c.u for c in old]) if m > 1 else old[0].u
-        mask = np.concatenate([self._ref_mask(c) for c in old]) if m > 1 else self._ref_mask(old[0])
-        sample = fitting_sample(u, mask, sample_size=self.sample_size, rng=self._rng)
-        # the authors cap K with the recent window's size; with equal chunks it never binds
-        n_test = self._history[-1].u.size
-        buckets = build_buckets(sample, u.size, n_test, self.n_buckets, self.min_bucket_size)
-        counts = counts_from_unsorted(u[mask], buckets)
-        old_row = np.append(counts, int(u.size - np.count_nonzero(mask)))
-        return _Prefix(buckets, old_row.astype(np.int64))

@@ -94,4 +94,4 @@ def is_correct(proba: ArrayLike, y: ArrayLike) -> NDArray[np.bool_]:
     [True, False, False]
     """
     p, labels = _check(proba, y)
-    return np.argmax(p, axis=1) == labels
+    return np.asarray(np.argmax(p, axis=1) == labels, dtype=np.bool_)

@@ -21,7 +21,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     data_dir = os.environ.get("PUDD_DATA_DIR")
     if data_dir and Path(data_dir).is_dir():
         return
-    skip = pytest.mark.skip(reason="needs real data: set PUDD_DATA_DIR to a folder laid out like ../shared/datasets")
+    skip = pytest.mark.skip(
+        reason="needs real data: set PUDD_DATA_DIR to a folder laid out like ../shared/datasets"
+    )
     for item in items:
         if "datasets" in item.keywords:
             item.add_marker(skip)
