@@ -7,6 +7,57 @@ default behaviour and each paper variant one option away.
 
 from __future__ import annotations
 
+from pudd_core.bucketing import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
+from pudd_core.chi2 import (
+    Chi2Result,
+    PUTestResult,
+    chi2_test,
+    clamp_table,
+    contingency_table,
+    pu_chi2_test,
+)
+from pudd_core.detector import ChunkPUDD, CutResult, ScanResult, cut_points
+from pudd_core.online import PUDD
+from pudd_core.pu_index import is_correct, pu_index
+from pudd_core.theorems import (
+    ErrorStats,
+    Theorem1Check,
+    TheoremWindows,
+    error_rate_test,
+    error_stats,
+    pu_histogram,
+    theorem1_check,
+    theorem2_windows,
+)
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "PUDD",
+    "Buckets",
+    "Chi2Result",
+    "ChunkPUDD",
+    "CutResult",
+    "ErrorStats",
+    "PUTestResult",
+    "ScanResult",
+    "Theorem1Check",
+    "TheoremWindows",
+    "__version__",
+    "chi2_test",
+    "clamp_table",
+    "contingency_table",
+    "cut_points",
+    "ek_buckets",
+    "error_rate_test",
+    "error_stats",
+    "fit_buckets",
+    "greedy_init",
+    "is_correct",
+    "kmeans_1d",
+    "pu_chi2_test",
+    "pu_histogram",
+    "pu_index",
+    "theorem1_check",
+    "theorem2_windows",
+]

@@ -47,11 +47,16 @@ class Buckets:
     n_sample: int
     edges: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     interval_bins: NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    edge_left: NDArray[np.bool_] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        edges, interval_bins = _intervals(np.array(self.centres), np.array(self.coef))
+        centres, coef = np.array(self.centres), np.array(self.coef)
+        edges, interval_bins = _intervals(centres, coef)
         object.__setattr__(self, "edges", edges)
         object.__setattr__(self, "interval_bins", interval_bins)
+        # a value exactly on an edge goes where the brute-force arg-min sends it
+        ties = _weighted_argmin(edges, centres, coef) == interval_bins[:-1]
+        object.__setattr__(self, "edge_left", np.asarray(ties, dtype=np.bool_))
 
     @property
     def k(self) -> int:
@@ -75,27 +80,21 @@ class Buckets:
         return counts_from_unsorted(np.asarray(u, dtype=np.float64), self)
 
 
-def _edge_sides(buckets: Buckets) -> NDArray[np.bool_]:
-    """For each edge, whether a value exactly on it belongs to the interval on its left."""
-    centres, coef = np.array(buckets.centres), np.array(buckets.coef)
-    tie_bins = _weighted_argmin(buckets.edges, centres, coef)
-    return np.asarray(tie_bins == buckets.interval_bins[:-1])
-
-
 def counts_from_unsorted(u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
     """Bucket counts of any array, one comparison pass per edge (no sort of ``u``)."""
     k = buckets.k
+    if u.size < 512:  # small batches: sorting is cheaper than a pass per edge
+        return counts_from_sorted(np.sort(u), buckets)
     out = np.zeros(k, dtype=np.int64)
     if buckets.edges.size == 0:
         out[int(buckets.interval_bins[0])] = u.size
         return out
     below = [
         int(np.count_nonzero(u <= e)) if left else int(np.count_nonzero(u < e))
-        for e, left in zip(buckets.edges.tolist(), _edge_sides(buckets).tolist(), strict=True)
+        for e, left in zip(buckets.edges.tolist(), buckets.edge_left.tolist(), strict=True)
     ]
     sizes = np.diff(np.array([0, *below, u.size]))
-    np.add.at(out, buckets.interval_bins, sizes)
-    return out
+    return np.bincount(buckets.interval_bins, weights=sizes, minlength=k).astype(np.int64)
 
 
 def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
@@ -107,7 +106,7 @@ def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArr
         return out
     # a value equal to an edge goes where the brute-force arg-min sends it (lowest index)
     cuts = np.where(
-        _edge_sides(buckets),
+        buckets.edge_left,
         np.searchsorted(sorted_u, buckets.edges, side="right"),
         np.searchsorted(sorted_u, buckets.edges, side="left"),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -104,6 +104,25 @@ class ScanResult:
         return None
 
 
+class _Params(Protocol):
+    """What the shared history reads from its detector."""
+
+    cache_buckets: bool
+    sample_size: int
+    n_buckets: int
+    min_bucket_size: int
+    skip_rule: SkipRule | None
+
+
+@dataclass
+class _Stats:
+    """What the skip rules read of a chunk (or of an online detector's partial block)."""
+
+    accuracy: float
+    n_errors: int
+    err_sum: float  # sum of misclassified PU values (the paper's skip rule)
+
+
 @dataclass
 class _Chunk:
     """One chunk (or online block) of the history, with what every later test needs."""
@@ -114,7 +133,7 @@ class _Chunk:
     sorted_correct: NDArray[np.float64]
     n_errors: int
     accuracy: float
-    err_sum: float  # sum of misclassified PU values (the paper's skip rule)
+    err_sum: float
 
     @classmethod
     def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
@@ -150,11 +169,12 @@ class _Prefix:
 class _History:
     """Chunks since the last alarm and the cached buckets of each reference prefix."""
 
-    def __init__(self, owner: ChunkPUDD, rng: np.random.Generator) -> None:
+    def __init__(self, owner: _Params, rng: np.random.Generator) -> None:
         self.owner = owner
         self.rng = rng
         self.chunks: list[_Chunk] = []
         self.prefixes: dict[int, _Prefix] = {}
+        self.old_means: dict[int, float] = {}  # mean chunk accuracy of chunks[:m]
 
     def prefix(self, m: int, n_test: int) -> _Prefix:
         """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
@@ -176,14 +196,17 @@ class _History:
         old_row = np.append(counts, int(u.size - np.count_nonzero(mask)))
         return _Prefix(buckets, old_row.astype(np.int64))
 
-    def skip(self, m: int, partial: _Chunk | None = None) -> bool:
+    def skip(self, m: int, partial: _Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
         rule = self.owner.skip_rule
-        old = self.chunks[:m]
-        new = self.chunks[m:] + ([partial] if partial is not None else [])
+        old: list[_Stats] | list[_Chunk] = self.chunks[:m]
+        new: list[_Stats | _Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
         if rule == "accuracy":
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
-            return bool(np.mean([c.accuracy for c in old]) < np.mean([c.accuracy for c in new]))
+            old_mean = self.old_means.get(m)
+            if old_mean is None:
+                old_mean = self.old_means[m] = float(np.mean([c.accuracy for c in old]))
+            return bool(old_mean < np.mean([c.accuracy for c in new]))
         if rule == "pu_mean":
             old_n = sum(c.n_errors for c in old)
             new_n = sum(c.n_errors for c in new)

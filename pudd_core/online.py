@@ -1,0 +1,281 @@
+"""PUDD: the instance-based online detector of the paper's appendix (Algorithm 2), for river."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from river.base import DriftDetector
+
+from pudd_core import _validation
+from pudd_core.bucketing import counts_from_unsorted
+from pudd_core.chi2 import evaluate_table
+from pudd_core.detector import (
+    CutPoints,
+    CutResult,
+    ScanResult,
+    SkipRule,
+    _Chunk,
+    _History,
+    _Prefix,
+    _Stats,
+    cut_points,
+)
+
+__all__ = ["PUDD"]
+
+
+@dataclass
+class _ActiveCut:
+    """A candidate cut of the current block: cached buckets and an incremental table."""
+
+    cut: int  # recent window length in blocks, the current (partial) block included
+    m: int  # complete blocks in the old window
+    prefix: _Prefix
+    base_recent: NDArray[np.int64]  # counts of the complete blocks of the recent window
+    partial_row: NDArray[np.int64]  # counts of the current block, updated incrementally
+    base_size: int  # instances in the complete blocks of the recent window
+
+
+class PUDD(DriftDetector):
+    r"""Online PUDD: the PU-index drift detector fed one prediction at a time.
+
+    The paper's Algorithm 2 over a stream of instances. Candidate cut points lie on a grid of
+    ``cut_every`` instances (blocks, the analogue of chunks); as in the chunk detector the
+    recent window of each cut is the last 1, 2, 4, ... blocks (``cut_points="pow2"``) or every
+    suffix of blocks (``"all"``), the current, partly filled block included. Each reference
+    prefix's buckets are fitted once and cached, and each cut's contingency table is updated
+    incrementally with the new instances only. Like river's ADWIN, the test runs every
+    ``clock`` instances (``clock=1``: after every instance) and always when a block fills up.
+
+    Fed chunk-aligned data with ``cut_every`` equal to the chunk size, the detector is in the
+    same state as :class:`~pudd_core.ChunkPUDD` after each complete block: the same buckets,
+    tables, ``p_value``, ``cut_point`` and ``drift_detected`` (with ``clock=cut_every`` for the
+    whole stream; with a smaller clock until its first alarm between block ends, after which
+    its blocks are no longer aligned with the chunks).
+
+    **Input.** ``x`` is the PU-index $u = 1 - p(y_{true} | x)$ of the prediction, in [0, 1],
+    and ``correct`` whether the arg-max prediction was right; ``correct=None`` means
+    ``x < 0.5``, exact for binary tasks except ties. **When only 0/1 errors are fed** (as
+    river's ``DriftRetrainingClassifier`` does, ``x = int(y_pred != y)``), every correct
+    prediction has $u = 0$, so the buckets collapse to one and each table is the 2 x 2
+    correct/misclassified table: PUDD then is a chi-square test of the error rates of the two
+    windows (with Yates' correction), with none of the PU-index's extra sensitivity
+    (paper, Theorem 2).
+
+    Parameters
+    ----------
+    alpha
+        Significance level; alarm iff the minimum p-value over the cuts is below it.
+    cut_every
+        Block length in instances: the grid of candidate cut points.
+    clock
+        Test every ``clock`` instances (and at every block end).
+    cut_points
+        ``"pow2"`` (the authors' power-of-two recent windows) or ``"all"`` (the paper's).
+    skip_rule
+        ``"accuracy"``, ``"pu_mean"`` or ``None``, as in :class:`~pudd_core.ChunkPUDD`; the
+        current block counts with its accuracy so far.
+    n_buckets
+        Starting number of buckets, *K* in the paper.
+    min_bucket_size
+        Minimum fitting-sample values per bucket.
+    sample_size
+        Largest bucketing sample.
+    clamp_min
+        Floor on every observed cell before the test (0: none).
+    yates
+        Yates' correction on 2 x 2 tables.
+    min_accuracy
+        A current block whose accuracy is below this (once it holds ``min_recent_size``
+        instances) gives p = 0.
+    min_recent_size
+        A cut is tested only when its recent window holds at least this many instances
+        (capped at ``cut_every``; ``None``: one block). The authors' floor of 5 on every cell
+        biases small windows (a window of 64 correct predictions gets a misclassified count
+        of 5, i.e. 7%), which gives false alarms on stationary streams; lower it only with
+        ``clamp_min=0``.
+    seed
+        Seed of the generator that draws bucketing samples.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> det = PUDD(alpha=1e-3, cut_every=500, seed=0)
+    >>> for i in range(20_000):
+    ...     u = rng.beta(1 if i < 10_000 else 3, 8)   # uncertainty grows at instance 10,000
+    ...     det.update(u)
+    ...     if det.drift_detected:
+    ...         print(f"Change detected at index {i}, cut {det.cut_point} blocks")
+    ...         break
+    Change detected at index 10095, cut 2 blocks
+    """
+
+    def __init__(
+        self,
+        alpha: float = 1e-3,
+        *,
+        cut_every: int = 1000,
+        clock: int = 32,
+        cut_points: CutPoints = "pow2",
+        skip_rule: SkipRule | None = "accuracy",
+        n_buckets: int = 5,
+        min_bucket_size: int = 50,
+        sample_size: int = 1000,
+        clamp_min: int = 5,
+        yates: bool = True,
+        min_accuracy: float = 0.01,
+        min_recent_size: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        _validation.check_open_unit("alpha", alpha)
+        _validation.check_positive_int("cut_every", cut_every)
+        _validation.check_positive_int("clock", clock)
+        _validation.check_choice("cut_points", cut_points, ("pow2", "all"))
+        _validation.check_choice("skip_rule", skip_rule, ("accuracy", "pu_mean", None))
+        _validation.check_positive_int("n_buckets", n_buckets)
+        _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
+        _validation.check_positive_int("sample_size", sample_size)
+        _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        if min_recent_size is not None:
+            _validation.check_positive_int("min_recent_size", min_recent_size)
+        if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
+            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+        self.alpha = alpha
+        self.cut_every = cut_every
+        self.clock = clock
+        self.cut_points = cut_points
+        self.skip_rule = skip_rule
+        self.n_buckets = n_buckets
+        self.min_bucket_size = min_bucket_size
+        self.sample_size = sample_size
+        self.clamp_min = clamp_min
+        self.yates = yates
+        self.min_accuracy = min_accuracy
+        self.min_recent_size = min_recent_size
+        self.seed = seed
+        self.cache_buckets = True  # Algorithm 2 caches every prefix's buckets
+        self._rng = np.random.default_rng(seed)
+        self._n_seen = 0
+        self._cut_point: int | None = None
+        self._last_scan: ScanResult | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        super()._reset()
+        self._history = _History(self, self._rng)
+        self._u: list[float] = []
+        self._ok: list[bool] = []
+        self._pending = 0
+        self._n_ok = 0
+        self._err_sum = 0.0
+        self._cuts: list[_ActiveCut] = []
+
+    @classmethod
+    def _unit_test_params(cls) -> Any:
+        yield {"cut_every": 50, "clock": 10, "seed": 1}
+
+    @property
+    def p_value(self) -> float:
+        """Minimum p-value over the cuts at the last test (NaN before the first test)."""
+        return float("nan") if self._last_scan is None else self._last_scan.p_value
+
+    @property
+    def cut_point(self) -> int | None:
+        """Recent-window length, in blocks, of the winning cut at the last test."""
+        return self._cut_point
+
+    @property
+    def last_scan(self) -> ScanResult | None:
+        """Everything the last test computed (``chunk_index`` counts blocks)."""
+        return self._last_scan
+
+    def update(self, x: float, *, correct: bool | None = None) -> None:
+        """Add one prediction's PU-index (and correctness), testing every ``clock`` instances.
+
+        Parameters
+        ----------
+        x
+            PU-index of the prediction, in [0, 1] (0/1 errors are accepted too).
+        correct
+            Whether the prediction was right; ``None`` means ``x < 0.5``.
+        """
+        u = float(x)
+        if not 0.0 <= u <= 1.0:  # also rejects NaN
+            raise ValueError(f"x must be a PU-index in [0, 1], got {x!r}")
+        if self._drift_detected:
+            self._reset()  # river's semantics: the history goes at the update after an alarm
+        if len(self._u) == self.cut_every:
+            self._close_block()
+        self._u.append(u)
+        self._ok.append(u < 0.5 if correct is None else bool(correct))
+        self._n_seen += 1
+        size = len(self._u)
+        if size % self.clock == 0 or size == self.cut_every:
+            self._test()
+
+    def _close_block(self) -> None:
+        hist = self._history
+        u = np.array(self._u)
+        hist.chunks.append(_Chunk.of(u, np.array(self._ok), "argmax"))
+        self._u, self._ok = [], []
+        self._pending = self._n_ok = 0
+        self._err_sum = 0.0
+        n = len(hist.chunks) + 1  # blocks including the one that starts now
+        self._cuts = []
+        for i in cut_points(n, self.cut_points):
+            m = n - i
+            prefix = hist.prefix(m, self.cut_every)
+            base = np.zeros(prefix.buckets.k + 1, dtype=np.int64)
+            for t in range(m, n - 1):
+                base += prefix.row(t, hist.chunks[t])
+            size = sum(c.u.size for c in hist.chunks[m:])
+            self._cuts.append(_ActiveCut(i, m, prefix, base, np.zeros_like(base), size))
+
+    def _test(self) -> None:
+        u_new = np.array(self._u[self._pending :])
+        ok_new = np.array(self._ok[self._pending :], dtype=bool)
+        self._pending = len(self._u)
+        n_ok_new = int(np.count_nonzero(ok_new))
+        self._n_ok += n_ok_new
+        self._err_sum += float(u_new[~ok_new].sum())
+        correct_new = u_new[ok_new]
+        for c in self._cuts:
+            c.partial_row[:-1] += counts_from_unsorted(correct_new, c.prefix.buckets)
+            c.partial_row[-1] += u_new.size - n_ok_new
+        size = len(self._u)
+        stats = _Stats(self._n_ok / size, size - self._n_ok, self._err_sum)
+        block = len(self._history.chunks)
+        n = block + 1
+        min_recent = min(self.min_recent_size or self.cut_every, self.cut_every)
+        if not self._cuts:
+            scan = ScanResult(block, n, stats.accuracy, 1.0, None, False,
+                              shortcut="no complete block since the last alarm")
+        elif size >= min_recent and stats.accuracy < self.min_accuracy:
+            cut = self._cut_point if self._cut_point is not None else 1
+            scan = ScanResult(block, n, stats.accuracy, 0.0, cut, True,
+                              shortcut=f"block accuracy below {self.min_accuracy}")
+        else:
+            results = tuple(self._test_cut(c, size, stats, min_recent) for c in self._cuts)
+            best = min(results, key=lambda r: r.p_value)
+            scan = ScanResult(block, n, stats.accuracy, best.p_value, best.cut,
+                              best.p_value < self.alpha, results)
+        self._cut_point = scan.cut_point
+        self._last_scan = scan
+        self._drift_detected = scan.drift_detected
+
+    def _test_cut(self, c: _ActiveCut, size: int, stats: _Stats, min_recent: int) -> CutResult:
+        if c.base_size + size < min_recent or self._history.skip(c.m, stats):
+            return CutResult(c.cut, 1.0, True)
+        observed = np.vstack((c.prefix.old_row, c.base_recent + c.partial_row))
+        buckets = c.prefix.buckets
+        test = evaluate_table(observed, buckets, clamp_min=self.clamp_min, yates=self.yates)
+        return CutResult(c.cut, test.p_value, False, test)
+
+    @property
+    def n_seen(self) -> int:
+        """Instances seen since the detector was created."""
+        return self._n_seen

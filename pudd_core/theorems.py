@@ -1,0 +1,193 @@
+r"""Theorems 1 and 2 of the paper, made concrete: equal error rates, different PU histograms.
+
+Theorem 1: if two windows' PU histograms (one bin of correct predictions, bins over the
+misclassified ones) have equal proportions, their error rates and error standard deviations
+are equal. Theorem 2: the converse fails; the proof's counterexample puts both windows at a
+50% error rate with correct predictions' uncertainty in [0, 0.1] versus (0.1, 0.2] and
+misclassified ones in (0.9, 1] versus (0.8, 0.9].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from pudd_core import _validation
+from pudd_core.chi2 import Chi2Result, chi2_test
+
+__all__ = [
+    "ErrorStats",
+    "Theorem1Check",
+    "TheoremWindows",
+    "error_rate_test",
+    "error_stats",
+    "pu_histogram",
+    "theorem1_check",
+    "theorem2_windows",
+]
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class ErrorStats:
+    r"""Error rate $\bar e$ and error standard deviation $\sqrt{\bar e (1 - \bar e)}$."""
+
+    error_rate: float
+    error_std: float
+
+
+def error_stats(correct: ArrayLike) -> ErrorStats:
+    """Error rate and error standard deviation of a window (paper, proof of Theorem 1).
+
+    Examples
+    --------
+    >>> error_stats([True, False, True, False])
+    ErrorStats(error_rate=0.5, error_std=0.5)
+    """
+    ok = np.asarray(correct, dtype=bool)
+    if ok.size == 0:
+        raise ValueError("a window needs at least one prediction")
+    e = float(np.count_nonzero(~ok) / ok.size)
+    return ErrorStats(e, math.sqrt(e - e * e))
+
+
+@dataclass(frozen=True)
+class TheoremWindows:
+    """Two windows of a binary task: PU values and correctness (correct iff ``u < 0.5``)."""
+
+    u1: NDArray[np.float64] = field(repr=False)
+    correct1: NDArray[np.bool_] = field(repr=False)
+    u2: NDArray[np.float64] = field(repr=False)
+    correct2: NDArray[np.bool_] = field(repr=False)
+    error_rate: float
+
+
+def _check_range(name: str, r: Range, lo: float, hi: float) -> None:
+    a, b = float(r[0]), float(r[1])
+    if not lo <= a < b <= hi:
+        raise ValueError(
+            f"{name} must be an interval (low, high) with {lo} <= low < high <= {hi}, got {r!r}"
+        )
+
+
+def theorem2_windows(
+    n: int = 1000,
+    *,
+    error_rate: float = 0.5,
+    correct1: Range = (0.0, 0.1),
+    wrong1: Range = (0.9, 1.0),
+    correct2: Range = (0.1, 0.2),
+    wrong2: Range = (0.8, 0.9),
+    seed: int | None = None,
+) -> TheoremWindows:
+    """The counterexample of Theorem 2's proof, with adjustable proportions and PU ranges.
+
+    Each window has ``n`` predictions of which exactly ``round(error_rate * n)`` are wrong;
+    correct ones draw their PU-index uniformly from ``correct1``/``correct2`` (inside
+    [0, 0.5)), misclassified ones from ``wrong1``/``wrong2`` (inside (0.5, 1]). Both windows
+    share error rate and error standard deviation, whatever the ranges.
+
+    Examples
+    --------
+    >>> w = theorem2_windows(1000, seed=0)
+    >>> error_stats(w.correct1) == error_stats(w.correct2)
+    True
+    >>> bool(w.u1[w.correct1].max() <= 0.1 < w.u2[w.correct2].min())
+    True
+    """
+    _validation.check_positive_int("n", n, minimum=2)
+    if not 0.0 <= _validation.finite_float("error_rate", error_rate) <= 1.0:
+        raise ValueError(f"error_rate must lie in [0, 1], got {error_rate!r}")
+    for name, r in (("correct1", correct1), ("correct2", correct2)):
+        _check_range(name, r, 0.0, 0.5)
+        if r[1] >= 0.5:
+            raise ValueError(f"{name} must stay below 0.5 (a correct binary prediction), got {r!r}")
+    for name, r in (("wrong1", wrong1), ("wrong2", wrong2)):
+        _check_range(name, r, 0.5, 1.0)
+        if r[0] <= 0.5:
+            raise ValueError(f"{name} must stay above 0.5 (a wrong binary prediction), got {r!r}")
+    rng = np.random.default_rng(seed)
+    n_wrong = round(error_rate * n)
+
+    def window(ok_range: Range, bad_range: Range) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        ok = np.ones(n, dtype=bool)
+        ok[rng.permutation(n)[:n_wrong]] = False
+        u = np.where(ok, rng.uniform(*ok_range, size=n), rng.uniform(*bad_range, size=n))
+        # uniform() excludes the upper end; keep the proof's closed/open ends irrelevant
+        return np.clip(u, 0.0, 1.0), ok
+
+    u1, ok1 = window(correct1, wrong1)
+    u2, ok2 = window(correct2, wrong2)
+    return TheoremWindows(u1, ok1, u2, ok2, n_wrong / n)
+
+
+def pu_histogram(u: ArrayLike, correct: ArrayLike, edges: ArrayLike) -> NDArray[np.int64]:
+    """Theorem 1's histogram: all correct predictions in one bin, the errors binned by PU.
+
+    Examples
+    --------
+    >>> pu_histogram([0.1, 0.6, 0.7, 0.95], [True, False, False, False], [0.5, 0.75, 1.0])
+    array([1, 2, 1])
+    """
+    vals = _validation.as_pu_array("u", u)
+    ok = _validation.as_mask("correct", correct, vals.size, "u")
+    bins = np.asarray(edges, dtype=np.float64)
+    wrong, _ = np.histogram(vals[~ok], bins=bins)
+    return np.concatenate(([np.count_nonzero(ok)], wrong)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Theorem1Check:
+    """Whether two Theorem-1 histograms have equal proportions, and their error statistics."""
+
+    identical: bool
+    stats1: ErrorStats
+    stats2: ErrorStats
+
+
+def theorem1_check(hist1: ArrayLike, hist2: ArrayLike, *, rtol: float = 1e-12) -> Theorem1Check:
+    r"""Check Theorem 1: identical histogram proportions imply equal error rate and std.
+
+    ``hist[0]`` counts the correct predictions, the other bins the misclassified ones (the
+    proof's $B_0, B_1, \ldots, B_m$).
+
+    Examples
+    --------
+    >>> c = theorem1_check([60, 30, 10], [120, 60, 20])
+    >>> c.identical, c.stats1 == c.stats2
+    (True, True)
+    """
+    h1 = np.asarray(hist1, dtype=np.float64)
+    h2 = np.asarray(hist2, dtype=np.float64)
+    if h1.shape != h2.shape or h1.ndim != 1 or h1.size < 2:
+        raise ValueError("both histograms need the same bins: [correct, error bin 1, ...]")
+    if h1.sum() <= 0 or h2.sum() <= 0 or (h1 < 0).any() or (h2 < 0).any():
+        raise ValueError("histograms must hold non-negative counts with a positive total")
+    p1, p2 = h1 / h1.sum(), h2 / h2.sum()
+
+    def stats(p: NDArray[np.float64]) -> ErrorStats:
+        e = float(1.0 - p[0])
+        return ErrorStats(e, math.sqrt(max(e - e * e, 0.0)))
+
+    return Theorem1Check(bool(np.allclose(p1, p2, rtol=rtol, atol=0.0)), stats(p1), stats(p2))
+
+
+def error_rate_test(correct1: ArrayLike, correct2: ArrayLike) -> Chi2Result:
+    """Chi-square test of equal error rates: the 2 x 2 table of correct and wrong counts.
+
+    Examples
+    --------
+    >>> error_rate_test([True] * 50 + [False] * 50, [True] * 50 + [False] * 50).p_value
+    1.0
+    """
+    a = np.asarray(correct1, dtype=bool)
+    b = np.asarray(correct2, dtype=bool)
+    table = [
+        [np.count_nonzero(a), np.count_nonzero(~a)],
+        [np.count_nonzero(b), np.count_nonzero(~b)],
+    ]
+    return chi2_test(np.array(table), yates=True)
