@@ -33,12 +33,12 @@ from pudd_core.theorems import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "PUDD",
     "Buckets",
     "Chi2Result",
     "ChunkPUDD",
     "CutResult",
     "ErrorStats",
+    "PUDD",
     "PUTestResult",
     "ScanResult",
     "Theorem1Check",

@@ -417,7 +417,7 @@ class ChunkPUDD:
             hist.prefix(n - 1, vals.size)  # fit each old window once, in a fixed order
         if chunk.accuracy < self.min_accuracy:
             # spec section 1.2: p = 0 at once; the split point keeps its (guarded) last value
-            cut = self._cut_point if self._cut_point is not None else 1
+            cut = self._cut_point = self._cut_point if self._cut_point is not None else 1
             self._finish(ScanResult(index, n, chunk.accuracy, 0.0, cut, True,
                                     shortcut=f"chunk accuracy below {self.min_accuracy}"))
             return

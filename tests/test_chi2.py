@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chi2_contingency
+
+from pudd_core import chi2_test, clamp_table, contingency_table, pu_chi2_test
+from pudd_core.bucketing import Buckets
+from tests import _reference as ref
+
+
+def test_hand_computed_table_matches_equations_12_to_14():
+    # rows 100/100, columns 80/120, N = 200: E = [[40, 60], [40, 60]]
+    # chi2 = (50-40)^2/40 + (50-60)^2/60 + (30-40)^2/40 + (70-60)^2/60 = 8.3333
+    res = chi2_test(np.array([[50, 50], [30, 70]]), yates=False)
+    assert res.dof == 1
+    assert res.statistic == pytest.approx(100 / 40 * 2 + 100 / 60 * 2)
+    np.testing.assert_allclose(res.expected, [[40, 60], [40, 60]])
+    # chi-square with 1 dof: p = erfc(sqrt(chi2 / 2))
+    from math import erfc, sqrt
+
+    assert res.p_value == pytest.approx(erfc(sqrt(res.statistic / 2)), rel=1e-12)
+
+
+@pytest.mark.parametrize("yates", [True, False])
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (2, 6), (3, 4)])
+def test_statistic_and_p_equal_scipy_chi2_contingency(shape, yates):
+    rng = np.random.default_rng(sum(shape) + yates)
+    for _ in range(20):
+        table = rng.integers(1, 400, size=shape)
+        ours = chi2_test(table, yates=yates)
+        theirs = chi2_contingency(table, correction=yates)
+        assert ours.statistic == pytest.approx(theirs.statistic, rel=1e-12)
+        assert ours.p_value == pytest.approx(theirs.pvalue, rel=1e-9, abs=1e-300)
+        assert ours.dof == theirs.dof
+
+
+def test_empty_columns_are_dropped_instead_of_raising():
+    res = chi2_test(np.array([[10, 0, 30], [20, 0, 10]]), yates=False)
+    theirs = chi2_contingency(np.array([[10, 30], [20, 10]]), correction=False)
+    assert res.dof == 1 and res.p_value == pytest.approx(theirs.pvalue)
+
+
+def test_clamp_raises_every_cell_below_the_floor_to_exactly_the_floor():
+    out = clamp_table([[0, 7, 3], [12, 4, 5]], 5)
+    assert out.tolist() == [[5, 7, 5], [12, 5, 5]]
+    assert clamp_table([[0, 1]], 0).tolist() == [[0, 1]]
+
+
+def test_contingency_table_counts_correct_values_into_buckets_and_errors_last():
+    b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    u = np.array([0.05, 0.12, 0.26, 0.35, 0.8, 0.9])
+    ok = np.array([True, True, True, False, False, True])
+    table = contingency_table(b, u, ok, u, ~ok)
+    assert table.tolist() == [[2, 2, 2], [0, 2, 4]]
+    assert table.sum(axis=1).tolist() == [6, 6]  # every instance counted once per row
+
+
+def test_pu_test_equals_the_literal_authors_procedure_when_no_sample_is_drawn():
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        u_old = rng.beta(1, rng.uniform(3, 10), int(rng.integers(300, 1001)))
+        u_new = rng.beta(rng.uniform(0.8, 1.6), rng.uniform(3, 10), int(rng.integers(300, 1001)))
+        ours = pu_chi2_test(u_old, u_old < 0.5, u_new, u_new < 0.5)
+        p, table = ref.two_sample_p(u_old, u_old < 0.5, u_new, u_new < 0.5)
+        np.testing.assert_array_equal(ours.table, table)
+        assert ours.p_value == pytest.approx(p, rel=1e-9, abs=1e-300)
+
+
+def test_no_correct_prediction_in_the_recent_window_gives_p_zero_without_a_test():
+    rng = np.random.default_rng(0)
+    u_old = rng.beta(1, 8, 500)
+    res = pu_chi2_test(u_old, None, np.full(50, 0.9), None)
+    assert res.p_value == 0.0 and res.shortcut is not None and np.isnan(res.statistic)
+
+
+def test_reference_window_without_correct_predictions_gives_one_bucket_not_a_crash():
+    res = pu_chi2_test(np.full(200, 0.8), None, np.linspace(0, 0.4, 200), None)
+    assert res.buckets.k == 1 and res.table.shape == (2, 2)
+    assert 0.0 <= res.p_value <= 1.0
+
+
+def test_constant_pu_values_give_one_bucket():
+    res = pu_chi2_test(np.zeros(500), None, np.zeros(500), None)
+    assert res.buckets.k == 1
+    assert res.p_value == pytest.approx(1.0)
+
+
+def test_every_cell_of_the_tested_table_respects_the_floor():
+    rng = np.random.default_rng(3)
+    res = pu_chi2_test(rng.beta(1, 20, 1000), None, rng.beta(1, 20, 1000), None)
+    assert (res.table >= 5).all()
+    assert (res.table >= res.observed).all()
+
+
+def test_same_seed_gives_the_same_result_on_large_reference_windows():
+    rng = np.random.default_rng(5)
+    u_old, u_new = rng.beta(1, 6, 20_000), rng.beta(1, 5, 1000)
+    a = pu_chi2_test(u_old, None, u_new, None, seed=9)
+    b = pu_chi2_test(u_old, None, u_new, None, seed=9)
+    assert a.p_value == b.p_value and a.buckets == b.buckets
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"u_ref": []}, "at least one"),
+        ({"u_ref": [0.1, np.nan]}, "NaN"),
+        ({"u_test": [1.2]}, r"\[0, 1\]"),
+        ({"correct_ref": [True]}, "has 1 values but u_ref has 3"),
+        ({"n_buckets": 0}, "n_buckets"),
+        ({"clamp_min": -1}, "clamp_min"),
+    ],
+)
+def test_invalid_arguments_raise_value_errors(kwargs, match):
+    args = {"u_ref": [0.1, 0.2, 0.3], "correct_ref": None, "u_test": [0.1, 0.2]}
+    args["correct_test"] = None
+    extra = {k: v for k, v in kwargs.items() if k not in args}
+    args.update({k: v for k, v in kwargs.items() if k in args})
+    with pytest.raises(ValueError, match=match):
+        pu_chi2_test(
+            args["u_ref"], args["correct_ref"], args["u_test"], args["correct_test"], **extra
+        )
