@@ -258,11 +258,16 @@ def pu_chi2_test(
 
 
 def evaluate_table(
-    observed: NDArray[np.int64], buckets: Buckets, *, clamp_min: int, yates: bool
+    observed: NDArray[np.int64],
+    buckets: Buckets,
+    *,
+    clamp_min: int,
+    yates: bool,
+    errors_column: bool = True,
 ) -> PUTestResult:
     """Apply the shortcut of spec section 1.5, or clamp and test (kernel: no validation)."""
     table = clamp_table(observed, clamp_min)
-    if observed[1, :-1].sum() == 0:
+    if errors_column and observed[1, :-1].sum() == 0:
         # spec section 1.5: no correct prediction in the recent window -> p = 0, no test
         nan = np.full(table.shape, np.nan)
         return PUTestResult(

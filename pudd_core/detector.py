@@ -22,6 +22,7 @@ __all__ = ["ChunkPUDD", "CutResult", "ScanResult", "cut_points"]
 
 CutPoints = Literal["pow2", "all"]
 SkipRule = Literal["accuracy", "pu_mean"]
+Partition = Literal["pu", "ek"]
 
 
 def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = 10) -> list[int]:
@@ -112,6 +113,7 @@ class _Params(Protocol):
     n_buckets: int
     min_bucket_size: int
     skip_rule: SkipRule | None
+    partition: Partition
 
 
 @dataclass
@@ -130,19 +132,21 @@ class _Chunk:
     u: NDArray[np.float64]
     correct: NDArray[np.bool_]
     ref_mask: NDArray[np.bool_]  # correctness as the old window counts it (reference_split)
-    sorted_correct: NDArray[np.float64]
+    sorted_correct: NDArray[np.float64]  # for the EK ablation: every value, sorted
     n_errors: int
     accuracy: float
     err_sum: float
 
     @classmethod
-    def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
+    def of(
+        cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str, ek: bool = False
+    ) -> _Chunk:
         n_ok = int(np.count_nonzero(correct))
         return cls(
             u=u,
             correct=correct,
             ref_mask=u < 0.5 if split == "pu_lt_0.5" else correct,
-            sorted_correct=np.sort(u[correct]),
+            sorted_correct=np.sort(u) if ek else np.sort(u[correct]),
             n_errors=u.size - n_ok,
             accuracy=n_ok / u.size,
             err_sum=float(u[~correct].sum()),
@@ -155,6 +159,7 @@ class _Prefix:
 
     buckets: Buckets
     old_row: NDArray[np.int64]
+    ek: bool = False  # the EK ablation buckets every value and has no error column
     chunk_rows: dict[int, NDArray[np.int64]] = field(default_factory=dict)
 
     def row(self, t: int, chunk: _Chunk) -> NDArray[np.int64]:
@@ -162,7 +167,8 @@ class _Prefix:
         row = self.chunk_rows.get(t)
         if row is None:
             counts = counts_from_sorted(chunk.sorted_correct, self.buckets)
-            row = self.chunk_rows[t] = np.append(counts, chunk.n_errors)
+            row = counts if self.ek else np.append(counts, chunk.n_errors)
+            self.chunk_rows[t] = row
         return row
 
 
@@ -189,6 +195,11 @@ class _History:
         o = self.owner
         old = self.chunks[:m]
         u = np.concatenate([c.u for c in old])
+        if o.partition == "ek":
+            # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
+            buckets = build_buckets(u[: o.sample_size], u.size, n_test, o.n_buckets,
+                                    o.min_bucket_size)
+            return _Prefix(buckets, counts_from_unsorted(u, buckets), ek=True)
         mask = np.concatenate([c.ref_mask for c in old])
         sample = fitting_sample(u, mask, sample_size=o.sample_size, rng=self.rng)
         buckets = build_buckets(sample, u.size, n_test, o.n_buckets, o.min_bucket_size)
@@ -263,6 +274,11 @@ class ChunkPUDD:
     cache_buckets
         Fit each old window's buckets once and reuse them (Algorithm 2's caching, default);
         ``False`` refits them at every test, drawing a new sample each time, as the authors.
+    partition
+        ``"pu"``: Adaptive PU-index Bucketing (PUDD); ``"ek"``: the paper's "EK" ablation
+        (Fig. 5), a plain Ei-kMeans partition of the first ``sample_size`` PU values of the old
+        window with every value bucketed and no misclassified column (use ``clamp_min=0`` for
+        the authors' unused variant, which has no floor).
     seed
         Seed of the generator that draws bucketing samples.
 
@@ -295,9 +311,11 @@ class ChunkPUDD:
         reference_split: Literal["argmax", "pu_lt_0.5"] = "argmax",
         min_accuracy: float = 0.01,
         cache_buckets: bool = True,
+        partition: Partition = "pu",
         seed: int | None = None,
     ) -> None:
         _validation.check_open_unit("alpha", alpha)
+        _validation.check_choice("partition", partition, ("pu", "ek"))
         _validation.check_choice("cut_points", cut_points, ("pow2", "all"))
         _validation.check_choice("skip_rule", skip_rule, ("accuracy", "pu_mean", None))
         _validation.check_choice("reference_split", reference_split, ("argmax", "pu_lt_0.5"))
@@ -318,6 +336,7 @@ class ChunkPUDD:
         self.reference_split = reference_split
         self.min_accuracy = min_accuracy
         self.cache_buckets = cache_buckets
+        self.partition = partition
         self.seed = seed
         self._rng = np.random.default_rng(seed)
         self._chunks_seen = 0
@@ -342,7 +361,8 @@ class ChunkPUDD:
     def _get_params(self) -> dict[str, Any]:
         keys = (
             "alpha", "cut_points", "skip_rule", "n_buckets", "min_bucket_size", "sample_size",
-            "clamp_min", "yates", "reference_split", "min_accuracy", "cache_buckets", "seed",
+            "clamp_min", "yates", "reference_split", "min_accuracy", "cache_buckets", "partition",
+            "seed",
         )
         return {k: getattr(self, k) for k in keys}
 
@@ -407,7 +427,7 @@ class ChunkPUDD:
         ok = _validation.as_mask("correct", correct, vals.size, "u")
         if self._drift_detected:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
-        chunk = _Chunk.of(vals, ok, self.reference_split)
+        chunk = _Chunk.of(vals, ok, self.reference_split, ek=self.partition == "ek")
         hist = self._history
         hist.chunks.append(chunk)
         index = self._chunks_seen
@@ -442,9 +462,10 @@ class ChunkPUDD:
         if hist.skip(m):
             return CutResult(i, 1.0, True)
         prefix = hist.prefix(m, hist.chunks[-1].u.size)
-        recent = np.zeros(prefix.buckets.k + 1, dtype=np.int64)
+        recent = np.zeros(prefix.old_row.size, dtype=np.int64)
         for t in range(m, n):
             recent += prefix.row(t, hist.chunks[t])
         observed = np.vstack((prefix.old_row, recent))
-        test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates)
+        test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates,
+                              errors_column=not prefix.ek)
         return CutResult(i, test.p_value, False, test)

@@ -14,6 +14,7 @@ from pudd_core.bucketing import counts_from_unsorted
 from pudd_core.chi2 import evaluate_table
 from pudd_core.detector import (
     CutPoints,
+    Partition,
     CutResult,
     ScanResult,
     SkipRule,
@@ -158,6 +159,7 @@ class PUDD(DriftDetector):
         self.min_recent_size = min_recent_size
         self.seed = seed
         self.cache_buckets = True  # Algorithm 2 caches every prefix's buckets
+        self.partition: Partition = "pu"
         self._rng = np.random.default_rng(seed)
         self._n_seen = 0
         self._cut_point: int | None = None

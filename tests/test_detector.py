@@ -257,3 +257,13 @@ def test_all_correct_and_constant_chunks_are_valid_and_never_crash():
     # one bucket; the floor of 5 on the empty error cells makes windows of different sizes
     # differ slightly (5 of 1505 versus 5 of 505), the authors' clamp artifact
     assert det.last_scan.cuts[0].test.buckets.k == 1 and det.p_value > 0.1
+
+
+def test_ek_ablation_buckets_every_value_without_an_error_column():
+    chunks = _beta_chunks(16, 3, 400)
+    det = ChunkPUDD(partition="ek", clamp_min=0, skip_rule=None)
+    _feed(det, chunks)
+    test = det.last_scan.cuts[0].test
+    assert test.table.shape == (2, test.buckets.k)
+    assert test.table.sum(axis=1).tolist() == [800, 400]  # every value, errors included
+    assert max(test.buckets.centres) > 0.0 and 0.0 <= det.p_value <= 1.0
