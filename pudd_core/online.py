@@ -14,8 +14,8 @@ from pudd_core.bucketing import counts_from_unsorted
 from pudd_core.chi2 import evaluate_table
 from pudd_core.detector import (
     CutPoints,
-    Partition,
     CutResult,
+    Partition,
     ScanResult,
     SkipRule,
     _Chunk,
