@@ -1,0 +1,145 @@
+"""Baseline drift detectors: river's classes by name, fed the 0/1 errors of each tested chunk.
+
+Our reading of the paper (spec §3.8, §10.17): each tested chunk's per-instance errors go to the
+detector in stream order; any detection during the chunk is the chunk's alarm, after which the
+runner replaces the detector with a fresh ``detector.clone()``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike
+from river import drift
+from river.base import BinaryDriftDetector, DriftDetector
+
+__all__ = ["ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make"]
+
+#: A river detector: ``river.drift.binary`` classes derive from ``BinaryDriftDetector``.
+Detector: TypeAlias = DriftDetector | BinaryDriftDetector
+
+
+class BaselineSpec(NamedTuple):
+    """How one baseline is built and fed.
+
+    Examples
+    --------
+    >>> BASELINES["hddma"]
+    BaselineSpec(display_name='HDDM-A', detector_class=<class 'river.drift.binary.hddm_a.HDDMA'>,
+                 consumes='0/1 errors')
+    """
+
+    display_name: str
+    """Name used in tables and the app, as in the paper."""
+    detector_class: type[Detector]
+    """The river class, built with river's default parameters."""
+    consumes: str
+    """What the class accepts; every baseline is fed per-instance 0/1 errors here."""
+
+
+_BINARY = "0/1 errors"
+_REAL = "real values (fed 0/1 errors)"
+
+#: Baseline name -> spec, in the paper's order.
+BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
+    {
+        "adwin": BaselineSpec("ADWIN", drift.ADWIN, _REAL),
+        "ddm": BaselineSpec("DDM", drift.binary.DDM, _BINARY),
+        "eddm": BaselineSpec("EDDM", drift.binary.EDDM, _BINARY),
+        "hddma": BaselineSpec("HDDM-A", drift.binary.HDDMA, _BINARY),
+        "hddmw": BaselineSpec("HDDM-W", drift.binary.HDDMW, _BINARY),
+        "kswin": BaselineSpec("KSWIN", drift.KSWIN, _REAL),
+        "pagehinkley": BaselineSpec("PH", drift.PageHinkley, _REAL),
+    }
+)
+
+#: Extra names accepted by :func:`make`.
+ALIASES: Mapping[str, str] = MappingProxyType({"ph": "pagehinkley"})
+
+
+def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
+    """Build the river detector ``name`` with river's defaults, overridden by ``params``.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`BASELINES` (``"adwin"``, ``"ddm"``, ``"eddm"``, ``"hddma"``, ``"hddmw"``,
+        ``"kswin"``, ``"pagehinkley"``) or the alias ``"ph"``; case-insensitive.
+    seed
+        Passed to the stochastic detector (KSWIN's window sampling); the others are
+        deterministic and ignore it, so a runner can pass a seed whatever the name.
+    params
+        Constructor parameters of the river class, e.g. ``delta=0.01`` for ADWIN.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or parameter (river's own checks raise ValueError too).
+
+    Examples
+    --------
+    >>> make("ph")
+    PageHinkley (
+      min_instances=30
+      delta=0.005
+      threshold=50.
+      alpha=0.9999
+      mode="both"
+    )
+    >>> make("kswin", seed=42).seed
+    42
+    >>> make("cusum")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown baseline 'cusum'; choose one of 'adwin', 'ddm', 'eddm', 'hddma', ...
+    """
+    key = ALIASES.get(name.lower(), name.lower())
+    spec = BASELINES.get(key)
+    if spec is None:
+        valid = ", ".join(map(repr, [*BASELINES, *ALIASES]))
+        raise ValueError(f"unknown baseline {name!r}; choose one of {valid}.")
+    accepted = [p for p in inspect.signature(spec.detector_class).parameters if p != "seed"]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {spec.display_name}; "
+            f"valid: {', '.join(accepted)}."
+        )
+    if "seed" in inspect.signature(spec.detector_class).parameters:
+        params["seed"] = seed
+    detector: Detector = spec.detector_class(**params)
+    return detector
+
+
+def feed_errors(detector: Detector, errors: ArrayLike) -> tuple[int, ...]:
+    """Feed one chunk's per-instance errors in order; return where ``drift_detected`` was True.
+
+    ``errors[i]`` is 1 when instance *i* was misclassified, else 0. The returned indices are
+    0-based positions within the chunk. river detectors reset themselves on the update after a
+    detection, so one chunk can yield several indices; the runner treats any as the chunk's
+    alarm and then replaces the detector with ``detector.clone()``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> errors = np.r_[rng.random(1000) < 0.1, rng.random(1000) < 0.5]
+    >>> feed_errors(make("ddm"), errors)
+    (1022,)
+    """
+    arr = np.asarray(errors)
+    if arr.ndim != 1:
+        raise ValueError(f"errors must be 1-D (one 0/1 value per instance), got shape {arr.shape}.")
+    values = arr.astype(np.int64)
+    if not np.array_equal(values, arr) or np.any((values != 0) & (values != 1)):
+        raise ValueError("errors must hold only 0 (correct) and 1 (misclassified).")
+    hits: list[int] = []
+    update = detector.update
+    for i, error in enumerate(values.tolist()):
+        update(error)
+        if detector.drift_detected:
+            hits.append(i)
+    return tuple(hits)

@@ -1,0 +1,137 @@
+"""The classifier protocol and the input checks and torch seeding shared by its adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import torch
+
+#: Shape of one CIFAR-10 image, the only input the image networks accept.
+IMAGE_SHAPE = (3, 32, 32)
+
+
+@runtime_checkable
+class Classifier(Protocol):
+    """What the runner needs from a classifier: train, adapt on alarm, give class probabilities.
+
+    Labels are class indices ``0 .. n_classes - 1``. ``predict_proba`` returns one column per
+    network output (``n_outputs``, equal to ``n_classes`` except for the image networks, which
+    keep the authors' 10 logits), so the PU-index of a row is ``1 - proba[i, y_i]``.
+
+    Examples
+    --------
+    >>> from pudd_core.classifiers import make_classifier
+    >>> isinstance(make_classifier("gnb", input_shape=(2,), n_classes=2), Classifier)
+    True
+    """
+
+    name: str
+    n_classes: int
+    n_outputs: int
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Train from the initial state on the first chunk."""
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Keep training on one tested chunk (the incremental "-I" regime)."""
+
+    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Apply the model's reset rule after an alarm, then train on the window ``X, y``."""
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Return ``(n, n_outputs)`` float64 probabilities whose rows sum to 1."""
+
+
+def check_positive_int(name: str, value: object, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int, or raise ValueError when it is not an integer >= minimum."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def check_positive_float(name: str, value: object) -> float:
+    """Return ``value`` as a float, or raise ValueError when it is not a finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise ValueError(f"{name} must be a positive number, got {value!r}.")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}.")
+    return float(value)
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """Return ``value`` when it is one of ``choices``, else raise ValueError listing them."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    return str(value)
+
+
+def check_features(X: ArrayLike, n_features: int) -> NDArray[np.float64]:
+    """Return ``X`` as a float64 ``(n, n_features)`` array, or raise ValueError."""
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != n_features:
+        raise ValueError(
+            f"X must have shape (n, {n_features}) for this classifier, got {arr.shape}; "
+            "pass one row per instance with the input_shape given to make_classifier."
+        )
+    return arr
+
+
+def check_images(X: ArrayLike) -> NDArray[np.float32]:
+    """Return ``X`` as a contiguous float32 ``(n, 3, 32, 32)`` array, or raise ValueError."""
+    arr = np.ascontiguousarray(X, dtype=np.float32)
+    if arr.ndim != 4 or arr.shape[1:] != IMAGE_SHAPE:
+        raise ValueError(f"X must have shape (n, 3, 32, 32) (CIFAR-10 images), got {arr.shape}.")
+    return arr
+
+
+def check_labels(y: ArrayLike, n_classes: int, n_rows: int) -> NDArray[np.int64]:
+    """Return ``y`` as int64 class indices in ``[0, n_classes)``, one per row, or raise."""
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n_rows:
+        raise ValueError(f"y must be 1-D with {n_rows} labels (one per row of X), got {arr.shape}.")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if not np.array_equal(arr, np.round(arr)):
+            raise ValueError("y must hold integer class indices 0 .. n_classes - 1.")
+    labels = arr.astype(np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+        raise ValueError(
+            f"y must hold class indices in [0, {n_classes}); got values from "
+            f"{labels.min()} to {labels.max()}. Map labels to indices first."
+        )
+    return labels
+
+
+def uniform_proba(n_rows: int, n_outputs: int) -> NDArray[np.float64]:
+    """Return the uniform ``(n_rows, n_outputs)`` distribution, the answer of an untrained model."""
+    return np.full((n_rows, n_outputs), 1.0 / n_outputs)
+
+
+def draw_seed(rng: np.random.Generator) -> int:
+    """Draw a seed for torch from a classifier's own generator."""
+    return int(rng.integers(2**63 - 1))
+
+
+@contextmanager
+def torch_seeded(seed: int) -> Iterator[None]:
+    """Run the block with torch's CPU generator seeded, then restore the caller's state.
+
+    ``torch.random.fork_rng`` saves and restores the global CPU generator, so building a
+    network here never changes the global torch RNG (STYLE.md section 6).
+    """
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
+def softmax_proba(logits: torch.Tensor) -> NDArray[np.float64]:
+    """Softmax computed in float64, so that rows sum to 1 to float64 precision."""
+    proba: NDArray[np.float64] = logits.detach().double().softmax(dim=1).cpu().numpy()
+    return proba
