@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from pudd_core.streams import (
+    ChecksumMismatchError,
+    DatasetUnavailableError,
+    get_info,
+    list_streams,
+    load_stream,
+    locate,
+)
+
+
+@pytest.fixture
+def offline(tmp_path, monkeypatch):
+    """No data anywhere: empty PUDD_DATA_DIR, empty cache, empty river home."""
+    data, cache, river = tmp_path / "data", tmp_path / "cache", tmp_path / "river"
+    for d in (data, cache, river):
+        d.mkdir()
+    monkeypatch.setenv("PUDD_DATA_DIR", str(data))
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(cache))
+    monkeypatch.setenv("RIVER_DATA", str(river))
+    return data, cache
+
+
+def test_missing_file_error_names_the_file_and_the_three_ways(offline):
+    data, cache = offline
+    with pytest.raises(DatasetUnavailableError) as err:
+        load_stream("powersupply")
+    msg = str(err.value)
+    assert isinstance(err.value, FileNotFoundError)
+    assert "'powersupply/powersupply.arff.gz'" in msg
+    assert "path='/path/to/powersupply.arff.gz'" in msg  # 1. explicit path
+    assert (
+        f"PUDD_DATA_DIR to a folder containing powersupply/powersupply.arff.gz (now: {data})" in msg
+    )
+    assert str(cache / "powersupply" / "powersupply.arff.gz") in msg  # 3. the cache
+    assert "download=True" in msg
+
+
+def test_missing_cifar_error_names_the_tarball_and_the_ways(offline):
+    with pytest.raises(DatasetUnavailableError, match=r"cifar10_train_test_jpg\.tar\.gz") as err:
+        load_stream("cifar10-cd")
+    msg = str(err.value)
+    assert "path=" in msg and "PUDD_DATA_DIR" in msg and "download=True" in msg
+
+
+def test_registry_marks_missing_data_unavailable_instead_of_raising(offline):
+    infos = {i.name: i for i in list_streams()}
+    for name in ("elec2", "powersupply", "airline", "cifar10-cd"):
+        assert not infos[name].available
+        assert "PUDD_DATA_DIR" in infos[name].unavailable_reason
+    assert infos["sea0"].available and infos["sea0"].unavailable_reason is None
+
+
+def test_file_in_the_cache_folder_is_found(offline, tmp_path):
+    _, cache = offline
+    (cache / "powersupply").mkdir()
+    # the uncompressed upstream file (what a download leaves) is accepted, checked by sha256
+    shared = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "powersupply"
+    if not shared.is_dir():
+        pytest.skip("needs the shared powersupply file")
+    raw = gzip.decompress((shared / "powersupply.arff.gz").read_bytes())
+    (cache / "powersupply" / "powersupply.arff").write_bytes(raw)
+    assert get_info("powersupply").available
+    assert len(load_stream("powersupply")) == 29
+
+
+def test_a_corrupt_file_in_the_data_folder_fails_its_checksum(offline):
+    data, _ = offline
+    (data / "powersupply").mkdir()
+    (data / "powersupply" / "powersupply.arff.gz").write_bytes(gzip.compress(b"1,2,3\r\n"))
+    with pytest.raises(ChecksumMismatchError, match="expected 5e917cad"):
+        load_stream("powersupply")
+
+
+def test_checksums_are_computed_once_and_remembered(offline, monkeypatch):
+    data, cache = offline
+    f = data / "file.bin"
+    f.write_bytes(b"abc")
+    calls = []
+    real_hash = locate._hash_file
+    monkeypatch.setattr(locate, "_hash_file", lambda p: calls.append(p) or real_hash(p))
+    first = locate.sha256_of(f)
+    assert locate.sha256_of(f) == first and len(calls) == 1
+    assert (cache / "verified.json").is_file()
+    f.write_bytes(b"abcd")  # size changes: hashed again
+    assert locate.sha256_of(f) != first and len(calls) == 2
+
+
+def test_download_is_verified_against_the_manifest(offline, tmp_path, monkeypatch):
+    _, cache = offline
+    upstream = tmp_path / "upstream.arff"
+    upstream.write_bytes(b"not the real file")
+    entry = locate.manifest_entry("powersupply")
+    patched = {
+        **locate.read_manifest(),
+        "powersupply": locate.ManifestEntry(**{**entry.__dict__, "url": upstream.as_uri()}),
+    }
+    monkeypatch.setattr(locate, "read_manifest", lambda: patched)
+    with pytest.raises(DatasetUnavailableError):
+        locate.locate("powersupply")  # no download unless asked
+    with pytest.raises(ChecksumMismatchError, match="not kept"):
+        locate.locate("powersupply", download=True)
+    assert not list((cache / "powersupply").glob("*"))
+
+
+def test_download_of_the_right_bytes_lands_in_the_cache(offline, tmp_path, monkeypatch):
+    _, cache = offline
+    shared = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "powersupply"
+    if not shared.is_dir():
+        pytest.skip("needs the shared powersupply file")
+    upstream = tmp_path / "powersupply.arff"
+    upstream.write_bytes(gzip.decompress((shared / "powersupply.arff.gz").read_bytes()))
+    entry = locate.manifest_entry("powersupply")
+    patched = {
+        **locate.read_manifest(),
+        "powersupply": locate.ManifestEntry(**{**entry.__dict__, "url": upstream.as_uri()}),
+    }
+    monkeypatch.setattr(locate, "read_manifest", lambda: patched)
+    path = locate.locate("powersupply", download=True)
+    assert path == cache / "powersupply" / "powersupply.arff"
+    assert load_stream("powersupply").n_chunks == 29
+
+
+def test_explicit_path_wins_over_the_data_folder(offline, tmp_path):
+    own = tmp_path / "mine.csv"
+    own.write_text("".join(f"{i},{2 * i},{i % 24}\n" for i in range(1, 41)))
+    s = load_stream("powersupply", path=own, chunk_size=20)
+    assert s.truth["file"] == str(own) and len(s) == 2
+
+
+def test_manifest_lists_every_known_file_with_checksums():
+    m = locate.read_manifest()
+    assert {"elec2", "powersupply", "airline", "cifar10_jpg", "cifar10_index"} <= set(m)
+    assert m["cifar10_jpg"].sha256 == (
+        "0bfcb68717a0ecb0d51ed61034906a773d48d424d94b766a46d7d1c55702a4d9"
+    )
+    for entry in m.values():
+        assert entry.bytes > 0 and entry.licence and entry.source
+
+
+def test_elec2_download_goes_through_rivers_downloader_into_the_cache(
+    offline, tmp_path, monkeypatch
+):
+    import zipfile
+
+    _, cache = offline
+    shared = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "elec2"
+    if not shared.is_dir():
+        pytest.skip("needs the shared elec2 file")
+    archive = tmp_path / "electricity.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(
+            "electricity.csv", gzip.decompress((shared / "electricity.csv.gz").read_bytes())
+        )
+    entry = locate.manifest_entry("elec2")
+    patched = {
+        **locate.read_manifest(),
+        "elec2": locate.ManifestEntry(**{**entry.__dict__, "url": archive.as_uri()}),
+    }
+    monkeypatch.setattr(locate, "read_manifest", lambda: patched)
+    with pytest.raises(DatasetUnavailableError):
+        load_stream("elec2")
+    s = load_stream("elec2", download=True)
+    assert s.truth["file"] == str(cache / "elec2" / "electricity.csv") and len(s) == 45
+    assert not (cache / "elec2" / "electricity.zip").exists()  # river removes the archive

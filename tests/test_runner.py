@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from sklearn.naive_bayes import GaussianNB
+
+from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.streams import load_stream
+
+SMALL = {"dataset": "sea0", "classifier": "gnb", "n_chunks": 30}
+
+
+def _strip(result):
+    return [dataclasses.replace(c, predict_ms=0.0, detect_ms=0.0, train_ms=0.0) for c in result.chunks]
+
+
+def test_same_config_gives_identical_runs_and_another_seed_differs():
+    a = run_experiment(RunConfig(**SMALL, seed=3))
+    b = run_experiment(RunConfig(**SMALL, seed=3))
+    c = run_experiment(RunConfig(**SMALL, seed=4))
+    assert _strip(a) == _strip(b) and a.accuracy == b.accuracy
+    assert a.accuracy != c.accuracy
+
+
+def _manual_loop(stream, *, incremental):
+    model = GaussianNB()
+    X0, y0 = stream.chunk(0)
+    model.partial_fit(X0, y0, classes=np.arange(stream.n_classes))
+    model.partial_fit(X0, y0)  # the authors train on chunk 0 twice
+    accs = []
+    for t in range(1, stream.n_chunks):
+        X, y = stream.chunk(t)
+        accs.append(float((model.predict(X) == y).mean()))
+        if incremental:
+            model.partial_fit(X, y)
+    return accs
+
+
+@pytest.mark.parametrize("regime", ["incremental", "train-once"])
+def test_no_adaptation_equals_a_hand_written_test_then_train_loop(regime):
+    cfg = RunConfig(**SMALL, detector="none", regime=regime, seed=5)
+    res = run_experiment(cfg)
+    stream_seed = int(np.random.SeedSequence(5).spawn(3)[0].generate_state(1)[0])
+    stream = load_stream("sea0", seed=stream_seed, n_chunks=30)
+    expected = _manual_loop(stream, incremental=regime == "incremental")
+    np.testing.assert_allclose([c.accuracy for c in res.chunks], expected)
+    assert res.accuracy == pytest.approx(np.mean(expected))
+    assert res.alarms == () and not any(c.adapted for c in res.chunks)
+
+
+def test_oracle_alarms_exactly_at_the_true_drifts_and_adapts_at_the_next_chunk():
+    res = run_experiment(RunConfig(**SMALL, detector="oracle"))
+    assert res.alarms == res.drift_chunks == (10, 20)
+    assert [c.chunk_index for c in res.chunks if c.adapted] == [11, 21]
+    assert res.detection.delays == (0, 0) and res.detection.false_alarms == 0
+
+
+def test_pudd_alarms_adapt_the_model_before_the_next_chunk():
+    res = run_experiment(RunConfig(**SMALL, detector="pudd", alpha=1e-1))
+    alarms = {c.chunk_index for c in res.chunks if c.alarm}
+    adapted = {c.chunk_index for c in res.chunks if c.adapted}
+    assert alarms and adapted == {a + 1 for a in alarms if a + 1 < 30}
+    assert all(0 <= c.p_value <= 1 for c in res.chunks)
+    assert all(c.cut_p_values or c.chunk_index == 1 or c.p_value in (0.0, 1.0) for c in res.chunks)
+
+
+def test_smaller_alpha_gives_no_more_alarms_on_this_stream():
+    counts = [run_experiment(RunConfig(**SMALL, alpha=a)).n_alarms for a in (1e-1, 1e-3, 1e-8)]
+    assert counts[0] >= counts[1] >= counts[2]
+
+
+def test_baselines_record_where_they_fired_and_alarm_on_those_chunks():
+    res = run_experiment(RunConfig(**SMALL, detector="ddm"))
+    for c in res.chunks:
+        assert c.alarm == bool(c.detections)
+        assert np.isnan(c.p_value)
+
+
+def test_recorded_windows_hold_the_winning_cut_histograms_and_table():
+    res = run_experiment(RunConfig(**SMALL, record_windows=True))
+    rec = [c for c in res.chunks if c.window is not None]
+    assert rec
+    for c in rec:
+        w = c.window
+        total_new = sum(w.new_correct) + sum(w.new_wrong)
+        assert total_new == 1000 * c.cut_point  # the recent window: cut_point chunks
+        assert len(w.table) == 2 and len(w.table[0]) == len(w.bucket_centres) + 1
+
+
+def test_to_frame_has_one_row_per_tested_chunk():
+    res = run_experiment(RunConfig(**SMALL))
+    frame = res.to_frame()
+    assert len(frame) == 29 and {"chunk_index", "accuracy", "p_value", "alarm"} <= set(frame)
+
+
+def test_config_key_is_stable_and_options_are_normalised():
+    a = RunConfig(detector_options={"cut_points": "all", "clamp_min": 0})
+    b = RunConfig(detector_options=(("clamp_min", 0), ("cut_points", "all")))
+    assert a == b and a.key() == b.key() and hash(a) == hash(b)
+    assert RunConfig(detector="ph").detector == "pagehinkley"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"dataset": "nope"}, "unknown stream|nope"),
+        ({"classifier": "svm"}, "unknown classifier 'svm'"),
+        ({"detector": "magic"}, "unknown detector 'magic'"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"regime": "sometimes"}, "regime"),
+        ({"classifier": "resnet18"}, "cannot learn the synthetic stream 'sea0'"),
+        ({"dataset": "cifar10-cd", "classifier": "gnb"}, "choose small-cnn or resnet18"),
+    ],
+)
+def test_bad_configs_fail_before_any_work(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        run_experiment(RunConfig(**{**SMALL, **kwargs}))
