@@ -13,7 +13,8 @@ SMALL = {"dataset": "sea0", "classifier": "gnb", "n_chunks": 30}
 
 
 def _strip(result):
-    return [dataclasses.replace(c, predict_ms=0.0, detect_ms=0.0, train_ms=0.0) for c in result.chunks]
+    zero = {"predict_ms": 0.0, "detect_ms": 0.0, "train_ms": 0.0}
+    return [dataclasses.replace(c, **zero) for c in result.chunks]
 
 
 def test_same_config_gives_identical_runs_and_another_seed_differs():
