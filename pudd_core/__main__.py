@@ -1,4 +1,8 @@
-"""Command line: ``python -m pudd_core <command>`` (``datasets`` lists the stream registry)."""
+"""Command line: ``python -m pudd_core <command>``.
+
+``datasets`` lists the stream registry, ``run`` runs one configuration over seeds, ``grid``
+runs a grid file into the results store.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _datasets(args: argparse.Namespace) -> int:
@@ -45,6 +50,92 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _option_pairs(pairs: Sequence[str]) -> tuple[tuple[str, Any], ...]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"options are written key=value, got {pair!r}")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return tuple(sorted(out.items()))
+
+
+def _run(args: argparse.Namespace) -> int:
+    import statistics
+
+    from pudd_core.grid import parse_seeds, run_grid
+    from pudd_core.runner import RunConfig
+
+    base = RunConfig(
+        dataset=args.dataset, classifier=args.classifier, detector=args.detector,
+        alpha=args.alpha, regime=args.regime, adaptation=args.adaptation,
+        n_chunks=args.n_chunks, chunk_size=args.chunk_size,
+        detector_options=_option_pairs(args.detector_option),
+        classifier_options=_option_pairs(args.classifier_option),
+    )
+    configs = [dataclasses.replace(base, seed=s) for s in parse_seeds(args.seeds)]
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    progress=not args.json and sys.stderr.isatty(), data_dir=args.data_dir)
+    errors = rows[rows["status"] != "ok"]
+    if len(errors):
+        print(f"error: {len(errors)} run(s) failed:\n{errors.iloc[0]['error']}", file=sys.stderr)
+        return 1
+    accs = [float(a) for a in rows.sort_values("seed")["accuracy"]]
+    summary: dict[str, Any] = {
+        "config": {k: v for k, v in dataclasses.asdict(base).items() if k != "seed"},
+        "seeds": sorted(int(s) for s in rows["seed"]),
+        "accuracy_mean": statistics.fmean(accs),
+        "accuracy_std": statistics.stdev(accs) if len(accs) > 1 else 0.0,
+        "alarms_mean": float(rows["n_alarms"].mean()),
+        "runs": [
+            {k: r[k] for k in ("seed", "accuracy", "n_alarms", "mean_delay", "missed",
+                               "false_alarms", "elapsed_s")}
+            for r in rows.sort_values("seed").to_dict("records")
+        ],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2, default=_jsonable))
+    else:
+        print(f"{base.dataset} / {base.classifier} / {base.detector}"
+              f"{f' alpha={base.alpha:g}' if base.detector in ('pudd', 'ek') else ''}"
+              f" / {base.regime}: accuracy {100 * summary['accuracy_mean']:.2f}"
+              f" ± {100 * summary['accuracy_std']:.2f} % over {len(accs)} seed(s),"
+              f" {summary['alarms_mean']:.1f} alarms per run")
+    return 0
+
+
+def _jsonable(value: object) -> object:
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def _grid(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from pudd_core.grid import expand_grid, run_grid
+
+    with open(args.config, "rb") as fh:
+        spec = tomllib.load(fh)
+    if "grid" not in spec:
+        raise ValueError(f"{args.config} needs a [grid] table of RunConfig fields and 'seeds'")
+    settings = spec.get("run", {})
+    configs = expand_grid(spec["grid"])
+    store = args.store or settings.get("store", "results/store")
+    rows = run_grid(
+        configs, store=store, executor=args.executor or settings.get("executor", "joblib"),
+        n_jobs=args.n_jobs or settings.get("n_jobs"),
+        address=args.address or settings.get("address"), progress=True,
+        data_dir=args.data_dir,
+    )
+    failed = int((rows["status"] != "ok").sum())
+    print(f"{len(rows)} runs in {store} ({failed} failed; see their 'error' column)")
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser; each command is a subparser with a ``handler`` default.
 
@@ -64,6 +155,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir", default=None, help="data folder to check instead of $PUDD_DATA_DIR"
     )
     datasets.set_defaults(handler=_datasets)
+
+    run = commands.add_parser("run", help="run one configuration over one or more seeds")
+    run.add_argument("--dataset", default="sea0")
+    run.add_argument("--classifier", default="gnb")
+    run.add_argument("--detector", default="pudd")
+    run.add_argument("--alpha", type=float, default=1e-3, help="PUDD-x is 10^-x (default 1e-3)")
+    run.add_argument("--regime", default="incremental", choices=("incremental", "train-once"))
+    run.add_argument("--adaptation", default="window", choices=("window", "chunk"))
+    run.add_argument("--seeds", default="0", help="'0-9', '0,3,7' or one seed (default 0)")
+    run.add_argument("--n-chunks", type=int, default=None)
+    run.add_argument("--chunk-size", type=int, default=None)
+    run.add_argument("--detector-option", action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument("--classifier-option", action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument("--executor", default="joblib", choices=("serial", "joblib"))
+    run.add_argument("--n-jobs", type=int, default=None)
+    run.add_argument("--store", default="results/store", help="results store folder")
+    run.add_argument("--data-dir", default=None)
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.set_defaults(handler=_run)
+
+    grid = commands.add_parser("grid", help="run a grid (a TOML file) into the results store")
+    grid.add_argument("config", help="TOML file with a [grid] table and an optional [run] table")
+    grid.add_argument("--store", default=None)
+    grid.add_argument("--executor", default=None, choices=("serial", "joblib", "ray", "dask"))
+    grid.add_argument("--n-jobs", type=int, default=None)
+    grid.add_argument("--address", default=None, help="Ray or Dask cluster address")
+    grid.add_argument("--data-dir", default=None)
+    grid.set_defaults(handler=_grid)
     return parser
 
 
@@ -78,7 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     """
     args = build_parser().parse_args(argv)
-    status: int = args.handler(args)
+    try:
+        status: int = args.handler(args)
+    except (ValueError, FileNotFoundError) as exc:  # bad input: a message, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return status
 
 

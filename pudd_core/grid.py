@@ -178,7 +178,8 @@ class ResultStore:
         for col in frame.columns:  # lists (alarms) and mixed objects as text for Parquet
             if frame[col].dtype == object:
                 frame[col] = frame[col].map(lambda v: v if v is None else str(v))
-        name = f"part-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}.parquet"
+        # names sort in write order, so the newest row of a key wins in load()
+        name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
         tmp = self.path / f".{name}.tmp"
         frame.to_parquet(tmp, index=False)
         tmp.replace(self.path / name)
