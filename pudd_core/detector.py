@@ -181,6 +181,25 @@ class _History:
         self.chunks: list[_Chunk] = []
         self.prefixes: dict[int, _Prefix] = {}
         self.old_means: dict[int, float] = {}  # mean chunk accuracy of chunks[:m]
+        # every value so far, in order, in growable buffers: no re-concatenation per test
+        self._u = np.empty(0)
+        self._mask = np.empty(0, dtype=bool)
+        self._u_ok = np.empty(0)  # u where the reference mask holds, +inf elsewhere
+        self._ends: list[int] = [0]
+
+    def append(self, chunk: _Chunk) -> None:
+        """Add a chunk to the history."""
+        self.chunks.append(chunk)
+        n, k = self._ends[-1], chunk.u.size
+        if n + k > self._u.size:
+            cap = max(2 * self._u.size, n + k)
+            self._u = np.resize(self._u, cap)
+            self._mask = np.resize(self._mask, cap)
+            self._u_ok = np.resize(self._u_ok, cap)
+        self._u[n : n + k] = chunk.u
+        self._mask[n : n + k] = chunk.ref_mask
+        self._u_ok[n : n + k] = np.where(chunk.ref_mask, chunk.u, np.inf)
+        self._ends.append(n + k)
 
     def prefix(self, m: int, n_test: int) -> _Prefix:
         """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
@@ -193,18 +212,20 @@ class _History:
 
     def fit(self, m: int, n_test: int) -> _Prefix:
         o = self.owner
-        old = self.chunks[:m]
-        u = np.concatenate([c.u for c in old])
+        end = self._ends[m]
+        u = self._u[:end]
         if o.partition == "ek":
             # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
             buckets = build_buckets(u[: o.sample_size], u.size, n_test, o.n_buckets,
                                     o.min_bucket_size)
             return _Prefix(buckets, counts_from_unsorted(u, buckets), ek=True)
-        mask = np.concatenate([c.ref_mask for c in old])
+        mask = self._mask[:end]
         sample = fitting_sample(u, mask, sample_size=o.sample_size, rng=self.rng)
         buckets = build_buckets(sample, u.size, n_test, o.n_buckets, o.min_bucket_size)
-        counts = counts_from_unsorted(u[mask], buckets)
-        old_row = np.append(counts, int(u.size - np.count_nonzero(mask)))
+        n_errors = sum(c.u.size - int(np.count_nonzero(c.ref_mask)) for c in self.chunks[:m])
+        counts = counts_from_unsorted(self._u_ok[:end], buckets)  # +inf values fall past 1
+        counts[int(buckets.interval_bins[-1])] -= n_errors
+        old_row = np.append(counts, n_errors)
         return _Prefix(buckets, old_row.astype(np.int64))
 
     def skip(self, m: int, partial: _Stats | None = None) -> bool:
@@ -429,7 +450,7 @@ class ChunkPUDD:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
         chunk = _Chunk.of(vals, ok, self.reference_split, ek=self.partition == "ek")
         hist = self._history
-        hist.chunks.append(chunk)
+        hist.append(chunk)
         index = self._chunks_seen
         self._chunks_seen += 1
         n = len(hist.chunks)

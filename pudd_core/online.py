@@ -222,7 +222,7 @@ class PUDD(DriftDetector):
     def _close_block(self) -> None:
         hist = self._history
         u = np.array(self._u)
-        hist.chunks.append(_Chunk.of(u, np.array(self._ok), "argmax"))
+        hist.append(_Chunk.of(u, np.array(self._ok), "argmax"))
         self._u, self._ok = [], []
         self._pending = self._n_ok = 0
         self._err_sum = 0.0
