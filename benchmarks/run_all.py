@@ -1,0 +1,46 @@
+"""Run every benchmark script and write BENCHMARKS.md (``make bench``).
+
+Each script runs in its own process (import costs are counted fairly) and prints Markdown.
+Run: .venv/bin/python -m benchmarks.run_all [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ["bench_detector", "bench_streams", "bench_classifiers", "bench_runner"]
+OUT = ROOT / "BENCHMARKS.md"
+SECTIONS = ROOT / "benchmarks" / "results"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", nargs="*", default=None, help="scripts to re-run")
+    args = parser.parse_args()
+    SECTIONS.mkdir(exist_ok=True)
+    for name in args.only or SCRIPTS:
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        (SECTIONS / f"{name}.md").write_text(out)
+        print(f"{name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    parts = [(SECTIONS / f"{n}.md").read_text() for n in SCRIPTS
+             if (SECTIONS / f"{n}.md").exists()]
+    extra = sorted(p for p in SECTIONS.glob("*.md") if p.stem not in SCRIPTS)
+    parts += [p.read_text() for p in extra]
+    header = (
+        "# Benchmarks\n\nEvery number below was measured by the command printed with it; "
+        "`make bench` (`.venv/bin/python -m benchmarks.run_all`) re-runs them all and rewrites "
+        "this file. Timings are wall-clock on the machine named in each section; they are "
+        "never asserted in tests.\n\n"
+    )
+    OUT.write_text(header + "\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
