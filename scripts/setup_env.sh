@@ -28,7 +28,10 @@ stamp=".venv/.installed-$kind"
 want=$(cat requirements.txt "$req" pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "Installing $req into .venv (first run takes a few minutes)"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$req"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+  # (this machine's pip config names local index folders that may not exist: drop that noise)
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$req" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    --no-build-isolation -e . 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   echo "$want" > "$stamp"
 fi

@@ -1,0 +1,279 @@
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pudd_core.paper import CLASSIC_DETECTORS, DATASETS, paper_accuracy
+from pudd_core.reproduce import detector_label, reproduction_configs, reproduction_report
+from pudd_core.runner import RunConfig, run_experiment
+
+NO_KSWIN = [d for d in (*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5") if d != "kswin"]
+
+
+def _label(cfg: RunConfig) -> str:
+    return detector_label(cfg.detector, cfg.alpha)
+
+
+def _run(detector, dataset="sea0", regime="incremental", seed=0, accuracy=0.9,
+         status="ok", classifier="gnb", alpha=1e-3, **extra):
+    return {"dataset": dataset, "classifier": classifier, "detector": detector, "alpha": alpha,
+            "regime": regime, "seed": seed, "accuracy": accuracy, "status": status, **extra}
+
+
+def _cell(report, detector, dataset="sea0", regime="incremental"):
+    c = report.cells
+    rows = c[(c.detector == detector) & (c.dataset == dataset) & (c.regime == regime)]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+# --- reproduction_configs ------------------------------------------------------------------
+
+
+def test_table1_gnb_ten_seeds_without_kswin_is_every_dataset_regime_detector_and_seed():
+    cfgs = reproduction_configs(1, "gnb", 10, detectors=NO_KSWIN)
+    assert len(cfgs) == 8 * 2 * 9 * 10 == 1440
+    got = {(c.dataset, c.regime, _label(c), c.seed) for c in cfgs}
+    want = set(itertools.product(DATASETS, ("incremental", "train-once"), NO_KSWIN, range(10)))
+    assert got == want
+    assert {c.classifier for c in cfgs} == {"gnb"}
+    assert all(c.n_chunks is None and c.classifier_options == () for c in cfgs)
+    assert len({c.key() for c in cfgs}) == len(cfgs)
+
+
+def test_table1_default_is_all_eight_datasets_both_regimes_and_ten_detectors_with_kswin():
+    cfgs = reproduction_configs(1, "vfdt", 1)
+    assert len(cfgs) == 8 * 2 * 10
+    assert {c.dataset for c in cfgs} == set(DATASETS) >= {"sea10", "sea20"}
+    assert "kswin" in {c.detector for c in cfgs}
+
+
+def test_pudd_x_is_pudd_with_alpha_ten_to_the_minus_x_and_baselines_keep_their_names():
+    cfgs = reproduction_configs(1, "dnn", [0], datasets=["sine"], regimes=["incremental"])
+    pudd = {c.alpha for c in cfgs if c.detector == "pudd"}
+    assert pudd == {10**-1, 10**-3, 10**-5} == {0.1, 0.001, 1e-5}
+    assert [c.detector for c in cfgs if c.detector != "pudd"] == list(CLASSIC_DETECTORS)
+    assert [_label(c) for c in cfgs] == [*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5"]
+
+
+def test_table2_runs_the_ensemble_with_pudd_1_3_5_incrementally_on_eight_datasets():
+    cfgs = reproduction_configs(2, "dnn-ensemble", 3)
+    assert len(cfgs) == 8 * 3 * 3
+    assert {c.classifier for c in cfgs} == {"dnn-ensemble"}
+    assert {c.regime for c in cfgs} == {"incremental"}
+    assert {(c.detector, c.alpha) for c in cfgs} == {("pudd", 0.1), ("pudd", 1e-3),
+                                                    ("pudd", 1e-5)}
+
+
+def test_subsets_and_explicit_seeds_keep_the_tables_order():
+    cfgs = reproduction_configs(1, "gnb", [5, 3], datasets=["sine", "sea0"],
+                                detectors=["pudd-3", "ddm"], regimes=["train-once"])
+    assert [(c.dataset, _label(c), c.seed) for c in cfgs] == [
+        ("sea0", "ddm", 5), ("sea0", "ddm", 3), ("sea0", "pudd-3", 5), ("sea0", "pudd-3", 3),
+        ("sine", "ddm", 5), ("sine", "ddm", 3), ("sine", "pudd-3", 5), ("sine", "pudd-3", 3),
+    ]
+
+
+def test_frozen_head_flag_and_n_chunks_reach_the_run_configs():
+    cfgs = reproduction_configs(1, "dnn", 1, datasets=["sea0"], detectors=["pudd-3"],
+                                n_chunks=20, reproduce_frozen_head=True)
+    assert {c.classifier_options for c in cfgs} == {(("reproduce_frozen_head", True),)}
+    assert {c.n_chunks for c in cfgs} == {20}
+    with pytest.raises(ValueError, match="dnn"):
+        reproduction_configs(1, "gnb", 1, reproduce_frozen_head=True)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "match"), [
+    ((3, "gnb", 1), {}, "unknown table"),
+    ((1, "dnn-ensemble", 1), {}, "classifier"),
+    ((2, "gnb", 1), {}, "classifier"),
+    ((2, "dnn-ensemble", 1), {"detectors": ["amf"]}, "detectors must be among"),
+    ((2, "dnn-ensemble", 1), {"regimes": ["train-once"]}, "regimes must be among"),
+    ((1, "gnb", 1), {"datasets": ["cifar10-cd"]}, "datasets must be among"),
+    ((1, "gnb", 1), {"detectors": []}, "detectors must be among"),
+    ((1, "gnb", 0), {}, "seeds"),
+    ((1, "gnb", [1, 1]), {}, "seeds"),
+    ((1, "gnb", [-1]), {}, "seeds"),
+])
+def test_invalid_requests_raise_value_error(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        reproduction_configs(*args, **kwargs)
+
+
+# --- reproduction_report: the maths ----------------------------------------------------------
+
+
+@pytest.fixture
+def summaries():
+    rows = [
+        _run("pudd", seed=0, accuracy=0.95), _run("pudd", seed=1, accuracy=0.96),
+        _run("pudd", seed=2, accuracy=0.94),
+        _run("pudd", seed=3, accuracy=float("nan"), status="error"),
+        _run("ddm", seed=0, accuracy=0.90), _run("ddm", seed=1, accuracy=0.92),
+        _run("ddm", seed=2, accuracy=float("nan"), status="error"),
+        _run("ddm", seed=2, accuracy=0.91, key="rerun"),  # an ok rerun supersedes the error
+        _run("ph", seed=0, accuracy=0.80, regime="train-once"),
+        _run("pudd", seed=0, accuracy=0.50, classifier="vfdt"),  # another classifier: ignored
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_report_cells_are_means_times_100_beside_the_paper_with_differences(summaries):
+    report = reproduction_report(summaries, 1, "gnb")
+    pudd = _cell(report, "pudd-3")
+    assert pudd["ours"] == pytest.approx(95.0)
+    assert pudd["std"] == pytest.approx(np.std([95, 96, 94], ddof=1))
+    assert pudd["paper"] == 94.81 and pudd["difference"] == pytest.approx(95.0 - 94.81)
+    assert (pudd["n_seeds"], pudd["n_errors"]) == (3, 1)
+    ddm = _cell(report, "ddm")
+    assert ddm["ours"] == pytest.approx(91.0) and ddm["paper"] == 93.97
+    assert (ddm["n_seeds"], ddm["n_errors"]) == (3, 0)
+    ph = _cell(report, "pagehinkley", regime="train-once")
+    assert ph["ours"] == pytest.approx(80.0) and ph["paper"] == 94.12 and ph["n_seeds"] == 1
+    assert report.seeds == (0, 1, 2) and report.n_errors == 1
+
+
+def test_report_lists_every_paper_row_of_the_datasets_and_regimes_run(summaries):
+    report = reproduction_report(summaries, 1, "gnb")
+    assert len(report.cells) == 10 * 2  # sea0 in both regimes, ten detectors each
+    not_run = _cell(report, "kswin")
+    assert np.isnan(not_run["ours"]) and not_run["n_seeds"] == 0
+    assert not_run["paper"] == paper_accuracy(1, "gnb", "kswin", "sea0", "incremental")
+    assert list(report.cells.columns) == ["detector", "dataset", "regime", "paper", "ours",
+                                          "difference", "std", "n_seeds", "n_errors"]
+
+
+def test_report_rejects_a_cell_that_mixes_settings_unless_configs_select_the_runs():
+    cfgs = reproduction_configs(1, "gnb", 2, datasets=["sea0"], detectors=["pudd-3"],
+                                regimes=["incremental"])
+    rows = [_run("pudd", seed=c.seed, accuracy=0.95, key=c.key(), n_chunks=None) for c in cfgs]
+    rows.append(_run("pudd", seed=5, accuracy=0.5, key="short", n_chunks=20.0))
+    df = pd.DataFrame(rows)
+    with pytest.raises(ValueError, match="n_chunks"):
+        reproduction_report(df, 1, "gnb")
+    report = reproduction_report(df, 1, "gnb", configs=cfgs)
+    assert _cell(report, "pudd-3")["ours"] == pytest.approx(95.0)
+    assert report.seeds == (0, 1)
+
+
+def test_error_rows_options_written_as_python_reprs_do_not_count_as_other_settings():
+    df = pd.DataFrame([
+        _run("pudd", seed=0, classifier="dnn",
+             classifier_options='{"reproduce_frozen_head": true}'),
+        _run("pudd", seed=1, classifier="dnn", status="error", accuracy=None,
+             classifier_options="{'reproduce_frozen_head': True}"),
+    ])
+    report = reproduction_report(df, 1, "dnn")
+    assert _cell(report, "pudd-3")["n_errors"] == 1
+    assert any("reproduce_frozen_head=True" in c for c in report.caveats)
+
+
+@pytest.mark.parametrize(("frame", "match"), [
+    (pd.DataFrame([_run("pudd")]).drop(columns="status"), "status"),
+    (pd.DataFrame([_run("pudd", classifier="vfdt")]), "no runs"),
+])
+def test_report_input_errors(frame, match):
+    with pytest.raises(ValueError, match=match):
+        reproduction_report(frame, 1, "gnb")
+
+
+# --- Markdown, within(), save() ----------------------------------------------------------------
+
+
+def test_markdown_states_classifier_seeds_and_every_caveat(summaries):
+    text = reproduction_report(summaries, 1, "gnb").markdown()
+    assert "`gnb`" in text and "Seeds: 0-2 (3 seeds" in text
+    for phrase in ("SUBSTITUTE", "2007", "14-column", "50 chunks", "58-chunk", "679-dim",
+                   "per-instance 0/1 errors", "river's default parameters", "reset",
+                   "retrains on the current chunk", "our reading of the paper",
+                   "no baseline code"):
+        assert phrase in text, phrase
+    assert "frozen-head" not in text  # a GNB report
+    assert "| PUDD-3 | 95.00 / 94.81 (+0.19) [1 err] |" in text
+    assert "| KSWIN | — / 91.72 |" in text
+
+
+def test_dnn_markdown_says_the_paper_had_the_frozen_head_bug_and_ours_is_fixed():
+    report = reproduction_report(pd.DataFrame([_run("pudd", classifier="dnn")]), 1, "dnn")
+    text = report.markdown()
+    assert "frozen-head bug" in text and "ours use the fixed adaptation" in text
+
+
+def test_table2_markdown_shows_the_sota_rows_as_paper_only():
+    df = pd.DataFrame([_run("pudd", classifier="dnn-ensemble", alpha=0.1, accuracy=0.98)])
+    report = reproduction_report(df, 2, "dnn-ensemble")
+    text = report.markdown()
+    assert "| MCD-DD | — / 97.66 |" in text and "| PUDD-1 | 98.00 / 98.47 (-0.47) |" in text
+    assert "SOTA rows" in text and "SUBSTITUTE" in text
+
+
+def _report_with_differences(deltas):
+    rows = []
+    for (det, dataset), delta in deltas.items():
+        paper = paper_accuracy(1, "gnb", det, dataset, "incremental")
+        name, alpha = ("pudd", 10.0 ** -int(det[-1])) if det.startswith("pudd") else (det, 1e-3)
+        rows.append(_run(name, dataset=dataset, alpha=alpha, accuracy=(paper + delta) / 100))
+    return reproduction_report(pd.DataFrame(rows), 1, "gnb")
+
+
+def test_within_flags_exactly_the_cells_outside_the_tolerance():
+    report = _report_with_differences({
+        ("pudd-1", "sea0"): 1.4, ("pudd-3", "sea0"): -1.6, ("pudd-5", "sea0"): 1.5,
+        ("pudd-1", "sine"): -1.5, ("pudd-3", "sine"): 2.0, ("pudd-5", "sine"): 0.0,
+        ("ddm", "sea0"): 5.0,  # not a PUDD row: not checked by default
+        ("pudd-1", "airline"): 10.0,  # substitute data: not checked by default
+    })
+    bad = report.within(1.5, include_missing=False)
+    assert set(zip(bad.detector, bad.dataset, bad.regime, strict=True)) == {
+        ("pudd-3", "sea0", "incremental"), ("pudd-3", "sine", "incremental")}
+    assert set(bad.problem) == {"outside"}
+    assert bad.set_index("dataset").loc["sine", "difference"] == pytest.approx(2.0)
+    assert report.within(2.5, include_missing=False).empty
+    wider = report.within(1.5, detectors=["ddm", "pudd-1"], datasets=["sea0", "airline"],
+                          include_missing=False)
+    assert set(zip(wider.detector, wider.dataset, strict=True)) == {
+        ("ddm", "sea0"), ("pudd-1", "airline")}
+
+
+def test_within_reports_unrun_cells_so_an_empty_store_cannot_pass():
+    report = _report_with_differences({("pudd-1", "sea0"): 0.0})
+    bad = report.within(datasets=["sea0", "sea10"], regimes=["incremental"])
+    assert set(zip(bad.detector, bad.dataset, bad.problem, strict=True)) == {
+        ("pudd-3", "sea0", "not run"), ("pudd-5", "sea0", "not run"),
+        ("pudd-1", "sea10", "not run"), ("pudd-3", "sea10", "not run"),
+        ("pudd-5", "sea10", "not run")}
+    assert (bad.n_seeds == 0).all() and bad.paper.notna().all()
+    with pytest.raises(ValueError, match="tolerance"):
+        report.within(-1.0)
+
+
+def test_save_writes_the_markdown_and_a_csv_of_the_cells(summaries, tmp_path):
+    report = reproduction_report(summaries, 1, "gnb")
+    md, csv = report.save(tmp_path / "reports")
+    assert md.name == "table1_gnb.md" and csv.name == "table1_gnb.csv"
+    assert md.read_text(encoding="utf-8") == report.markdown()
+    pd.testing.assert_frame_equal(pd.read_csv(csv), report.cells, check_dtype=False)
+
+
+# --- end to end ------------------------------------------------------------------------------
+
+
+def test_report_of_real_runs_averages_their_accuracies():
+    cfgs = reproduction_configs(1, "gnb", 2, datasets=["sea0"], detectors=["pudd-3", "ddm"],
+                                regimes=["incremental"], n_chunks=20)
+    assert len(cfgs) == 4
+    results = [run_experiment(c) for c in cfgs]
+    df = pd.DataFrame([{**r.summary(), "status": "ok"} for r in results])
+    report = reproduction_report(df, 1, "gnb", configs=cfgs)
+    for label in ("pudd-3", "ddm"):
+        accs = [r.accuracy for r, c in zip(results, cfgs, strict=True) if _label(c) == label]
+        cell = _cell(report, label)
+        assert cell["ours"] == pytest.approx(100 * np.mean(accs), abs=1e-12)
+        assert cell["n_seeds"] == 2 and cell["n_errors"] == 0
+        assert cell["difference"] == pytest.approx(cell["ours"] - cell["paper"])
+    assert _cell(report, "pudd-3")["paper"] == 94.81 and _cell(report, "ddm")["paper"] == 93.97
+    assert report.seeds == (0, 1)
+    assert "n_chunks=20" in report.markdown()
