@@ -136,6 +136,31 @@ def _grid(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from pudd_core.grid import parse_seeds, run_grid
+    from pudd_core.reproduce import reproduction_configs, reproduction_report
+
+    seeds = parse_seeds(args.seeds if "-" in args.seeds or "," in args.seeds else int(args.seeds))
+    detectors = None
+    if args.detectors:
+        detectors = [d.strip() for d in args.detectors.split(",")]
+    elif args.skip_kswin and args.table == 1:
+        from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
+
+        detectors = [d for d in (*CLASSIC_DETECTORS, *PUDD_DETECTORS) if d != "kswin"]
+    datasets = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
+    classifier = args.classifier or ("dnn-ensemble" if args.table == 2 else "gnb")
+    configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
+                                   detectors=detectors, n_chunks=args.n_chunks)
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    address=args.address, progress=True, data_dir=args.data_dir)
+    report = reproduction_report(rows, args.table, classifier, configs=configs)
+    md_path, csv_path = report.save(args.out)
+    print(report.markdown())
+    print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser; each command is a subparser with a ``handler`` default.
 
@@ -183,6 +208,26 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--address", default=None, help="Ray or Dask cluster address")
     grid.add_argument("--data-dir", default=None)
     grid.set_defaults(handler=_grid)
+
+    rep = commands.add_parser(
+        "reproduce", help="run the runs behind a paper table and compare with its numbers"
+    )
+    rep.add_argument("--table", type=int, choices=(1, 2), required=True,
+                     help="1: Table 1 + appendix sea10/sea20; 2: Table 2 (5-DNN ensemble)")
+    rep.add_argument("--classifier", default=None, help="gnb, vfdt or dnn (table 1)")
+    rep.add_argument("--seeds", default="10", help="a count (10: seeds 0-9), '0-9' or '0,3'")
+    rep.add_argument("--datasets", default=None, help="comma-separated subset")
+    rep.add_argument("--detectors", default=None, help="comma-separated subset, e.g. pudd-3,ddm")
+    rep.add_argument("--skip-kswin", action="store_true",
+                     help="leave out river's KSWIN (about 30 s per GNB episode)")
+    rep.add_argument("--n-chunks", type=int, default=None, help="shorter streams (smoke runs)")
+    rep.add_argument("--executor", default="joblib", choices=("serial", "joblib", "ray", "dask"))
+    rep.add_argument("--n-jobs", type=int, default=None)
+    rep.add_argument("--address", default=None)
+    rep.add_argument("--store", default="results/store")
+    rep.add_argument("--out", default="results", help="folder for the Markdown and CSV")
+    rep.add_argument("--data-dir", default=None)
+    rep.set_defaults(handler=_reproduce)
     return parser
 
 
