@@ -267,7 +267,7 @@ def run_grid(
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     cfgs = list(dict.fromkeys(configs))
     for cfg in cfgs:
-        cfg.validate()
+        cfg.validate(data_dir)
     st = store if isinstance(store, ResultStore) else ResultStore(store)
     done = st.keys(status="ok")
     todo = [c for c in cfgs if c.key() not in done]

@@ -18,7 +18,7 @@ from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
 from pudd_core.evaluation import DetectionSummary, match_alarms, mean_accuracy
 from pudd_core.pu_index import is_correct, pu_index
-from pudd_core.streams import get_info, load_stream
+from pudd_core.streams import DatasetUnavailableError, get_info, load_stream
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,8 +112,12 @@ class RunConfig:
         blob = json.dumps(asdict(self), sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
-    def validate(self) -> None:
-        """Raise ``ValueError`` for a bad name, value or combination, before any work."""
+    def validate(self, data_dir: str | None = None) -> None:
+        """Raise ``ValueError`` for a bad name, value or combination, before any work.
+
+        A stream whose data files are missing raises
+        :class:`~pudd_core.streams.DatasetUnavailableError` with how to provide them.
+        """
         if self.detector not in DETECTORS:
             raise ValueError(
                 f"unknown detector {self.detector!r}; choose one of {', '.join(DETECTORS)}"
@@ -126,7 +130,9 @@ class RunConfig:
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
-        info = get_info(self.dataset)  # ValueError naming the known streams
+        info = get_info(self.dataset, data_dir=data_dir)  # ValueError naming known streams
+        if not info.available:
+            raise DatasetUnavailableError(f"stream {self.dataset!r}: {info.unavailable_reason}")
         images = len(info.feature_shape) == 3
         if images != (self.classifier in _IMAGE_CLASSIFIERS):
             wanted = "small-cnn or resnet18" if images else "gnb, vfdt, dnn or dnn-ensemble"
@@ -285,7 +291,7 @@ def run_experiment(
     >>> round(res.accuracy, 4), res.alarms, res.detection.missed
     (0.953, (20,), 1)
     """
-    config.validate()
+    config.validate(data_dir)
     start = time.perf_counter()
     stream_seq, model_seq, det_seq = np.random.SeedSequence(config.seed).spawn(3)
     stream = load_stream(

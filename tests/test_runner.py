@@ -118,3 +118,15 @@ def test_config_key_is_stable_and_options_are_normalised():
 def test_bad_configs_fail_before_any_work(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_experiment(RunConfig(**{**SMALL, **kwargs}))
+
+
+def test_a_missing_dataset_fails_before_any_work(tmp_path, monkeypatch):
+    from pudd_core.grid import run_grid
+    from pudd_core.streams import DatasetUnavailableError
+
+    monkeypatch.setenv("PUDD_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))
+    cfgs = [RunConfig(**SMALL), RunConfig("elec2", "gnb")]
+    with pytest.raises(DatasetUnavailableError, match="(?s)elec2.*PUDD_DATA_DIR"):
+        run_grid(cfgs, store=tmp_path / "store", executor="serial", progress=False)
+    assert not (tmp_path / "store").exists()  # nothing ran, nothing stored
