@@ -1,0 +1,16 @@
+"""PUDD Lab: the Streamlit entry point (page config, shared sidebar, navigation)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import controls, state
+from ui.pages import PAGES, routing
+
+st.set_page_config(page_title="PUDD Lab", layout="wide")
+state.init()
+page = st.navigation([spec.st_page() for spec in PAGES])
+state.read_query(page.url_path)  # before the sidebar, which shows link warnings
+controls.sidebar()
+with routing():
+    page.run()

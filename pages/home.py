@@ -1,0 +1,72 @@
+"""Home: what the PU-index and PUDD are, where to go next, and PUDD running live."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pudd_core import plots
+from pudd_core.runner import RunConfig
+from ui import cache, controls, state
+from ui.pages import PAGES, ensure_routed
+
+ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
+
+st.title("PUDD Lab")
+st.markdown(
+    f"""
+An interactive companion to {controls.PAPER}.
+
+**The PU-index.** For a prediction on an instance with true label *y*, the prediction
+uncertainty index is $u = 1 - f_y(x)$: one minus the probability the classifier gives to the
+*true* class (paper, eq. 7). A confident correct prediction has *u* near 0, a confident error
+*u* near 1. Error-rate detectors (DDM, EDDM, HDDM, ADWIN on the 0/1 errors, …) only see
+whether each prediction was right; the PU-index also keeps how sure the model was of the truth.
+
+**Why it helps.** Theorem 1: if two windows have the same PU histogram (one bin for the
+correct predictions, bins over the misclassified ones), they have the same error rate and
+error standard deviation, so the PU-index loses nothing an error rate sees. Theorem 2: the
+converse fails, two windows can share error rate and error spread while their PU
+distributions differ, which is how drift shows *before* accuracy falls.
+
+**PUDD.** The PU-index-based Drift Detector works on chunks. After each chunk it splits the
+chunks since the last alarm into an older and a recent window at several cut points,
+buckets the older window's *correct* predictions by PU-index with Adaptive PU-index
+Bucketing (Ei-kMeans made to keep every bucket large enough), puts all misclassified
+predictions in one extra bin, and runs Pearson's chi-square test on the resulting
+2 × (K + 1) table. It alarms when the smallest p-value is below the threshold α (PUDD-x:
+α = 10⁻ˣ), then forgets the old history.
+"""
+)
+
+st.subheader("Explore")
+for spec in PAGES[1:]:
+    st.page_link(spec.path, label=spec.title, icon=spec.icon)
+    st.caption(spec.blurb)
+
+st.subheader("Live: PUDD-3 watching a SEA stream")
+seed = int(state.get(state.SEED))
+cfg = RunConfig(dataset="sea0", classifier="gnb", detector="pudd", alpha=1e-3, seed=seed,
+                n_chunks=40)
+try:
+    result = cache.run(cfg)
+except ValueError as err:
+    st.error(f"This run cannot be made with seed {seed}: {err}. Pick another seed in the sidebar.")
+    st.stop()
+frame = result.to_frame()
+drifts = result.drift_chunks or ()
+controls.plot(
+    plots.error_trace_figure(
+        frame["chunk_index"], frame["error_rate"], true_drifts=drifts,
+        alarms={"PUDD": result.alarms}, p_values=frame["p_value"], alpha=cfg.alpha,
+        title="Gaussian naive Bayes on SEA (40 chunks), trained on each chunk after testing it",
+    ),
+    key="home_run_chart",
+)
+st.caption(
+    f"Seed {seed}. True drifts at chunks {', '.join(map(str, drifts)) or 'none'}; "
+    f"PUDD-3 alarms at chunks {', '.join(map(str, result.alarms)) or 'none'}; mean chunk "
+    f"accuracy {result.accuracy:.3f}. After an alarm the model is retrained on the recent "
+    "window and PUDD starts a new history. Change the seed in the sidebar for another stream."
+)
+
+state.write_query("")

@@ -1,0 +1,122 @@
+"""Theorem 2, step by step: equal error rates, different PU histograms (and Theorem 1)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pudd_core import plots
+from ui import cache, controls, state
+from ui.pages import ensure_routed
+
+ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
+
+seed = int(state.get(state.SEED))
+
+st.title("Theorem 2, step by step")
+st.markdown(
+    "**Theorem 2** (Lu et al., AAAI 2025): if two windows have equal error rates or error "
+    "standard deviations, their PU-index histograms (one bin for the correct predictions, "
+    "bins over the misclassified ones) *may still differ*. The appendix proves it with a "
+    "counterexample; here it is, live, with three detectors looking at it."
+)
+tab2, tab1 = st.tabs(["Theorem 2: same error rate, different PU",
+                      "Theorem 1: same PU histogram, same error rate"])
+
+with tab2:
+    st.subheader("1. Two windows of a binary classifier")
+    st.markdown(
+        "Each window has *n* predictions; the same share is misclassified in both. Correct "
+        "predictions draw their PU-index uniformly from their range (below 0.5), misclassified "
+        "ones from theirs (above 0.5). Defaults: the proof's [0, 0.1] / (0.9, 1] versus "
+        "(0.1, 0.2] / (0.8, 0.9]."
+    )
+    cfg, slots = controls.theorem2_controls(seed)
+    try:
+        res = cache.theorem2(cfg)
+    except ValueError as err:
+        if not slots.show(err):
+            st.error(f"These settings cannot be used: {err}.", icon=":material/error:")
+        st.info("Fix the setting marked above to see steps 2–4; your other settings are kept.")
+    else:
+        st.subheader("2. Same error rate, same error standard deviation")
+        cols = st.columns(4)
+        cols[0].metric("Window 1 error rate", f"{res.stats1.error_rate:.3f}")
+        cols[1].metric("Window 2 error rate", f"{res.stats2.error_rate:.3f}")
+        cols[2].metric("Window 1 error std", f"{res.stats1.error_std:.3f}")
+        cols[3].metric("Window 2 error std", f"{res.stats2.error_std:.3f}")
+        st.caption("Error std = √(ē(1 − ē)) depends on the error rate ē alone (proof of Thm. 1).")
+
+        st.subheader("3. Different PU-index histograms")
+        w = res.windows
+        controls.plot(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
+                                                edges=res.pudd.buckets.edges),
+                      key="theorem2_histogram")
+        st.caption(
+            f"Dotted lines: the {res.pudd.buckets.k} buckets PUDD fitted on window 1's correct "
+            "predictions. All misclassified predictions share one extra column of the test."
+        )
+
+        st.subheader("4. Who notices?")
+        alpha = controls.alpha_selector(state.THEOREM2_ALPHA_EXP)
+        pudd_p, err_p = res.pudd.p_value, res.error_test.p_value
+        ddm2 = res.ddm_alarms_window2
+        verdicts = st.columns(3)
+        verdicts[0].metric("PUDD: χ² test of the PU table", plots.p_text(pudd_p),
+                       "drift" if pudd_p < alpha else "no drift", delta_arrow="off",
+                       delta_color="orange" if pudd_p < alpha else "gray")
+        verdicts[1].metric("Error-rate test: 2 × 2 χ²", plots.p_text(err_p),
+                       "drift" if err_p < alpha else "no drift", delta_arrow="off",
+                       delta_color="orange" if err_p < alpha else "gray")
+        verdicts[2].metric("DDM alarms in window 2", f"{len(ddm2)}",
+                       "drift" if ddm2 else "no drift", delta_arrow="off",
+                       delta_color="orange" if ddm2 else "gray")
+        if res.pudd.shortcut:
+            verdicts[0].caption(f"No test ran: {res.pudd.shortcut} (p = 0 by the authors' rule).")
+        verdicts[2].caption(
+            "DDM, fed the 0/1 errors of window 1 then window 2, has its own 3σ rule (α does "
+            "not apply). Alarms anywhere: "
+            f"{', '.join(map(str, res.ddm_alarms)) or 'none'} (window 2 starts at {cfg.n}); "
+            "an alarm in window 1 is a false alarm on an unchanged error rate."
+        )
+        controls.plot(plots.verdict_figure(["PUDD", "Error-rate test"], [pudd_p, err_p],
+                                           alpha=alpha), key="theorem2_verdicts")
+        st.markdown("**PUDD's contingency table** (observed counts after the authors' floor of "
+                    "5 per cell; expected counts E = row total × column total / N)")
+        st.dataframe(plots.contingency_table_frame(res.pudd.table, res.pudd.expected))
+        with st.expander("Show the code"):
+            st.code(cfg.as_python(), language="python")
+
+with tab1:
+    st.subheader("Theorem 1: identical PU histograms force equal error rates")
+    st.markdown(
+        "If two windows' PU histograms have the same bin proportions, their error rates "
+        "(1 − share of the correct bin) and error standard deviations are equal: whatever an "
+        "error-rate detector can see, the PU-index sees too. Window 2 below is window 1 with "
+        "every bin scaled; perturb it to see what breaks."
+    )
+    cfg1, slots1 = controls.theorem1_controls(seed)
+    try:
+        res1 = cache.theorem1(cfg1)
+    except ValueError as err:
+        if not slots1.show(err):
+            st.error(f"These settings cannot be used: {err}.", icon=":material/error:")
+    else:
+        check = res1.check
+        cols1 = st.columns(5)
+        cols1[0].metric("Histograms identical?", "yes" if check.identical else "no")
+        cols1[1].metric("Window 1 error rate", f"{check.stats1.error_rate:.4f}")
+        cols1[2].metric("Window 2 error rate", f"{check.stats2.error_rate:.4f}")
+        cols1[3].metric("Window 1 error std", f"{check.stats1.error_std:.4f}")
+        cols1[4].metric("Window 2 error std", f"{check.stats2.error_std:.4f}")
+        controls.plot(plots.theorem1_histogram_figure(res1.edges, res1.hist1, res1.hist2),
+                      key="theorem1_histogram")
+        if check.identical:
+            st.success("Identical proportions ⇒ equal error rate and error std (Theorem 1).")
+        elif check.stats1 == check.stats2:
+            st.info("The histograms differ but the error rates are equal: moving errors between "
+                    "error bins is invisible to an error rate. That is Theorem 2's situation.")
+        else:
+            st.warning("The error rates differ, and so must the histograms: the contrapositive "
+                       "of Theorem 1. A PU test sees every change an error-rate test sees.")
+
+state.write_query("theorem2")

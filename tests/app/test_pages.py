@@ -1,0 +1,223 @@
+"""Every page through Streamlit's AppTest: no exception, the charts, live widgets, inline errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.pages import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+def _app(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run(timeout=TIMEOUT)
+    if page is not None:
+        at.switch_page(page).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
+    """Plotly figures of the page by widget key, as the JSON the browser receives."""
+    out = {}
+    for el in at.get("plotly_chart"):
+        key = el.proto.id.split("-")[-1] if el.key is None else el.key
+        out[key] = json.loads(el.proto.spec)
+    return out
+
+
+def _trace_names(spec: dict[str, Any]) -> list[str]:
+    return [t.get("name") for t in spec["data"]]
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    """Metric label -> value; a label shown twice (two tabs) keeps its first occurrence."""
+    out: dict[str, str] = {}
+    for m in at.metric:
+        out.setdefault(m.label, m.value)
+    return out
+
+
+def _deltas(at: AppTest) -> dict[str, str]:
+    return {m.label: m.proto.delta for m in at.metric}
+
+
+def _vertical_lines(spec: dict[str, Any], colour: str) -> list[float]:
+    return [s["x0"] for s in spec["layout"].get("shapes", [])
+            if s.get("type") == "line" and s["x0"] == s["x1"]
+            and s.get("line", {}).get("color") == colour]
+
+
+# --- Home -------------------------------------------------------------------------------------
+def test_home_shows_the_live_run_with_one_line_per_alarm() -> None:
+    at = _app()
+    assert at.title[0].value == "PUDD Lab"
+    spec = _charts(at)["home_run_chart"]
+    names = _trace_names(spec)
+    assert names[:3] == ["Error rate", "True drift", "PUDD alarm"]
+    assert "PUDD log10 p" in names
+    alarm_trace = spec["data"][names.index("PUDD alarm")]
+    assert len(alarm_trace["x"]) >= 1
+    assert _vertical_lines(spec, "#0072B2") == alarm_trace["x"]
+    assert spec["layout"]["yaxis"]["title"]["text"] == "Error rate (%)"
+
+
+def test_sidebar_seed_reruns_the_home_stream_and_survives_navigation() -> None:
+    at = _app()
+    at.number_input(key="w_app_seed").set_value(1).run(timeout=TIMEOUT)
+    assert not at.exception
+    assert any(c.value.startswith("Seed 1.") for c in at.main.caption)
+    assert at.query_params["seed"] == "1"
+    at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
+    assert at.number_input(key="w_app_seed").value == 1
+
+
+def test_home_links_every_other_page() -> None:
+    at = _app()
+    assert [el.proto.label for el in at.get("page_link")] == [p.title for p in PAGES[1:]]
+
+
+# --- Theorem 2 --------------------------------------------------------------------------------
+def test_theorem2_defaults_equal_errors_but_only_pudd_rejects() -> None:
+    at = _app("pages/theorem2.py")
+    m, d = _metrics(at), _deltas(at)
+    assert m["Window 1 error rate"] == m["Window 2 error rate"] == "0.500"
+    assert m["Window 1 error std"] == m["Window 2 error std"] == "0.500"
+    assert d["PUDD: χ² test of the PU table"] == "drift"
+    assert d["Error-rate test: 2 × 2 χ²"] == "no drift"
+    assert m["Error-rate test: 2 × 2 χ²"] == "p = 1"
+    assert d["DDM alarms in window 2"] == "no drift"
+    charts = _charts(at)
+    assert _trace_names(charts["theorem2_histogram"]) == [
+        "Window 1: correct", "Window 1: misclassified", "Window 2: correct",
+        "Window 2: misclassified", "PUDD bucket edges"]
+    assert charts["theorem2_verdicts"]["data"][0]["y"] == ["PUDD", "Error-rate test"]
+    assert len(at.dataframe) == 1 and at.dataframe[0].value.shape == (4, 6)
+
+
+def test_theorem2_error_rate_slider_changes_both_windows_metrics() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_error_rate").set_value(0.3).run(timeout=TIMEOUT)
+    m = _metrics(at)
+    assert m["Window 1 error rate"] == m["Window 2 error rate"] == "0.300"
+    assert m["Window 1 error std"] == "0.458"
+    assert at.query_params["error_rate"] == "0.3"
+
+
+def test_theorem2_identical_ranges_silence_pudd() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_correct2").set_value((0.0, 0.1))
+    at.slider(key="w_theorem2_wrong2").set_value((0.9, 1.0)).run(timeout=TIMEOUT)
+    assert not at.exception
+    assert _deltas(at)["PUDD: χ² test of the PU table"] == "no drift"
+
+
+def test_theorem2_alpha_selector_flips_the_verdict() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_n").set_value(100).run(timeout=TIMEOUT)  # p ~ 1e-5
+    at.select_slider(key="w_theorem2_alpha_exp").set_value(1).run(timeout=TIMEOUT)
+    assert _deltas(at)["PUDD: χ² test of the PU table"] == "drift"
+    at.select_slider(key="w_theorem2_alpha_exp").set_value(10).run(timeout=TIMEOUT)
+    assert _deltas(at)["PUDD: χ² test of the PU table"] == "no drift"
+
+
+def test_theorem2_invalid_range_shows_inline_error_and_keeps_other_settings() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_error_rate").set_value(0.3).run(timeout=TIMEOUT)
+    at.slider(key="w_theorem2_correct1").set_value((0.3, 0.5)).run(timeout=TIMEOUT)
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1
+    assert "Window 1, PU range of correct predictions" in errors[0]
+    assert "must stay below 0.5" in errors[0]
+    assert "PUDD: χ² test of the PU table" not in _metrics(at)
+    assert at.slider(key="w_theorem2_error_rate").value == 0.3
+    assert at.slider(key="w_theorem2_wrong2").value == (0.8, 0.9)
+    at.slider(key="w_theorem2_correct1").set_value((0.3, 0.4)).run(timeout=TIMEOUT)
+    assert not at.error
+    assert _metrics(at)["Window 1 error rate"] == "0.300"
+
+
+def test_theorem2_reads_the_link_and_warns_about_bad_values() -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run(timeout=TIMEOUT)
+    at.query_params.update({"n": "500", "alpha": "3", "wrong2": "oops"})
+    at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
+    assert at.slider(key="w_theorem2_n").value == 500
+    assert at.select_slider(key="w_theorem2_alpha_exp").value == 3
+    assert at.slider(key="w_theorem2_wrong2").value == (0.8, 0.9)
+    assert any("wrong2=oops" in w.value for w in at.sidebar.warning)
+
+
+# --- Theorem 1 tab ----------------------------------------------------------------------------
+def test_theorem1_scaled_histograms_are_identical_with_equal_error_rates() -> None:
+    at = _app("pages/theorem2.py")
+    labels = [m.label for m in at.metric]
+    assert "Histograms identical?" in labels
+    m = {mm.label: mm.value for mm in at.metric[labels.index("Histograms identical?"):]}
+    assert m["Histograms identical?"] == "yes"
+    assert m["Window 1 error rate"] == m["Window 2 error rate"]
+    assert len(_charts(at)["theorem1_histogram"]["data"]) == 4
+
+
+@pytest.mark.parametrize(("perturbation", "rates_equal"),
+                         [("between_error_bins", True), ("correct_to_error", False)])
+def test_theorem1_perturbations_keep_or_change_the_error_rate(
+    perturbation: str, rates_equal: bool
+) -> None:
+    at = _app("pages/theorem2.py")
+    at.radio(key="w_theorem1_perturbation").set_value(perturbation).run(timeout=TIMEOUT)
+    labels = [m.label for m in at.metric]
+    m = {mm.label: mm.value for mm in at.metric[labels.index("Histograms identical?"):]}
+    assert m["Histograms identical?"] == "no"
+    assert (m["Window 1 error rate"] == m["Window 2 error rate"]) is rates_equal
+
+
+def test_theorem1_too_many_moved_instances_is_an_inline_error() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem1_n").set_value(100)
+    at.slider(key="w_theorem1_error_rate").set_value(0.95)
+    at.select_slider(key="w_theorem1_factor").set_value(1)
+    at.radio(key="w_theorem1_perturbation").set_value("correct_to_error").run(timeout=TIMEOUT)
+    at.slider(key="w_theorem1_amount").set_value(50).run(timeout=TIMEOUT)
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "**Instances moved**: amount must be at most 5 (the correct predictions of window 2), "
+        "got 50. Move fewer instances, or make window 1 larger or its scale factor bigger."]
+
+
+# --- Fig. 1 -----------------------------------------------------------------------------------
+def test_fig1_shows_equal_accuracies_of_0958() -> None:
+    at = _app("pages/fig1.py")
+    m = _metrics(at)
+    assert m["Accuracy, test set 1"] == m["Accuracy, test set 2"] == "0.958"
+    assert m["Errors (set 1 / set 2)"] == "42 / 42"
+    charts = _charts(at)
+    assert set(charts) == {"fig1_scatter", "fig1_histogram", "fig1_notebook_histogram",
+                           "fig1_pvalue_curve"}
+    scatter = _trace_names(charts["fig1_scatter"])
+    assert scatter.count("GNB boundary p(y=1) = 0.5") == 2
+    assert "old concept x0 + x1 = 9" in scatter and "new concept x0 + x1 = 8.2" in scatter
+    assert _trace_names(charts["fig1_pvalue_curve"]) == [
+        "PUDD", "Error-rate test", "threshold α = 1e-05"]
+
+
+def test_fig1_says_p_is_not_significant_at_n_1000() -> None:
+    at = _app("pages/fig1.py")
+    text = " ".join(md.value for md in at.markdown)
+    assert "p = 0.952" in text and "not significant" in text
+
+
+def test_fig1_largest_size_control_changes_the_curve() -> None:
+    at = _app("pages/fig1.py")
+    at.select_slider(key="w_fig1_max_n").set_value(3000).run(timeout=TIMEOUT)
+    curve = _charts(at)["fig1_pvalue_curve"]["data"][0]
+    assert curve["x"] == [1000, 2000, 3000]
+    assert at.dataframe[0].value["test-set size n"].tolist() == [1000, 2000, 3000]

@@ -1,0 +1,1 @@
+"""The app's Streamlit glue: navigation list, session state, controls and cached calls."""

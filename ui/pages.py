@@ -1,0 +1,69 @@
+"""The navigation list: every page of the app, in sidebar order (one line per page)."""
+
+from __future__ import annotations
+
+import runpy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+_ROUTED = "app_routed"  # True while app.py's router runs the current page
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: its script, sidebar title, URL path (``None`` for the default) and blurb."""
+
+    path: str
+    title: str
+    url_path: str | None
+    icon: str
+    blurb: str
+
+    def st_page(self) -> st.Page:
+        """The ``st.Page`` for ``st.navigation``."""
+        if self.url_path is None:
+            return st.Page(self.path, title=self.title, icon=self.icon, default=True)
+        return st.Page(self.path, title=self.title, icon=self.icon, url_path=self.url_path)
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("pages/home.py", "Home", None, ":material/home:",
+             "What the PU-index and PUDD are, and PUDD running on a stream."),
+    PageSpec("pages/theorem2.py", "Theorem 2, step by step", "theorem2", ":material/functions:",
+             "Equal error rates, different PU histograms: the proof's counterexample, live; "
+             "and Theorem 1, the other direction."),
+    PageSpec("pages/fig1.py", "Fig. 1: the illustrative example", "fig1",
+             ":material/scatter_plot:",
+             "SEA features, Gaussian naive Bayes and a boundary moving from 9 to 8.2: "
+             "what the paper's first figure shows, and what its p-value really is."),
+)
+
+
+@contextmanager
+def routing() -> Iterator[None]:
+    """Mark the page run by app.py's router as routed (see :func:`ensure_routed`)."""
+    st.session_state[_ROUTED] = True
+    try:
+        yield
+    finally:
+        st.session_state[_ROUTED] = False
+
+
+def ensure_routed() -> None:
+    """First call of every page: make sure it runs inside app.py's frame.
+
+    Streamlit still honours the legacy ``pages/`` folder: until some run has called
+    ``st.navigation``, it runs ``pages/<name>.py`` by itself, without app.py's page config,
+    state, sidebar and navigation. That happens when a fresh server's first request is a
+    page's URL, and on every ``AppTest.switch_page``. The page then runs app.py (which runs
+    the page again, inside the router) and stops.
+    """
+    if st.session_state.get(_ROUTED):
+        return
+    runpy.run_path(str(APP), run_name="pudd_lab_app")
+    st.stop()
