@@ -25,3 +25,8 @@ lint:
 bench:
 	bash scripts/setup_env.sh dev
 	.venv/bin/python -m benchmarks.run_all
+
+screenshots:
+	bash scripts/setup_env.sh dev
+	bash scripts/install_browser.sh
+	PUDD_UPDATE_SCREENSHOTS=1 .venv/bin/pytest tests/app/test_browser.py -m browser
