@@ -25,7 +25,10 @@ SkipRule = Literal["accuracy", "pu_mean"]
 Partition = Literal["pu", "ek"]
 
 
-def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = 10) -> list[int]:
+_MAX_POW2 = 10  # the authors' cuts: 2^j for j < 10, at most 512 chunks back
+
+
+def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = _MAX_POW2) -> list[int]:
     r"""Recent-window lengths (in chunks) tested with ``n`` chunks since the last alarm.
 
     ``"pow2"`` is the authors' set $\{2^j : j < $ ``max_pow2``$, 2^j < n\}$ (spec section 1.3);
@@ -210,7 +213,19 @@ class _History:
             prefix = self.prefixes[m] = self.fit(m, n_test)
         return prefix
 
+    def evict(self, n: int, mode: CutPoints) -> None:
+        """Forget prefixes no later test can use.
+
+        With power-of-two cuts, a prefix more than the largest cut (512 chunks) behind the
+        history's end is never tested again.
+        """
+        if mode == "pow2":
+            oldest = n - (1 << (_MAX_POW2 - 1))  # later steps reach back at most this far
+            for m in [m for m in self.prefixes if m < oldest]:
+                del self.prefixes[m]
+
     def fit(self, m: int, n_test: int) -> _Prefix:
+        """Fit the buckets of the first ``m`` chunks and count their reference row."""
         o = self.owner
         end = self._ends[m]
         u = self._u[:end]
@@ -456,6 +471,7 @@ class ChunkPUDD:
         n = len(hist.chunks)
         if n >= 2 and self.cache_buckets:
             hist.prefix(n - 1, vals.size)  # fit each old window once, in a fixed order
+            hist.evict(n, self.cut_points)
         if chunk.accuracy < self.min_accuracy:
             # spec section 1.2: p = 0 at once; the split point keeps its (guarded) last value
             cut = self._cut_point = self._cut_point if self._cut_point is not None else 1

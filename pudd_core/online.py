@@ -227,6 +227,7 @@ class PUDD(DriftDetector):
         self._pending = self._n_ok = 0
         self._err_sum = 0.0
         n = len(hist.chunks) + 1  # blocks including the one that starts now
+        hist.evict(n, self.cut_points)
         self._cuts = []
         for i in cut_points(n, self.cut_points):
             m = n - i

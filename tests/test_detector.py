@@ -267,3 +267,14 @@ def test_ek_ablation_buckets_every_value_without_an_error_column():
     assert test.table.shape == (2, test.buckets.k)
     assert test.table.sum(axis=1).tolist() == [800, 400]  # every value, errors included
     assert max(test.buckets.centres) > 0.0 and 0.0 <= det.p_value <= 1.0
+
+
+def test_prefixes_beyond_the_largest_power_of_two_cut_are_forgotten():
+    det = ChunkPUDD(alpha=1e-300, n_buckets=1, skip_rule=None)  # never alarms
+    rng = np.random.default_rng(17)
+    for _ in range(600):
+        u = rng.beta(1, 6, 20)
+        det.update(u, u < 0.5)
+    prefixes = det._history.prefixes
+    assert min(prefixes) >= 600 - 512 and len(prefixes) <= 512
+    assert det.last_scan.cuts[-1].cut == 512  # the largest cut still finds its prefix
