@@ -39,6 +39,12 @@ class Buckets:
         How many fitting-sample values fell in each bucket.
     n_sample
         Size of the fitting sample (correct predictions only).
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.05, 0.3), coef=(1.0, 1.0), sample_counts=(60, 60), n_sample=120)
+    >>> b.k, b.edges.round(3).tolist(), b.assign([0.0, 0.2, 0.4]).tolist()
+    (2, [0.175], [0, 1, 1])
     """
 
     centres: tuple[float, ...]
@@ -64,7 +70,13 @@ class Buckets:
         return len(self.centres)
 
     def assign(self, u: ArrayLike) -> NDArray[np.intp]:
-        """Bucket index of each PU value (brute-force weighted arg-min, the definition)."""
+        """Bucket index of each PU value (brute-force weighted arg-min, the definition).
+
+        Examples
+        --------
+        >>> Buckets((0.1, 0.3), (2.0, 1.0), (1, 1), 2).assign([0.15, 0.2, 0.25]).tolist()
+        [0, 1, 1]
+        """
         vals = np.asarray(u, dtype=np.float64)
         return _weighted_argmin(vals, np.array(self.centres), np.array(self.coef))
 

@@ -48,6 +48,11 @@ def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = _MAX_POW2) -> l
 class CutResult:
     """One tested (or skipped) cut point of a scan.
 
+    Examples
+    --------
+    >>> CutResult(cut=2, p_value=1.0, skipped=True)
+    CutResult(cut=2, p_value=1.0, skipped=True)
+
     Attributes
     ----------
     cut
@@ -69,6 +74,17 @@ class CutResult:
 @dataclass(frozen=True)
 class ScanResult:
     """What :meth:`ChunkPUDD.update` found for one chunk.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> det = ChunkPUDD(skip_rule=None)
+    >>> for a in (1, 1, 4):
+    ...     u = rng.beta(a, 8, 500)
+    ...     det.update(u, u < 0.5)
+    >>> scan = det.last_scan
+    >>> [c.cut for c in scan.cuts], scan.winner.cut, scan.drift_detected
+    ([1, 2], 1, True)
 
     Attributes
     ----------
@@ -434,7 +450,16 @@ class ChunkPUDD:
     def windows(
         self, cut: int
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64], NDArray[np.bool_]]:
-        """PU values and correctness of the old and recent windows of a cut, for plots."""
+        """PU values and correctness of the old and recent windows of a cut, for plots.
+
+        Examples
+        --------
+        >>> det = ChunkPUDD()
+        >>> for u in (np.full(100, 0.1), np.full(100, 0.2), np.full(100, 0.3)):
+        ...     det.update(u, u < 0.5)
+        >>> [a.size for a in det.windows(2)]
+        [100, 100, 200, 200]
+        """
         chunks = self._history.chunks
         n = len(chunks)
         if not 1 <= cut < n:
@@ -456,6 +481,13 @@ class ChunkPUDD:
             PU-index of each prediction in the chunk, in [0, 1].
         correct
             Whether each prediction was correct (arg-max equals the label).
+
+        Examples
+        --------
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.update([0.1, 0.2, 0.9], [True, True, False])
+        >>> det.n_chunks, det.p_value, det.last_scan.shortcut
+        (1, 1.0, 'fewer than two chunks since the last alarm')
         """
         vals = _validation.as_pu_array("u", u)
         if vals.size == 0:

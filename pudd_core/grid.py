@@ -105,7 +105,13 @@ def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
 
 
 def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
-    """Run one configuration; a crash becomes a row with its traceback, not an exception."""
+    """Run one configuration; a crash becomes a row with its traceback, not an exception.
+
+    Examples
+    --------
+    >>> safe_run(RunConfig(n_chunks=12, classifier_options={"bogus": 1}))["status"]
+    'error'
+    """
     try:
         row = run_experiment(config, data_dir=data_dir).summary()
         row.update(status="ok", error="")
@@ -262,6 +268,14 @@ def run_grid(
         ``True`` for a tqdm bar on stderr, or a callback ``progress(done, total)``.
     data_dir
         Data folder passed to every run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cfgs = expand_grid({"detector": ["pudd", "ddm"], "seeds": "0-1", "n_chunks": 12})
+    >>> df = run_grid(cfgs, store=tempfile.mkdtemp(), executor="serial", progress=False)
+    >>> len(df), sorted(df["status"].unique())
+    (4, ['ok'])
     """
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")

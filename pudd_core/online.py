@@ -204,6 +204,14 @@ class PUDD(DriftDetector):
             PU-index of the prediction, in [0, 1] (0/1 errors are accepted too).
         correct
             Whether the prediction was right; ``None`` means ``x < 0.5``.
+
+        Examples
+        --------
+        >>> det = PUDD(cut_every=10, clock=5)
+        >>> for u in [0.1] * 20:
+        ...     det.update(u)
+        >>> det.n_seen, det.drift_detected, det.last_scan.n_chunks
+        (20, False, 2)
         """
         u = float(x)
         if not 0.0 <= u <= 1.0:  # also rejects NaN

@@ -18,7 +18,7 @@ from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
 from pudd_core.evaluation import DetectionSummary, match_alarms, mean_accuracy
 from pudd_core.pu_index import is_correct, pu_index
-from pudd_core.streams import DatasetUnavailableError, get_info, load_stream
+from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,6 +79,12 @@ class RunConfig:
         Extra keyword options, e.g. ``{"cut_points": "all"}``, ``{"epochs": 50}``.
     record_windows
         Keep, per chunk, PU histograms of the winning cut's windows, its table and buckets.
+
+    Examples
+    --------
+    >>> cfg = RunConfig("sea0", "gnb", "pudd", alpha=1e-5, detector_options={"cut_points": "all"})
+    >>> cfg.detector_options, cfg.validate()
+    ((('cut_points', 'all'),), None)
     """
 
     dataset: str = "sea0"
@@ -112,11 +118,12 @@ class RunConfig:
         blob = json.dumps(asdict(self), sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
-    def validate(self, data_dir: str | None = None) -> None:
+    def validate(self, data_dir: str | None = None, *, stream: Stream | None = None) -> None:
         """Raise ``ValueError`` for a bad name, value or combination, before any work.
 
         A stream whose data files are missing raises
-        :class:`~pudd_core.streams.DatasetUnavailableError` with how to provide them.
+        :class:`~pudd_core.streams.DatasetUnavailableError` with how to provide them. With
+        ``stream`` (a user's stream), its card replaces the registry's.
         """
         if self.detector not in DETECTORS:
             raise ValueError(
@@ -130,7 +137,16 @@ class RunConfig:
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
-        info = get_info(self.dataset, data_dir=data_dir)  # ValueError naming known streams
+        if stream is not None:
+            if stream.name != self.dataset:
+                raise ValueError(
+                    f"dataset {self.dataset!r} does not name the given stream {stream.name!r}"
+                )
+            for name in ("chunk_size", "n_chunks"):
+                if getattr(self, name) not in (None, getattr(stream, name)):
+                    raise ValueError(f"{name} must be None or the given stream's "
+                                     f"{getattr(stream, name)}, got {getattr(self, name)}")
+        info = get_info(self.dataset, data_dir=data_dir) if stream is None else stream.info
         if not info.available:
             raise DatasetUnavailableError(f"stream {self.dataset!r}: {info.unavailable_reason}")
         images = len(info.feature_shape) == 3
@@ -183,7 +199,14 @@ class ChunkLog:
 
 @dataclass(frozen=True)
 class RunResult:
-    """The per-chunk log and the summary of one run."""
+    """The per-chunk log and the summary of one run.
+
+    Examples
+    --------
+    >>> res = run_experiment(RunConfig("sea0", "gnb", "ddm", n_chunks=12))
+    >>> len(res.chunks), len(res.to_frame()), res.summary()["detector"]
+    (11, 11, 'ddm')
+    """
 
     config: RunConfig
     chunks: tuple[ChunkLog, ...] = field(repr=False)
@@ -266,6 +289,7 @@ def run_experiment(
     *,
     progress: Callable[[int, int], None] | None = None,
     data_dir: str | None = None,
+    stream: Stream | None = None,
 ) -> RunResult:
     """Run one test-then-train episode and score it (spec sections 1.10 and 3).
 
@@ -284,6 +308,9 @@ def run_experiment(
         ``progress(done, total)`` after each chunk.
     data_dir
         Data folder instead of ``$PUDD_DATA_DIR``.
+    stream
+        A stream to run instead of the registry's ``config.dataset`` (a user's file, from
+        :func:`~pudd_core.streams.stream_from_csv`); ``config.dataset`` must be its name.
 
     Examples
     --------
@@ -291,17 +318,18 @@ def run_experiment(
     >>> round(res.accuracy, 4), res.alarms, res.detection.missed
     (0.953, (20,), 1)
     """
-    config.validate(data_dir)
+    config.validate(data_dir, stream=stream)
     start = time.perf_counter()
     stream_seq, model_seq, det_seq = np.random.SeedSequence(config.seed).spawn(3)
-    stream = load_stream(
-        config.dataset,
-        seed=int(stream_seq.generate_state(1)[0]),
-        chunk_size=config.chunk_size,
-        n_chunks=config.n_chunks,
-        data_dir=data_dir,
-        **dict(config.stream_options),
-    )
+    if stream is None:
+        stream = load_stream(
+            config.dataset,
+            seed=int(stream_seq.generate_state(1)[0]),
+            chunk_size=config.chunk_size,
+            n_chunks=config.n_chunks,
+            data_dir=data_dir,
+            **dict(config.stream_options),
+        )
     if stream.n_chunks < 2:
         raise ValueError("a run needs at least two chunks: chunk 0 trains, the rest are tested")
     model = make_classifier(
