@@ -17,7 +17,7 @@ from pudd_core.chi2 import (
     pu_chi2_test,
 )
 from pudd_core.detector import ChunkPUDD, CutResult, ScanResult, cut_points
-from pudd_core.online import PUDD
+from pudd_core.online import PUDD, PUDDClassifier
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.theorems import (
     ErrorStats,
@@ -39,6 +39,7 @@ __all__ = [
     "CutResult",
     "ErrorStats",
     "PUDD",
+    "PUDDClassifier",
     "PUTestResult",
     "ScanResult",
     "Theorem1Check",

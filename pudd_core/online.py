@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from river import base
 from river.base import DriftDetector
 
 from pudd_core import _validation
@@ -25,7 +26,7 @@ from pudd_core.detector import (
     cut_points,
 )
 
-__all__ = ["PUDD"]
+__all__ = ["PUDD", "PUDDClassifier"]
 
 
 @dataclass
@@ -290,3 +291,64 @@ class PUDD(DriftDetector):
     def n_seen(self) -> int:
         """Instances seen since the detector was created."""
         return self._n_seen
+
+
+class PUDDClassifier(base.Wrapper[base.Classifier], base.Classifier):
+    r"""Retrain a river classifier when PUDD, fed its PU-index, detects a drift.
+
+    Like river's ``drift.DriftRetrainingClassifier``, but the detector sees the prediction
+    uncertainty $u = 1 - p(y | x)$ of each instance (with its arg-max correctness), not only
+    the 0/1 error, which is what makes PUDD earlier than error-rate detectors (Theorem 2).
+    After an alarm the model is replaced by a fresh clone.
+
+    Parameters
+    ----------
+    model
+        A river classifier with ``predict_proba_one``.
+    drift_detector
+        The detector (default ``PUDD()``).
+
+    Examples
+    --------
+    >>> from river import datasets, naive_bayes
+    >>> clf = PUDDClassifier(naive_bayes.GaussianNB(), PUDD(cut_every=200, clock=20, seed=0))
+    >>> stream = [*datasets.synth.SEA(variant=0, seed=1).take(3000),
+    ...           *datasets.synth.SEA(variant=3, seed=2).take(3000)]
+    >>> for x, y in stream:
+    ...     clf.learn_one(x, y)
+    >>> clf.n_resets >= 1
+    True
+    """
+
+    def __init__(self, model: base.Classifier, drift_detector: PUDD | None = None) -> None:
+        self.model = model
+        self.drift_detector = drift_detector if drift_detector is not None else PUDD()
+        self.n_resets = 0
+
+    @property
+    def _wrapped_model(self) -> base.Classifier:
+        return self.model
+
+    @classmethod
+    def _unit_test_params(cls) -> Any:
+        from river import naive_bayes
+
+        model: base.Classifier = naive_bayes.GaussianNB()  # type: ignore[no-untyped-call]
+        yield {"model": model, "drift_detector": PUDD(cut_every=50, clock=10)}
+
+    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
+        """Class probabilities of the current model."""
+        out: dict[Any, float] = self.model.predict_proba_one(x, **kwargs)
+        return out
+
+    def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
+        """Score the instance (PU-index, correctness), update PUDD, then learn it."""
+        proba = self.model.predict_proba_one(x)
+        if proba:
+            y_pred = max(proba, key=proba.__getitem__)
+            u = min(1.0, max(0.0, 1.0 - proba.get(y, 0.0)))
+            self.drift_detector.update(u, correct=y_pred == y)
+            if self.drift_detector.drift_detected:
+                self.model = self.model.clone()
+                self.n_resets += 1
+        self.model.learn_one(x, y, **kwargs)

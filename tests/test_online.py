@@ -135,3 +135,40 @@ def test_values_outside_the_unit_interval_raise(x):
 def test_parameters_out_of_range_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         PUDD(**kwargs)
+
+
+def _classifier_checks():
+    from pudd_core import PUDDClassifier
+
+    model = next(PUDDClassifier._unit_test_params())
+    return [c for c in river_checks.yield_checks(PUDDClassifier(**model))
+            if c.__name__ != "check_tags"]
+
+
+@pytest.mark.parametrize("check", _classifier_checks(), ids=lambda c: c.__name__)
+def test_pudd_classifier_passes_river_checks(check):
+    from pudd_core import PUDDClassifier
+
+    for params in PUDDClassifier._unit_test_params():
+        check(PUDDClassifier(**params))  # river binds the datasets into each check
+
+
+def test_pudd_classifier_feeds_the_pu_index_and_resets_the_model_after_a_drift():
+    from river import datasets, naive_bayes
+
+    from pudd_core import PUDDClassifier
+
+    det = PUDD(cut_every=200, clock=20, seed=0)
+    clf = PUDDClassifier(naive_bayes.GaussianNB(), det)
+    stream = [*datasets.synth.SEA(variant=0, seed=1).take(3000),
+              *datasets.synth.SEA(variant=3, seed=2).take(3000)]
+    first_model = clf.model
+    reset_at = None
+    for i, (x, y) in enumerate(stream):
+        clf.learn_one(x, y)
+        if reset_at is None and clf.model is not first_model:
+            reset_at = i
+    assert reset_at is not None and reset_at >= 3000  # no reset before the concept changes
+    assert det.n_seen == len(stream) - 1  # every instance after the first was scored
+    # u is the PU-index, not a 0/1 error: the detector holds values strictly inside (0, 1)
+    assert all(0.0 < v < 1.0 for v in det._u)
