@@ -70,3 +70,10 @@ def test_bad_seed_specs_raise(spec):
 def test_unknown_executor_raises_before_work(tmp_path):
     with pytest.raises(ValueError, match="executor must be one of"):
         run_grid(CFGS, store=tmp_path, executor="spark")
+
+
+def test_a_dask_cluster_gives_the_same_results_as_serial(tmp_path):
+    pytest.importorskip("distributed")
+    dask = run_grid(CFGS, store=tmp_path / "d", executor="dask", progress=False)
+    serial = run_grid(CFGS, store=tmp_path / "s", executor="serial", progress=False)
+    assert set(dask["status"]) == {"ok"} and _acc(dask) == _acc(serial)
