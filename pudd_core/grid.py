@@ -226,9 +226,10 @@ def _executor_results(
                 'executor "dask" needs Dask: pip install "dask[distributed]"; start a local '
                 "cluster with `dask scheduler` + `dask worker tcp://127.0.0.1:8786`"
             ) from None
-        with Client(address) if address else Client(processes=True) as client:
+        # distributed ships partial annotations; its constructors are untyped.
+        with Client(address) if address else Client(processes=True) as client:  # type: ignore[no-untyped-call,unused-ignore]
             futures = client.map(safe_run, list(todo), data_dir=data_dir, pure=False)
-            for fut in as_completed(futures):
+            for fut in as_completed(futures):  # type: ignore[no-untyped-call,unused-ignore]
                 yield fut.result()
     else:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")

@@ -130,3 +130,38 @@ def test_a_missing_dataset_fails_before_any_work(tmp_path, monkeypatch):
     with pytest.raises(DatasetUnavailableError, match="(?s)elec2.*PUDD_DATA_DIR"):
         run_grid(cfgs, store=tmp_path / "store", executor="serial", progress=False)
     assert not (tmp_path / "store").exists()  # nothing ran, nothing stored
+
+
+def _user_stream(name="mine", chunk_size=200):
+    import io
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 10, size=(2000, 2))
+    y = (x.sum(axis=1) > np.where(np.arange(2000) < 1000, 9.0, 11.0)).astype(int)
+    csv = "a,b,label\n" + "".join(f"{a:.4f},{b:.4f},{c}\n" for (a, b), c in zip(x, y, strict=True))
+    from pudd_core.streams import stream_from_csv
+
+    return stream_from_csv(io.StringIO(csv), label="label", chunk_size=chunk_size, name=name)
+
+
+def test_a_given_user_stream_runs_instead_of_the_registry():
+    stream = _user_stream()
+    res = run_experiment(RunConfig("mine", "gnb", "pudd", alpha=1e-3), stream=stream)
+    assert [c.chunk_index for c in res.chunks] == list(range(1, 10))
+    assert res.drift_chunks is None and res.detection is None
+    assert res.alarms == (5,)  # the boundary moves at row 1000 = chunk 5
+    again = run_experiment(RunConfig("mine", "gnb", "pudd", alpha=1e-3), stream=stream)
+    assert _strip(again) == _strip(res)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"dataset": "sea0"}, "dataset 'sea0' does not name the given stream 'mine'"),
+        ({"chunk_size": 100}, "chunk_size must be None or the given stream's 200, got 100"),
+        ({"classifier": "small-cnn"}, "cannot learn the user stream 'mine'"),
+    ],
+)
+def test_a_given_stream_is_checked_against_the_config(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        run_experiment(RunConfig(**{"dataset": "mine", **kwargs}), stream=_user_stream())

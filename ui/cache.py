@@ -6,10 +6,20 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
-from pudd_core import illustration
+from pudd_core import cifar_view, cost, explorer, illustration
+from pudd_core.grid import ResultStore, run_grid
 from pudd_core.runner import RunConfig, RunResult, run_experiment
+from pudd_core.streams import Stream, StreamInfo, list_streams
+from pudd_core.sweep import false_alarm_study
+from ui.progress import Task
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -40,3 +50,126 @@ def fig1_curve(sizes: tuple[int, ...], seed: int) -> illustration.Fig1Curve:
 def run(config: RunConfig) -> RunResult:
     """One experiment of the runner (stream × classifier × detector × seed)."""
     return run_experiment(config)
+
+
+# --- Stream explorer ---------------------------------------------------------------------------
+@st.cache_data(max_entries=64, show_spinner=False)
+def explorer_run(
+    config: RunConfig, *, _stream: Callable[[], Stream] | None = None,
+    _progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """One detector's run of the Stream explorer.
+
+    ``_stream`` (the registry stream of ``config``, shared by the exploration's runs) and
+    ``_progress`` are not part of the key.
+    """
+    return run_experiment(config, stream=_stream() if _stream else None, progress=_progress)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def explorer_user_run(
+    config: RunConfig, label: str, *, _stream: Callable[[], Stream],
+    _progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """A run on an uploaded CSV, read by ``_stream``: the file's bytes are not hashed.
+
+    ``config.dataset`` is the file's hash name (``explorer.upload_name``); with the label
+    column and the chunk size and count in ``config`` it identifies the run.
+    """
+    return run_experiment(replace(config, n_chunks=None), stream=_stream(), progress=_progress)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def explorer_csv_columns(digest: str, _data: bytes) -> tuple[str, ...]:
+    """The header of an uploaded CSV (``digest``: the file's hash name)."""
+    return explorer.csv_columns(_data)
+
+
+@st.cache_data(ttl=30, max_entries=1, show_spinner=False)
+def streams() -> list[StreamInfo]:
+    """The registry's streams with their availability (rechecked every 30 s)."""
+    return list_streams()
+
+
+# --- long work with a progress bar: CIFAR-10-CD, Threshold lab, Reproduction ------------------
+# A progress callback inside a cached function would be recorded and replayed on every cache
+# hit, where the bar it updates no longer exists (CacheReplayClosureError). So the work runs
+# outside the cache and ``_finished`` only keeps its result: a lookup raises NotCached on a
+# miss (nothing is stored), and a second call with ``_result`` stores it under the same key.
+class NotCached(Exception):
+    """No finished result for this spec yet (not an error: compute it)."""
+
+
+@st.cache_data(max_entries=96, show_spinner=False)
+def _finished(spec: tuple[Any, ...], _result: Any = None) -> Any:
+    if _result is None:
+        raise NotCached(spec)
+    return _result
+
+
+def finished(spec: tuple[Any, ...]) -> Any:
+    """The finished result of ``spec`` (a hashable tuple of configs), or None."""
+    try:
+        return _finished(spec)
+    except NotCached:
+        return None
+
+
+def _keep(spec: tuple[Any, ...], result: Any) -> Any:
+    return _finished(spec, result)
+
+
+def run_task(config: RunConfig, label: str) -> Task:
+    """One run of the runner, with per-chunk progress; its result cached by config."""
+    spec = ("run", config)
+    return Task(label, cost.run_seconds(config), lambda: finished(spec),
+                lambda progress: _keep(spec, run_experiment(config, progress=progress)))
+
+
+def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) -> Task:
+    """PUDD's p-values on a stationary stream (``pudd_core.sweep.false_alarm_study``)."""
+    spec = ("false-alarm", dataset, classifier, n_chunks, seed)
+    seconds = cost.run_seconds(RunConfig(dataset, classifier, n_chunks=n_chunks))
+    return Task(f"stationary {dataset}, {n_chunks} chunks", seconds, lambda: finished(spec),
+                lambda progress: _keep(spec, false_alarm_study(
+                    dataset, classifier, n_chunks=n_chunks, seed=seed, progress=progress)))
+
+
+def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
+    """One run into the results store (``run_grid``): written as soon as it finishes."""
+    return Task(label, cost.run_seconds(config), lambda: True if stored else None,
+                lambda progress: run_grid([config], store=store, executor="serial",
+                                          progress=progress))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def interest_drift(seed: int, n_chunks: int) -> cifar_view.InterestDrift:
+    """CIFAR-10-CD's Markov interest process for a run's seed (no images needed)."""
+    return cifar_view.interest_drift(seed, n_chunks=n_chunks)
+
+
+@st.cache_data(max_entries=32, show_spinner="Reading the CIFAR-10 images (the first time, "
+                                            "50,000 JPEGs are decoded: about 10 s) …")
+def thumbnails(seed: int, chunk: int, n_chunks: int) -> cifar_view.Thumbnails:
+    """A few uint8 training images of each class in one chunk of a run's CIFAR-10-CD stream."""
+    return cifar_view.chunk_thumbnails(seed, chunk, n_chunks=n_chunks)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def store_rows(path: str, parts: tuple[str, ...]) -> pd.DataFrame:
+    """Every run in the results store at ``path`` (``parts``: its files, so writes miss)."""
+    return ResultStore(path).load()
+
+
+def store_parts(path: str) -> tuple[str, ...]:
+    """The store's part files: a new batch of runs makes a new cache key."""
+    folder = Path(path)
+    return tuple(sorted(p.name for p in folder.glob("part-*.parquet"))) if folder.is_dir() \
+        else ()
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_text(path: str) -> str:
+    """A committed file of the repository (``results/README.md``), or "" when missing."""
+    file = Path(path)
+    return file.read_text(encoding="utf-8") if file.is_file() else ""

@@ -34,6 +34,10 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/home.py", "Home", None, ":material/home:",
              "What the PU-index and PUDD are, and PUDD running on a stream."),
+    PageSpec("pages/explorer.py", "Stream explorer", "explorer", ":material/timeline:",
+             "Pick a stream, a classifier and PUDD's threshold, add baseline detectors, and "
+             "step or play through the chunks: error rates, alarms, PU histograms, every "
+             "cut's p-value and the χ² table, chunk by chunk."),
     PageSpec("pages/theorem2.py", "Theorem 2, step by step", "theorem2", ":material/functions:",
              "Equal error rates, different PU histograms: the proof's counterexample, live; "
              "and Theorem 1, the other direction."),
@@ -41,6 +45,17 @@ PAGES: tuple[PageSpec, ...] = (
              ":material/scatter_plot:",
              "SEA features, Gaussian naive Bayes and a boundary moving from 9 to 8.2: "
              "what the paper's first figure shows, and what its p-value really is."),
+    # the file is named as its URL: before st.navigation first runs, a fresh server knows
+    # pages only by file name, and /cifar10-cd would open a "Page not found" dialog
+    PageSpec("pages/cifar10-cd.py", "CIFAR-10-CD", "cifar10-cd", ":material/image:",
+             "The image stream whose positive classes drift by a Markov chain: the matrix, "
+             "the interest timeline, the images, and PUDD against the baselines with a CNN."),
+    PageSpec("pages/thresholds.py", "Threshold lab", "thresholds", ":material/tune:",
+             "Sweep α from 10⁻¹ to 10⁻¹⁰: accuracy, alarms, delay, missed drifts, and false "
+             "alarms on a stream without drift, with and without a Bonferroni correction."),
+    PageSpec("pages/reproduction.py", "Reproduction", "reproduction", ":material/table_chart:",
+             "Our runs of the paper's Table 1 beside its numbers, from the results store, "
+             "and a small reproduction of your own."),
 )
 
 

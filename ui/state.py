@@ -38,6 +38,46 @@ FIG1_ALPHA_EXP = "fig1_alpha_exp"
 FIG1_MAX_N = "fig1_max_n"
 FIG1_SEED = "fig1_seed"
 
+EXPLORER_DATASET = "explorer_dataset"  # a registry stream, or EXPLORER_UPLOAD
+EXPLORER_CLASSIFIER = "explorer_classifier"
+EXPLORER_REGIME = "explorer_regime"
+EXPLORER_ALPHA_EXP = "explorer_alpha_exp"
+EXPLORER_BASELINES = "explorer_baselines"
+EXPLORER_CHUNK_SIZE = "explorer_chunk_size"
+EXPLORER_N_CHUNKS = "explorer_n_chunks"  # None: the stream's own length
+EXPLORER_LABEL = "explorer_label"  # label column of an uploaded CSV
+EXPLORER_CURSOR = "explorer_chunk"  # the chunk the charts show (1 = first tested chunk)
+EXPLORER_PLAYING = "explorer_playing"
+EXPLORER_SPEED = "explorer_speed"  # seconds per chunk while playing
+EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file"
+
+CIFAR_N_CHUNKS = "cifar_n_chunks"
+CIFAR_CLASSIFIER = "cifar_classifier"
+CIFAR_DETECTORS = "cifar_detectors"  # "pudd" and river baselines, by registry name
+CIFAR_ALPHA_EXP = "cifar_alpha_exp"
+CIFAR_CHUNK = "cifar_chunk"  # the chunk whose images are shown
+CIFAR_JOB = "cifar_job"  # ui.progress: "" idle, "run", or "stop:<selection>"
+
+THRESHOLDS_DATASET = "thresholds_dataset"
+THRESHOLDS_CLASSIFIER = "thresholds_classifier"
+THRESHOLDS_EXPONENTS = "thresholds_exponents"  # (first, last) x of alpha = 10^-x
+THRESHOLDS_SEEDS = "thresholds_seeds"  # number of seeds, from the sidebar seed on
+THRESHOLDS_N_CHUNKS = "thresholds_n_chunks"  # 0: the stream's own length
+THRESHOLDS_ALPHA_EXP = "thresholds_alpha_exp"
+THRESHOLDS_STUDY_DATASET = "thresholds_study_dataset"  # a synthetic stream, kept stationary
+THRESHOLDS_STUDY_CHUNKS = "thresholds_study_chunks"
+THRESHOLDS_JOB = "thresholds_job"
+THRESHOLDS_STUDY_JOB = "thresholds_study_job"
+
+REPRODUCTION_VIEW = "reproduction_view"  # "<classifier>:<n_chunks or full>"; None: largest
+REPRODUCTION_CLASSIFIER = "reproduction_classifier"
+REPRODUCTION_DATASETS = "reproduction_datasets"
+REPRODUCTION_DETECTORS = "reproduction_detectors"  # the paper's row names: pudd-3, ddm, ...
+REPRODUCTION_REGIMES = "reproduction_regimes"
+REPRODUCTION_SEEDS = "reproduction_seeds"
+REPRODUCTION_N_CHUNKS = "reproduction_n_chunks"  # 0: the paper's stream lengths
+REPRODUCTION_JOB = "reproduction_job"
+
 DEFAULTS: dict[str, Any] = {
     SEED: 0,
     THEOREM2_N: 1000,
@@ -55,6 +95,41 @@ DEFAULTS: dict[str, Any] = {
     FIG1_ALPHA_EXP: 5,
     FIG1_MAX_N: 20000,
     FIG1_SEED: 42,
+    EXPLORER_DATASET: "sea0",
+    EXPLORER_CLASSIFIER: "gnb",
+    EXPLORER_REGIME: "incremental",
+    EXPLORER_ALPHA_EXP: 3,
+    EXPLORER_BASELINES: ("adwin", "ddm"),
+    EXPLORER_CHUNK_SIZE: 1000,
+    EXPLORER_N_CHUNKS: None,
+    EXPLORER_LABEL: None,
+    EXPLORER_CURSOR: 1,
+    EXPLORER_PLAYING: False,
+    EXPLORER_SPEED: 0.3,
+    CIFAR_N_CHUNKS: 20,
+    CIFAR_CLASSIFIER: "small-cnn",
+    CIFAR_DETECTORS: ("pudd", "ddm"),
+    CIFAR_ALPHA_EXP: 3,
+    CIFAR_CHUNK: 0,
+    CIFAR_JOB: "",
+    THRESHOLDS_DATASET: "sea0",
+    THRESHOLDS_CLASSIFIER: "gnb",
+    THRESHOLDS_EXPONENTS: (1, 10),
+    THRESHOLDS_SEEDS: 2,
+    THRESHOLDS_N_CHUNKS: 50,
+    THRESHOLDS_ALPHA_EXP: 2,
+    THRESHOLDS_STUDY_DATASET: "sea0",
+    THRESHOLDS_STUDY_CHUNKS: 200,
+    THRESHOLDS_JOB: "",
+    THRESHOLDS_STUDY_JOB: "",
+    REPRODUCTION_VIEW: None,
+    REPRODUCTION_CLASSIFIER: "gnb",
+    REPRODUCTION_DATASETS: ("sea0", "sine"),
+    REPRODUCTION_DETECTORS: ("pudd-3", "ddm"),
+    REPRODUCTION_REGIMES: ("incremental", "train-once"),
+    REPRODUCTION_SEEDS: 2,
+    REPRODUCTION_N_CHUNKS: 20,
+    REPRODUCTION_JOB: "",
 }
 
 
@@ -102,6 +177,88 @@ def _fmt_range(value: Any) -> str:
     return f"{value[0]:g}-{value[1]:g}"
 
 
+def _one_of(options: Callable[[], tuple[str, ...]]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options():
+            raise ValueError(f"expected one of {', '.join(options())}")
+        return text
+
+    return parse
+
+
+def _some_of(options: Callable[[], tuple[str, ...]]) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        chosen = tuple(v for v in text.split(",") if v)
+        if not set(chosen) <= set(options()):
+            raise ValueError(f"expected a comma-separated list of {', '.join(options())}")
+        return tuple(v for v in options() if v in chosen)
+
+    return parse
+
+
+def _explorer_datasets() -> tuple[str, ...]:
+    from pudd_core.streams import list_streams
+
+    return (*(info.name for info in list_streams()), EXPLORER_UPLOAD)
+
+
+def _explorer_classifiers() -> tuple[str, ...]:
+    from pudd_core.classifiers import CLASSIFIERS
+
+    return tuple(CLASSIFIERS)
+
+
+def _explorer_baselines() -> tuple[str, ...]:
+    from pudd_core.baselines import BASELINES
+
+    return tuple(BASELINES)
+
+
+def _exponent_range(text: str) -> tuple[int, int]:
+    """``"1-10"``: the first and last x of a sweep over alpha = 10^-x."""
+    try:
+        a, b = (int(v) for v in text.split("-"))
+    except ValueError:
+        a = b = 0
+    if not 1 <= a <= b <= 10:
+        raise ValueError("expected 'first-last' with 1 <= first <= last <= 10")
+    return (a, b)
+
+
+def _fmt_exponents(value: Any) -> str:
+    return f"{int(value[0])}-{int(value[1])}"
+
+
+def _stream_names() -> tuple[str, ...]:
+    from pudd_core.streams import list_streams
+
+    return tuple(info.name for info in list_streams())
+
+
+def _cifar_detectors() -> tuple[str, ...]:
+    return ("pudd", *_explorer_baselines())
+
+
+def _paper_datasets() -> tuple[str, ...]:
+    from pudd_core.paper import DATASETS
+
+    return DATASETS
+
+
+def _paper_detectors() -> tuple[str, ...]:
+    from pudd_core.paper import LAYOUTS
+
+    return tuple(d for d in LAYOUTS[1].detectors)
+
+
+def _view(text: str) -> str:
+    """``"gnb:full"`` or ``"gnb:20"``: a group of runs in the results store."""
+    classifier, _, length = text.partition(":")
+    if not classifier or not (length == "full" or length.isdigit()):
+        raise ValueError("expected '<classifier>:full' or '<classifier>:<number of chunks>'")
+    return text
+
+
 @dataclass(frozen=True)
 class QueryParam:
     """How one session-state value appears in the URL (``?name=text``)."""
@@ -123,6 +280,37 @@ QUERY: dict[str, QueryParam] = {
     THEOREM2_ALPHA_EXP: QueryParam("alpha", "theorem2", _int_in(1, 10)),
     FIG1_ALPHA_EXP: QueryParam("alpha", "fig1", _int_in(1, 10)),
     FIG1_SEED: QueryParam("seed_extra", "fig1", _int_in(0, 2**31 - 1)),
+    EXPLORER_DATASET: QueryParam("dataset", "explorer", _one_of(_explorer_datasets)),
+    EXPLORER_CLASSIFIER: QueryParam("classifier", "explorer", _one_of(_explorer_classifiers)),
+    EXPLORER_REGIME: QueryParam("regime", "explorer",
+                                _one_of(lambda: ("incremental", "train-once"))),
+    EXPLORER_ALPHA_EXP: QueryParam("alpha", "explorer", _int_in(1, 10)),
+    EXPLORER_BASELINES: QueryParam("baselines", "explorer", _some_of(_explorer_baselines),
+                                   ",".join),
+    EXPLORER_CHUNK_SIZE: QueryParam("chunk_size", "explorer", _int_in(10, 100_000)),
+    EXPLORER_N_CHUNKS: QueryParam("n_chunks", "explorer", _int_in(2, 10_000)),
+    EXPLORER_CURSOR: QueryParam("chunk", "explorer", _int_in(1, 100_000)),
+    CIFAR_N_CHUNKS: QueryParam("chunks", "cifar10-cd", _int_in(3, 100)),
+    CIFAR_CLASSIFIER: QueryParam("classifier", "cifar10-cd",
+                                 _one_of(lambda: ("small-cnn", "resnet18"))),
+    CIFAR_DETECTORS: QueryParam("detectors", "cifar10-cd", _some_of(_cifar_detectors), ",".join),
+    CIFAR_ALPHA_EXP: QueryParam("alpha", "cifar10-cd", _int_in(1, 10)),
+    CIFAR_CHUNK: QueryParam("chunk", "cifar10-cd", _int_in(0, 99)),
+    THRESHOLDS_DATASET: QueryParam("dataset", "thresholds", _one_of(_stream_names)),
+    THRESHOLDS_CLASSIFIER: QueryParam("classifier", "thresholds", _one_of(_explorer_classifiers)),
+    THRESHOLDS_EXPONENTS: QueryParam("alphas", "thresholds", _exponent_range, _fmt_exponents),
+    THRESHOLDS_SEEDS: QueryParam("seeds", "thresholds", _int_in(1, 5)),
+    THRESHOLDS_N_CHUNKS: QueryParam("chunks", "thresholds", _int_in(0, 1000)),
+    THRESHOLDS_ALPHA_EXP: QueryParam("alpha", "thresholds", _int_in(1, 10)),
+    REPRODUCTION_VIEW: QueryParam("view", "reproduction", _view),
+    REPRODUCTION_CLASSIFIER: QueryParam("classifier", "reproduction",
+                                        _one_of(lambda: ("gnb", "vfdt", "dnn"))),
+    REPRODUCTION_DATASETS: QueryParam("datasets", "reproduction", _some_of(_paper_datasets),
+                                      ",".join),
+    REPRODUCTION_DETECTORS: QueryParam("detectors", "reproduction", _some_of(_paper_detectors),
+                                       ",".join),
+    REPRODUCTION_SEEDS: QueryParam("seeds", "reproduction", _int_in(1, 10)),
+    REPRODUCTION_N_CHUNKS: QueryParam("chunks", "reproduction", _int_in(0, 100)),
 }
 
 
@@ -162,7 +350,7 @@ def write_query(page: str) -> None:
     wanted = {
         spec.name: spec.fmt(st.session_state[key])
         for key, spec in QUERY.items()
-        if spec.page in ("", page)
+        if spec.page in ("", page) and st.session_state[key] is not None  # None: not set
     }
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)

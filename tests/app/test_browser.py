@@ -36,7 +36,8 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 # the h1 each page shows (the default page's sidebar title is "Home")
-HEADINGS = {"pages/home.py": "PUDD Lab"}
+HEADINGS = {"pages/home.py": "PUDD Lab",
+            "pages/cifar10-cd.py": "CIFAR-10-CD: interest drift on images"}
 
 
 def _chromium() -> str | None:
@@ -234,3 +235,262 @@ def test_theorem2_moving_the_error_rate_slider_updates_the_metrics(
     expect(value).to_have_text("0.450", timeout=30_000)
     expect(page).to_have_url(re.compile(r"error_rate=0\.45"))  # the shareable link follows
     _assert_no_exception(page)
+
+
+# --- Stream explorer ------------------------------------------------------------------------------
+EXPLORER = "Stream explorer"
+EXPLORER_BENCH = ROOT / "benchmarks" / "results" / "app.md"
+# points of PUDD's error curve in the first chart (plotly keeps its data on the graph div)
+_TRACE_POINTS = """() => {
+    const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+    const t = gd && gd.data && gd.data.find(d => d.name === 'PUDD error rate');
+    return t ? t.x.length : -1;
+}"""
+# resolves when the chunk counter reads `text` and the trace has `n` points: ms since the click
+_UPDATED = """([text, n]) => new Promise(resolve => {
+    const done = () => {
+        const v = [...document.querySelectorAll('[data-testid="stMetric"]')]
+            .find(m => m.innerText.startsWith('Chunk'));
+        const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+        const t = gd && gd.data && gd.data.find(d => d.name === 'PUDD error rate');
+        return v && v.querySelector('[data-testid="stMetricValue"]').innerText === text
+            && t && t.x.length === n;
+    };
+    const poll = () => done() ? resolve(performance.now() - window.__click) : setTimeout(poll, 5);
+    poll();
+})"""
+_ON_CLICK = ("() => document.addEventListener('click', "
+             "() => { window.__click = performance.now() }, {capture: true, once: true})")
+
+
+def _chunk_value(page: Any) -> Any:
+    return page.locator('[data-testid="stMetric"]').filter(has_text="Chunk").first.locator(
+        '[data-testid="stMetricValue"]')
+
+
+def _button(page: Any, name: str) -> Any:
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def test_explorer_steps_plays_and_pauses_with_the_charts_following(
+    page: Any, app_url: str
+) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/explorer?n_chunks=60")
+    _settle(page, EXPLORER)
+    counter = _chunk_value(page)
+    expect(counter).to_have_text("1 / 59")
+    page.wait_for_function(f"({_TRACE_POINTS})() === 1")
+    _button(page, "Next chunk").click()
+    expect(counter).to_have_text("2 / 59")
+    page.wait_for_function(f"({_TRACE_POINTS})() === 2")
+    expect(page).to_have_url(re.compile(r"chunk=2"))
+    _button(page, "Play").click()
+    page.wait_for_function(f"({_TRACE_POINTS})() >= 6", timeout=30_000)
+    _button(page, "Pause").click()
+    _button(page, "Play").wait_for()
+    stopped = counter.inner_text()
+    page.wait_for_timeout(1500)  # no automatic reruns once paused
+    assert counter.inner_text() == stopped
+    cursor = int(stopped.split(" / ")[0])
+    assert cursor >= 6 and page.evaluate(_TRACE_POINTS) == cursor
+    expect(page).to_have_url(re.compile(rf"chunk={cursor}(&|$)"))
+    _assert_no_exception(page)
+    # the link reopens the same run from the cache: its progress bar must not be replayed
+    # (ui/explorer.compute draws it outside Streamlit's recording of the cached call)
+    page.reload()
+    _settle(page, EXPLORER)
+    expect(_chunk_value(page)).to_have_text(stopped)
+    _assert_no_exception(page)
+
+
+def test_explorer_screenshot_at_an_alarm(page: Any, app_url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/explorer?chunk=39")
+    _settle(page, EXPLORER)
+    _button(page, "Next chunk").click()  # chunk 40: PUDD-3 alarms on the third drift
+    expect(_chunk_value(page)).to_have_text("40 / 99")
+    _settle(page, EXPLORER)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    _assert_no_exception(page)
+    _screenshot(page, "explorer")
+
+
+@pytest.mark.slow  # three minutes; run it with -m browser (which replaces "not slow")
+def test_explorer_speed_is_measured_in_the_browser(
+    page: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a pass/fail check: the medians go to benchmarks/results/app.md (BENCHMARKS.md)."""
+    from playwright.sync_api import expect
+
+    log = tmp_path / "fragment_ms.tsv"
+    monkeypatch.setenv("PUDD_TIMING_LOG", str(log))  # ui/player.py appends each fragment run
+    with _serve(tmp_path) as url:
+        page.goto(url)  # a visitor arrives at Home: the server imports everything once
+        _settle(page, "PUDD Lab")
+        three = "baselines=adwin,ddm,eddm"
+
+        def drawn() -> None:
+            expect(_chunk_value(page)).to_have_text(re.compile(r" / 99$"), timeout=60_000)
+            page.wait_for_function("document.querySelectorAll("
+                                   "'[data-testid=\"stPlotlyChart\"] .js-plotly-plot').length >= 3")
+            _assert_no_exception(page)
+
+        def navigate(seed: int) -> float:
+            """From Home (seed from the link) to the explorer by its sidebar link."""
+            page.goto(f"{url}/?seed={seed}")
+            _settle(page, "PUDD Lab")
+            t = time.monotonic()
+            page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
+                has_text=EXPLORER).click()
+            drawn()
+            return time.monotonic() - t
+
+        def open_link(query: str) -> float:
+            """A fresh browser session opening a link to the explorer."""
+            t = time.monotonic()
+            page.goto(f"{url}/explorer?{query}")
+            drawn()
+            return time.monotonic() - t
+
+        def play_all() -> tuple[float, int]:
+            """Chunks 1 to 99 at the fastest speed: seconds, and fragment runs drawn."""
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Speed").click()
+            page.get_by_role("option", name="10 chunks/s").click()
+            _button(page, "Reset").click()
+            expect(_chunk_value(page)).to_have_text("1 / 99")
+            _settle(page, EXPLORER)
+            logged = len(_timings(log))
+            t = time.monotonic()
+            _button(page, "Play").click()
+            expect(_chunk_value(page)).to_have_text("99 / 99", timeout=180_000)
+            seconds = time.monotonic() - t
+            _button(page, "Play").wait_for()  # stopped by itself at the end
+            return seconds, sum(what == "step" for what, _ in _timings(log)[logged:])
+
+        seeds = (101, 102, 103, 104, 105)
+        first = [navigate(s) for s in seeds]  # runs computed
+        computing = [ms / 1e3 for what, ms in _timings(log) if what == "runs"]
+        again = [navigate(s) for s in seeds]  # runs cached
+        link = [open_link(f"seed={s}") for s in (106, 107, 108)]  # runs computed
+        plays = {"PUDD-3 + ADWIN + DDM": play_all()}
+        open_link(f"seed=101&{three}&chunk=20")
+        _settle(page, EXPLORER)
+        logged = len(_timings(log))
+        clicks = []
+        for step in range(21, 31):
+            page.evaluate(_ON_CLICK)
+            _button(page, "Next chunk").click()
+            clicks.append(page.evaluate(_UPDATED, [f"{step} / 99", step]) / 1e3)
+            page.wait_for_timeout(150)
+        server = [ms / 1e3 for what, ms in _timings(log)[logged:] if what == "step"]
+        plays["PUDD-3 + ADWIN + DDM + EDDM"] = play_all()
+        _assert_no_exception(page)
+    _write_explorer_bench(first, computing[:len(seeds)], again, link, clicks, server, plays)
+
+
+def _timings(log: Path) -> list[tuple[str, float]]:
+    """(what, ms) of each line ui/player.log_time wrote."""
+    rows = [line.split("\t") for line in log.read_text().splitlines()]
+    return [(row[1], float(row[3])) for row in rows]
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _write_explorer_bench(first: list[float], computing: list[float], again: list[float],
+                          link: list[float], clicks: list[float], server: list[float],
+                          plays: dict[str, tuple[float, int]]) -> None:
+    import plotly
+    import streamlit
+
+    from benchmarks._common import machine
+
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+
+    chromium = subprocess.run([_chromium() or "chromium", "--version"], capture_output=True,
+                              text=True).stdout.strip()
+    rows = [
+        ("First load of the Stream explorer from the sidebar, runs computed (sea0, GNB, "
+         "PUDD-3 + ADWIN + DDM, 100 chunks; a new seed each time)", "≤ 3 s",
+         f"{_median(first):.2f} s", len(first)),
+        ("… of which the server computing the three runs (one shared stream)", "",
+         f"{_median(computing):.2f} s", len(computing)),
+        ("Same, runs cached (revisit)", "", f"{_median(again):.2f} s", len(again)),
+        ("A link to the explorer opened in a new tab (frontend start-up included), runs "
+         "computed", "", f"{_median(link):.2f} s", len(link)),
+        ("Step one chunk, server time (fragment run; PUDD + ADWIN + DDM + EDDM)", "≤ 300 ms",
+         f"{1e3 * _median(server):.0f} ms (max {1e3 * max(server):.0f})", len(server)),
+        ("Step one chunk, click to updated counter and charts in the browser", "",
+         f"{1e3 * _median(clicks):.0f} ms (max {1e3 * max(clicks):.0f})", len(clicks)),
+        *((f"Play chunks 1 → 99 at the fastest speed (10 chunks/s), {name}: {frames} "
+           "fragment runs, every chunk drawn", "≤ 30 s for 100", f"{seconds:.1f} s", 1)
+          for name, (seconds, frames) in plays.items()),
+    ]
+    lines = [
+        "## App: Stream explorer in a browser",
+        "",
+        "Command: `.venv/bin/pytest tests/app/test_browser.py -m browser -k explorer -s`"
+        "  ",
+        f"Machine: {machine()}; streamlit {streamlit.__version__}, plotly {plotly.__version__}, "
+        f"{chromium} headless; server and browser share the CPUs (load average at the end: "
+        f"{load})",
+        "",
+        "| measure | target | median | n |",
+        "| --- | --- | ---: | ---: |",
+        *(f"| {what} | {target} | {value} | {n} |" for what, target, value, n in rows),
+        "",
+        "First load: from the click on the sidebar link (or the navigation to the link) to "
+        "the chunk counter and three charts drawn, on a server that has already served Home "
+        "(imports done). Server time: `ui/player.py` appends each "
+        "fragment run to `$PUDD_TIMING_LOG`. Click to update: from the click event to the "
+        "counter reading the next chunk and PUDD's error curve having one more point.",
+        "",
+    ]
+    EXPLORER_BENCH.parent.mkdir(parents=True, exist_ok=True)
+    EXPLORER_BENCH.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+# --- CIFAR-10-CD, Threshold lab, Reproduction ----------------------------------------------------
+# url_path -> (query giving work that starts by itself, the chart that must be drawn)
+LAB_PAGES = {  # small work, so the default suite stays quick; seed 20: drifts at chunks 3, 4
+    "cifar10-cd": ("?chunks=5&detectors=pudd&seed=20", "PUDD-3 error rate"),
+    "thresholds": ("?chunks=30", "Missed drifts"),
+    "reproduction": ("", "PUDD-1/3/5"),
+}
+_WORKING = "() => document.querySelectorAll('[data-testid=\"stProgress\"]').length"
+
+
+def _wait_for_work(page: Any, timeout: float = 240) -> None:
+    """Until no progress bar has been on the page for 2 s (one job may start after another)."""
+    idle, deadline = 0, time.monotonic() + timeout
+    while idle < 4 and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        idle = idle + 1 if page.evaluate(_WORKING) == 0 else 0
+    assert idle >= 4, "the page's work did not finish in time"
+
+
+@pytest.mark.parametrize("slug", list(LAB_PAGES))
+def test_lab_pages_open_by_url_finish_their_work_and_are_screenshot(
+    page: Any, app_url: str, slug: str
+) -> None:
+    from playwright.sync_api import expect
+
+    spec = next(s for s in PAGES if s.url_path == slug)
+    query, legend = LAB_PAGES[slug]
+    page.goto(f"{app_url}/{slug}{query}")
+    _settle(page, _heading(spec))
+    _wait_for_work(page)  # long work shows a progress bar until it is done
+    _settle(page, _heading(spec))
+    assert page.get_by_role("heading", level=1).first.inner_text() == _heading(spec)
+    expect(page.locator(".js-plotly-plot .legendtext").filter(has_text=legend).first) \
+        .to_be_visible(timeout=30_000)
+    assert page.get_by_text("Page not found").count() == 0
+    _assert_no_exception(page)
+    _screenshot(page, slug)

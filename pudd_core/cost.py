@@ -1,0 +1,55 @@
+"""Rough wall-clock estimates of runs before they start, from the timings in BENCHMARKS.md."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+
+from pudd_core.runner import RunConfig
+from pudd_core.streams import get_info
+
+__all__ = ["CHUNK_SECONDS", "DETECTOR_CHUNK_SECONDS", "run_seconds", "runs_seconds"]
+
+#: Seconds per tested chunk of a classifier (predict, PU-index, train) on 2 CPU cores, at the
+#: stream's default chunk size: BENCHMARKS.md, "Runner episodes" and the classifier table
+#: (small-cnn and resnet18: 500 CIFAR images, 10 SGD steps).
+CHUNK_SECONDS: Mapping[str, float] = MappingProxyType({
+    "gnb": 0.01, "vfdt": 0.07, "dnn": 0.35, "dnn-ensemble": 3.3, "small-cnn": 2.0,
+    "resnet18": 25.0,
+})
+#: Extra seconds per 1000-instance chunk for detectors that cost more than the classifier:
+#: river's KSWIN runs a Kolmogorov-Smirnov test at every instance.
+DETECTOR_CHUNK_SECONDS: Mapping[str, float] = MappingProxyType({"kswin": 0.7})
+
+
+def run_seconds(config: RunConfig) -> float:
+    """Estimated seconds of one run of :func:`~pudd_core.runner.run_experiment`.
+
+    The estimate scales the per-chunk cost by the number of chunks and the chunk size (the
+    registry's defaults where the config leaves them unset). Unknown names cost nothing.
+
+    Examples
+    --------
+    >>> run_seconds(RunConfig("sea0", "gnb", n_chunks=101))
+    1.0
+    >>> run_seconds(RunConfig("cifar10-cd", "small-cnn", n_chunks=21))
+    40.0
+    """
+    info = get_info(config.dataset)
+    n_chunks = config.n_chunks or info.n_chunks
+    size = (config.chunk_size or info.chunk_size) / info.chunk_size
+    per_chunk = CHUNK_SECONDS.get(config.classifier, 0.0) * size
+    per_chunk += DETECTOR_CHUNK_SECONDS.get(config.detector, 0.0) * size
+    return round(per_chunk * max(n_chunks - 1, 0), 6)
+
+
+def runs_seconds(configs: Iterable[RunConfig]) -> float:
+    """Estimated seconds of several runs, one after the other.
+
+    Examples
+    --------
+    >>> runs_seconds([RunConfig("sea0", "gnb", n_chunks=11), RunConfig("sea0", "vfdt",
+    ...                                                                n_chunks=11)])
+    0.8
+    """
+    return round(sum(run_seconds(c) for c in configs), 6)

@@ -1,0 +1,209 @@
+"""The results store for display: which reproductions it holds, and the report of one of them.
+
+A store may hold runs of several classifiers and stream lengths (the app's quick runs use
+shorter streams); a reproduction report must not mix them, so runs are grouped by
+classifier and ``n_chunks`` first.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pudd_core.paper import LAYOUTS
+from pudd_core.reproduce import ReproductionReport, reproduction_report
+from pudd_core.streams.locate import project_root
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ReportSummary",
+    "StoreGroup",
+    "default_store",
+    "group_key",
+    "group_report",
+    "store_groups",
+    "stored_keys",
+    "summarise",
+    "table_of",
+]
+
+
+def default_store() -> Path:
+    """The results store the CLI writes to: ``$PUDD_RESULTS_STORE``, else ``results/store``.
+
+    Examples
+    --------
+    >>> default_store().parts[-2:]
+    ('results', 'store')
+    """
+    env = os.environ.get("PUDD_RESULTS_STORE")
+    if env:
+        return Path(env).expanduser()
+    return (project_root() or Path.cwd()) / "results" / "store"
+
+
+def table_of(classifier: str) -> int:
+    """The paper's table of a classifier: 2 for the DNN ensemble, else 1.
+
+    Examples
+    --------
+    >>> table_of("gnb"), table_of("dnn-ensemble")
+    (1, 2)
+    """
+    return 2 if classifier in LAYOUTS[2].classifiers else 1
+
+
+def _n_chunks(value: Any) -> int | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value)
+
+
+@dataclass(frozen=True)
+class StoreGroup:
+    """Runs of one classifier at one stream length: one reproduction report.
+
+    ``n_chunks`` is ``None`` for the paper's stream lengths.
+
+    Examples
+    --------
+    >>> group = StoreGroup("gnb", None, 1440, 10)
+    >>> group.key, group.label
+    ('gnb:full', "gnb, paper's stream lengths: 1440 runs, 10 seeds")
+    """
+
+    classifier: str
+    n_chunks: int | None
+    runs: int
+    seeds: int
+
+    @property
+    def key(self) -> str:
+        """``"gnb:full"``: see :func:`group_key`."""
+        return group_key(self.classifier, self.n_chunks)
+
+    @property
+    def label(self) -> str:
+        """E.g. ``gnb, paper's stream lengths: 2520 runs, 100 seeds``."""
+        length = "paper's stream lengths" if self.n_chunks is None else f"{self.n_chunks} chunks"
+        return f"{self.classifier}, {length}: {self.runs} runs, {self.seeds} seeds"
+
+
+def store_groups(summaries: pd.DataFrame) -> list[StoreGroup]:
+    """The reproductions a store holds: paper classifiers × stream lengths, most runs first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"classifier": ["gnb", "gnb", "gnb", "mlp"], "seed": [0, 1, 0, 0],
+    ...                      "n_chunks": [None, None, 20, None], "status": "ok"})
+    >>> [g.label for g in store_groups(rows)]
+    ["gnb, paper's stream lengths: 2 runs, 2 seeds", 'gnb, 20 chunks: 1 runs, 1 seeds']
+    """
+    if summaries.empty or not {"classifier", "seed"} <= set(summaries.columns):
+        return []
+    paper = {c for layout in LAYOUTS.values() for c in layout.classifiers}
+    df = summaries[summaries["classifier"].isin(paper)]
+    lengths = df["n_chunks"] if "n_chunks" in df else [None] * len(df)
+    keys = [(c, _n_chunks(n)) for c, n in zip(df["classifier"], lengths, strict=True)]
+    groups: dict[tuple[str, int | None], tuple[int, set[int]]] = {}
+    for key, seed in zip(keys, df["seed"], strict=True):
+        runs, seeds = groups.get(key, (0, set()))
+        groups[key] = (runs + 1, seeds | {int(seed)})
+    out = [StoreGroup(c, n, runs, len(seeds)) for (c, n), (runs, seeds) in groups.items()]
+    return sorted(out, key=lambda g: (-g.runs, g.classifier, g.n_chunks or 0))
+
+
+def group_report(summaries: pd.DataFrame, classifier: str,
+                 n_chunks: int | None) -> ReproductionReport:
+    """The reproduction report of the runs of one group (see :func:`store_groups`).
+
+    Raises
+    ------
+    ValueError
+        No runs of the group, or a cell mixing runs of other differing settings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({
+    ...     "dataset": "sea0", "classifier": "gnb", "detector": "pudd", "alpha": 1e-3,
+    ...     "regime": "incremental", "seed": [0, 1, 0], "n_chunks": [None, None, 20],
+    ...     "accuracy": [0.95, 0.94, 0.5], "status": "ok"})
+    >>> group_report(rows, "gnb", None).cells.query("detector == 'pudd-3'")[["paper", "ours"]]
+       paper  ours
+    8  94.81  94.5
+    """
+    lengths = summaries["n_chunks"] if "n_chunks" in summaries else [None] * len(summaries)
+    keep = [_n_chunks(n) == n_chunks for n in lengths]
+    return reproduction_report(summaries[keep], table_of(classifier), classifier)
+
+
+def stored_keys(summaries: pd.DataFrame) -> frozenset[str]:
+    """Config keys of the runs stored with status "ok" (``run_grid`` skips these).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> sorted(stored_keys(pd.DataFrame({"key": ["a", "b"], "status": ["ok", "error"]})))
+    ['a']
+    """
+    if summaries.empty or "key" not in summaries:
+        return frozenset()
+    ok = summaries["status"] == "ok" if "status" in summaries else True
+    return frozenset(summaries.loc[ok, "key"].astype(str))
+
+
+def group_key(classifier: str, n_chunks: int | None) -> str:
+    """The text form of a group: ``"gnb:full"``, ``"gnb:20"``.
+
+    Examples
+    --------
+    >>> group_key("gnb", None), group_key("vfdt", 20)
+    ('gnb:full', 'vfdt:20')
+    """
+    return f"{classifier}:{'full' if n_chunks is None else n_chunks}"
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """Counts for a report's headline: cells run, within tolerance, the acceptance check.
+
+    Examples
+    --------
+    >>> ReportSummary(cells=160, run=144, within=127, acceptance_outside=0,
+    ...               acceptance_not_run=0).acceptance_outside
+    0
+    """
+
+    cells: int
+    run: int
+    within: int
+    acceptance_outside: int
+    acceptance_not_run: int
+
+
+def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSummary:
+    """How many cells were run, how many are within ``tolerance``, and the acceptance check.
+
+    The acceptance check is :meth:`ReproductionReport.within`: PUDD-1/3/5 on the seven
+    acceptance datasets (all but airline), both regimes.
+
+    Examples
+    --------
+    >>> from pudd_core.reproduce import _example_runs
+    >>> summarise(reproduction_report(_example_runs(), 1, "gnb"))
+    ReportSummary(cells=10, run=2, within=2, acceptance_outside=0, acceptance_not_run=41)
+    """
+    cells = report.cells
+    ran = cells[cells["ours"].notna() & cells["paper"].notna()]
+    check = report.within(tolerance)
+    return ReportSummary(
+        len(cells), len(ran), int((ran["difference"].abs() <= tolerance + 1e-9).sum()),
+        int((check["problem"] == "outside").sum()), int((check["problem"] == "not run").sum()),
+    )

@@ -1,0 +1,88 @@
+"""ui.progress.run_tasks: auto start, Run button, Stop keeps finished work, errors reset."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 30
+
+
+def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "") -> None:
+    """Three fake tasks; ``stop_in`` presses Stop while that task runs, ``fail_in`` raises."""
+    import hashlib
+    from typing import Any
+
+    import streamlit as st
+
+    from ui.progress import Task, run_tasks
+
+    done = st.session_state.setdefault("done", {})  # the "cache" of the fake tasks
+    calls = st.session_state.setdefault("calls", [])
+
+    def compute(name: str) -> Any:
+        def run(progress: Any) -> str:
+            calls.append(name)
+            if name == fail_in:
+                raise ValueError(f"{name} cannot run")
+            if name == stop_in:
+                st.session_state["job"] = "stop:" + st.session_state["selection"]
+            progress(1, 2)
+            progress(2, 2)
+            done[name] = f"result {name}"
+            return done[name]
+        return run
+
+    tasks = [Task(n, seconds, lambda n=n: done.get(n), compute(n)) for n in "abc"]
+    st.session_state["selection"] = hashlib.sha256("|".join("abc").encode()).hexdigest()[:12]
+    try:
+        out = run_tasks("job", tasks)
+    except ValueError as err:
+        st.error(str(err))
+    else:
+        st.write(f"results {list(out.results)} stopped {out.stopped} computed {out.computed}")
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def test_cheap_work_starts_by_itself_and_is_then_served_from_the_cache() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 1.0}, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    assert _texts(at)[-1] == ("results ['result a', 'result b', 'result c'] stopped False "
+                              "computed 3")
+    at.run()
+    assert _texts(at)[-1].endswith("computed 0")
+    assert at.session_state["calls"] == ["a", "b", "c"]
+
+
+def test_expensive_work_waits_for_the_run_button() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 60.0}, default_timeout=TIMEOUT)
+    at.run()
+    assert [b.label for b in at.button] == ["Run 3 runs"]
+    assert "about 3 min" in at.caption[0].value
+    at.button(key="job_run").click().run()
+    assert _texts(at)[-1].endswith("stopped False computed 3")
+
+
+def test_stop_keeps_the_finished_tasks_and_does_not_restart_by_itself() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 1.0, "stop_in": "b"},
+                               default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    assert _texts(at)[-1] == "results ['result a', None, None] stopped True computed 1"
+    assert at.caption[0].value.startswith("Stopped: 1 of 3 runs finished and kept.")
+    assert [b.label for b in at.button] == ["Run the 2 missing runs"]
+    at.run()  # any other interaction: still stopped, nothing recomputed
+    assert at.session_state["calls"] == ["a", "b"]
+
+
+def test_a_task_error_reaches_the_page_and_resets_the_job() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 60.0, "fail_in": "b"},
+                               default_timeout=TIMEOUT)
+    at.run()
+    at.button(key="job_run").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["b cannot run"]
+    assert at.session_state["job"] == ""

@@ -1,0 +1,74 @@
+"""pudd_core.reproduction_view: store groups, one group's report, the headline counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pudd_core.grid import ResultStore, run_grid
+from pudd_core.reproduce import reproduction_configs
+from pudd_core.reproduction_view import (
+    default_store,
+    group_key,
+    group_report,
+    store_groups,
+    stored_keys,
+    summarise,
+)
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    """PUDD-3 on sea0 at two lengths (10 chunks: seeds 0, 1; 12 chunks: seed 0), GNB -I."""
+    store = tmp_path_factory.mktemp("store")
+    for n_chunks, seeds in ((10, [0, 1]), (12, [0])):
+        cfgs = reproduction_configs(1, "gnb", seeds, datasets=["sea0"], detectors=["pudd-3"],
+                                    regimes=["incremental"], n_chunks=n_chunks)
+        run_grid(cfgs, store=store, executor="serial", progress=False)
+    return ResultStore(store).load()
+
+
+def test_the_default_store_is_results_store_unless_the_environment_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.delenv("PUDD_RESULTS_STORE", raising=False)
+    assert default_store().parts[-2:] == ("results", "store")
+    monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path))
+    assert default_store() == tmp_path
+
+
+def test_runs_are_grouped_by_classifier_and_stream_length(rows: pd.DataFrame):
+    groups = store_groups(rows)
+    assert [(g.key, g.runs, g.seeds) for g in groups] == [("gnb:10", 2, 2), ("gnb:12", 1, 1)]
+    assert groups[0].label == "gnb, 10 chunks: 2 runs, 2 seeds"
+    assert group_key("gnb", None) == "gnb:full"
+    assert store_groups(pd.DataFrame(columns=["key", "status"])) == []
+
+
+def test_a_groups_report_uses_only_its_runs(rows: pd.DataFrame):
+    report = group_report(rows, "gnb", 10)
+    cell = report.cells.query("detector == 'pudd-3' and dataset == 'sea0'").iloc[0]
+    ten = rows[rows["n_chunks"] == 10]
+    assert cell["n_seeds"] == 2
+    assert cell["ours"] == pytest.approx(100 * ten["accuracy"].mean())
+    assert cell["paper"] == 94.81
+    with pytest.raises(ValueError, match="no runs of classifier 'gnb'"):
+        group_report(rows, "gnb", 30)
+
+
+def test_mixing_stream_lengths_in_one_report_is_refused_by_the_report_itself(rows):
+    # why the page groups first: reproduction_report will not average two protocols
+    from pudd_core.reproduce import reproduction_report
+
+    with pytest.raises(ValueError, match="mixes runs with different n_chunks"):
+        reproduction_report(rows, 1, "gnb")
+
+
+def test_the_headline_counts_and_the_stored_keys(rows: pd.DataFrame):
+    counts = summarise(group_report(rows, "gnb", 10))
+    assert (counts.run, counts.acceptance_outside) == (1, 0)
+    assert counts.acceptance_not_run == 41  # 42 acceptance cells, one run here
+    assert stored_keys(rows) == frozenset(rows["key"])
+    assert stored_keys(pd.DataFrame()) == frozenset()

@@ -1,0 +1,100 @@
+"""The CIFAR-10-CD page's controls: run length, classifier, detectors and PUDD's threshold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from pudd_core.baselines import BASELINES
+from pudd_core.runner import RunConfig
+from pudd_core.streams import StreamInfo
+from ui import controls, messages, state
+
+CLASSIFIERS = {"small-cnn": "Small CNN (~2 s/chunk)", "resnet18": "ResNet-18 (~25 s/chunk)"}
+CHUNK_CHOICES = (3, 5, 10, 20, 30, 50, 100)
+DETECTOR_NAMES = {"pudd": "PUDD", **{k: spec.display_name for k, spec in BASELINES.items()}}
+
+
+def _bound(key: str) -> dict[str, Any]:
+    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
+
+
+@dataclass(frozen=True)
+class CifarConfig:
+    """The runs the page compares: one per detector, same stream, classifier and seed."""
+
+    seed: int
+    n_chunks: int
+    classifier: str
+    detectors: tuple[str, ...]
+    alpha_exp: int
+
+    def names(self) -> tuple[str, ...]:
+        """Display names, PUDD as PUDD-x (α = 10⁻ˣ)."""
+        return tuple(f"PUDD-{self.alpha_exp}" if d == "pudd" else DETECTOR_NAMES[d]
+                     for d in self.detectors)
+
+    def runs(self) -> dict[str, RunConfig]:
+        """Display name -> the run's config, PUDD first."""
+        return {
+            name: RunConfig("cifar10-cd", self.classifier, d, alpha=10.0 ** -self.alpha_exp,
+                            seed=self.seed, n_chunks=self.n_chunks)
+            for name, d in zip(self.names(), self.detectors, strict=True)
+        }
+
+    def as_python(self) -> str:
+        """The equivalent ``pudd_core`` calls."""
+        lines = ["from pudd_core.runner import RunConfig, run_experiment", ""]
+        for name, cfg in self.runs().items():
+            alpha = f", alpha={cfg.alpha:g}" if cfg.detector == "pudd" else ""
+            lines.append(f'{name.lower().replace("-", "_")} = run_experiment(RunConfig('
+                         f'"cifar10-cd", "{cfg.classifier}", "{cfg.detector}"{alpha}, '
+                         f"seed={cfg.seed}, n_chunks={cfg.n_chunks}))")
+        return "\n".join(lines)
+
+
+def controls_row(seed: int) -> CifarConfig:
+    """Run length, classifier, detectors (PUDD first) and, with PUDD, its threshold."""
+    cols = st.columns([1.2, 1.4, 1.6, 1.4])
+    cols[0].select_slider("Chunks in the run (500 images each)", options=list(CHUNK_CHOICES),
+                          **_bound(state.CIFAR_N_CHUNKS),
+                          help="The paper's stream has 100 chunks; chunk 0 trains the model, "
+                               "every later chunk is tested, then trained on.")
+    cols[1].radio("Classifier", list(CLASSIFIERS), format_func=CLASSIFIERS.__getitem__,
+                  **_bound(state.CIFAR_CLASSIFIER),
+                  help="Small CNN: 3 conv layers, 24k parameters, fast on CPU. ResNet-18 "
+                       "without BatchNorm, trained from scratch: the paper's network, slow "
+                       "on CPU. Times per chunk on 2 cores (BENCHMARKS.md).")
+    cols[2].multiselect("Detectors", list(DETECTOR_NAMES), format_func=DETECTOR_NAMES.__getitem__,
+                        **_bound(state.CIFAR_DETECTORS),
+                        help="Each detector gets its own run: its own model, adapted after its "
+                             "own alarms. The river baselines read the 0/1 errors instance by "
+                             "instance.")
+    detectors = tuple(d for d in DETECTOR_NAMES if d in state.get(state.CIFAR_DETECTORS))
+    if not detectors:
+        cols[2].warning("Choose at least one detector to compare; PUDD is the paper's.",
+                        icon=":material/warning:")
+    with cols[3]:
+        controls.alpha_selector(state.CIFAR_ALPHA_EXP, label="PUDD's threshold α")
+    return CifarConfig(seed, int(state.get(state.CIFAR_N_CHUNKS)),
+                       str(state.get(state.CIFAR_CLASSIFIER)), detectors,
+                       int(state.get(state.CIFAR_ALPHA_EXP)))
+
+
+def chunk_slider(n_chunks: int) -> int:
+    """The chunk whose images are shown (kept inside the run's chunks)."""
+    if int(state.get(state.CIFAR_CHUNK)) >= n_chunks:
+        st.session_state[state.CIFAR_CHUNK] = n_chunks - 1
+        st.session_state.pop(f"w_{state.CIFAR_CHUNK}", None)
+    st.slider("Chunk", 0, n_chunks - 1, **_bound(state.CIFAR_CHUNK))
+    return int(state.get(state.CIFAR_CHUNK))
+
+
+def unavailable(info: StreamInfo, *, where: Any = st) -> None:
+    """The registry's reason the images are missing, with its three ways to provide them."""
+    reason = messages.reason_markdown(info.unavailable_reason or "CIFAR-10 images not found.")
+    where.error(f"**The CIFAR-10 images are not available.** {reason}\n\n"
+                "Then reload this page. The Markov process above needs no images.",
+                icon=":material/image_not_supported:")

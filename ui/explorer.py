@@ -1,0 +1,259 @@
+"""The Stream explorer's settings: widgets -> an ExplorerConfig, runs with a progress bar.
+
+Every input error is shown under the control that caused it (``Settings.error``); the other
+settings stay as they are.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from pudd_core.baselines import BASELINES
+from pudd_core.classifiers import CLASSIFIERS
+from pudd_core.explorer import (
+    ExplorerConfig,
+    compatible_classifiers,
+    error_field,
+    run_stream,
+    upload_name,
+    user_stream,
+)
+from pudd_core.runner import DETECTORS, RunResult
+from pudd_core.streams import Stream, StreamInfo
+from ui import cache, controls, player, state
+
+REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing it",
+           "train-once": "Train once (-O): train at the start and after each alarm only"}
+#: pudd_core.explorer.Field -> the label of its control, to name it in messages.
+LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk size",
+          "n_chunks": "Chunks", "upload": "CSV file", "label": "Label column"}
+_UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
+_STREAM_CHUNK_DEFAULT = 1000
+_PROGRESS_EVERY_S = 0.2
+
+
+def _bound(key: str) -> dict[str, Any]:
+    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
+
+
+def _set(key: str, value: Any) -> None:
+    """Change canonical ``key`` and re-seed its widget (only before the widget is drawn)."""
+    st.session_state[key] = value
+    st.session_state.pop(f"w_{key}", None)
+
+
+def _infos() -> dict[str, StreamInfo]:
+    return {info.name: info for info in cache.streams()}
+
+
+def _dataset_changed() -> None:
+    """New dataset: its own chunk size, and a classifier that can learn it."""
+    state.commit(state.EXPLORER_DATASET)
+    info = _infos().get(state.get(state.EXPLORER_DATASET))
+    _set(state.EXPLORER_CHUNK_SIZE, info.chunk_size if info else _STREAM_CHUNK_DEFAULT)
+    allowed = compatible_classifiers(info) if info else _tabular()
+    if state.get(state.EXPLORER_CLASSIFIER) not in allowed:
+        _set(state.EXPLORER_CLASSIFIER, allowed[0])
+
+
+def _tabular() -> tuple[str, ...]:
+    return tuple(c for c in CLASSIFIERS if c not in ("small-cnn", "resnet18"))
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded CSV: its bytes and the label column."""
+
+    data: bytes
+    label: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the controls chose, and where each control's errors go."""
+
+    config: ExplorerConfig | None  # None until the inputs are complete
+    upload: Upload | None
+    slots: Mapping[str, Any]  # pudd_core.explorer.Field -> placeholder under its control
+
+    def error(self, err: Exception) -> None:
+        """Show ``err`` under the control it is about, with what to do."""
+        field, hint = error_field(err, upload=self.upload is not None)
+        if field not in self.slots:
+            field = "dataset"
+        self.slots[field].error(f"**{LABELS[field]}**: {err}\n\n{hint}",
+                                icon=":material/error:")
+
+
+def _dataset_label(infos: Mapping[str, StreamInfo]) -> Any:
+    def fmt(name: str) -> str:
+        if name == state.EXPLORER_UPLOAD:
+            return "Your CSV file …"
+        info = infos[name]
+        extra = "" if info.available else " (data missing)"
+        if info.kind == "image":
+            extra += " (images, slow)"
+        return f"{info.title}{extra}"
+
+    return fmt
+
+
+def _classifier_label(name: str) -> str:
+    """``gnb`` -> ``Gaussian naive Bayes``: the description up to its first detail."""
+    return CLASSIFIERS[name].split(",")[0].split(" (")[0]
+
+
+def read_upload(file: Any) -> bytes | None:
+    """The bytes of the uploader's file (``None`` before a file is chosen)."""
+    return None if file is None else bytes(file.getvalue())
+
+
+def settings() -> Settings:
+    """Draw the settings; return the exploration to run, or ``None`` with errors shown."""
+    infos = _infos()
+    names = (*infos, state.EXPLORER_UPLOAD)
+    top = st.columns([1.4, 1.4, 1.5, 0.8, 0.8])
+    top[0].selectbox("Dataset", names, format_func=_dataset_label(infos),
+                     key=state.widget_key(state.EXPLORER_DATASET), on_change=_dataset_changed,
+                     help="The registry's streams, or a CSV file of your own.")
+    # messages go in full-width slots under the row, each naming its control
+    under = st.container()
+    slots: dict[str, Any] = {f: under.empty() for f in ("dataset", "classifier", "chunk_size",
+                                                        "n_chunks")}
+    dataset = str(state.get(state.EXPLORER_DATASET))
+    info = infos.get(dataset)
+    allowed = compatible_classifiers(info) if info else _tabular()
+    wanted = state.get(state.EXPLORER_CLASSIFIER)
+    if wanted not in allowed:  # e.g. a link asking for gnb on CIFAR-10-CD
+        _set(state.EXPLORER_CLASSIFIER, allowed[0])
+    top[1].selectbox("Classifier", allowed, format_func=_classifier_label,
+                     **_bound(state.EXPLORER_CLASSIFIER),
+                     help="\n\n".join(f"**{c}**: {CLASSIFIERS[c]}" for c in allowed))
+    if wanted not in allowed:
+        slots["classifier"].warning(
+            f"**Classifier**: `{wanted}` cannot learn {info.title if info else 'this stream'} "
+            f"(features {info.feature_shape if info else '?'}); using `{allowed[0]}`.",
+            icon=":material/swap_horiz:")
+    elif info is not None and info.kind == "image":
+        slots["classifier"].caption(
+            "**Classifier**: an image stream, so only the CNNs are offered. Expect minutes per "
+            "run on a CPU; the CIFAR-10-CD page explains the stream.")
+    top[2].radio("Training regime", list(REGIMES), format_func=lambda r: REGIMES[r].split(":")[0],
+                 **_bound(state.EXPLORER_REGIME), help="\n\n".join(REGIMES.values()))
+    top[3].number_input("Chunk size", min_value=10, max_value=100_000, step=100,
+                        **_bound(state.EXPLORER_CHUNK_SIZE))
+    default_n = info.n_chunks if info else None
+    top[4].number_input("Chunks", min_value=2, max_value=10_000, step=10,
+                        placeholder=f"all ({default_n})" if default_n else "all",
+                        **_bound(state.EXPLORER_N_CHUNKS),
+                        help="How many chunks to run; empty for the whole stream.")
+
+    mid = st.columns([1.2, 2.0])
+    with mid[0]:
+        controls.alpha_selector(state.EXPLORER_ALPHA_EXP, label="PUDD's threshold α")
+    mid[1].multiselect("Baseline detectors beside PUDD", list(BASELINES),
+                       format_func=lambda b: DETECTORS[b], **_bound(state.EXPLORER_BASELINES),
+                       help="Each runs on its own copy of the classifier, adapted at its own "
+                            "alarms; all get the same stream and seed (sidebar).")
+
+    upload = None
+    if dataset == state.EXPLORER_UPLOAD:
+        upload, ok = _upload_controls(slots)
+        if not ok:
+            return Settings(None, upload, slots)
+    elif info is not None and not info.available:
+        slots["dataset"].error(
+            f"**Dataset**: {info.title} cannot be loaded here: {info.unavailable_reason}\n\n"
+            "Provide the file as described (then reload), or pick another dataset.",
+            icon=":material/error:")
+        return Settings(None, None, slots)
+    n_chunks = state.get(state.EXPLORER_N_CHUNKS)
+    config = ExplorerConfig(
+        dataset=upload_name(upload.data) if upload else dataset,
+        classifier=str(state.get(state.EXPLORER_CLASSIFIER)),
+        regime=state.get(state.EXPLORER_REGIME),
+        alpha_exponent=int(state.get(state.EXPLORER_ALPHA_EXP)),
+        baselines=tuple(state.get(state.EXPLORER_BASELINES)),
+        seed=int(state.get(state.SEED)),
+        chunk_size=int(state.get(state.EXPLORER_CHUNK_SIZE)),
+        n_chunks=None if n_chunks is None else int(n_chunks),
+    )
+    return Settings(config, upload, slots)
+
+
+def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
+    cols = st.columns([2, 1])
+    data = read_upload(cols[0].file_uploader(
+        "CSV file: a header row, feature columns and a label column", type=["csv"],
+        key=_UPLOAD_KEY, help="Rows are read in file order as the stream; text columns are "
+                              "one-hot encoded. Uploads are not part of shareable links."))
+    under = st.container()
+    slots["upload"], slots["label"] = under.empty(), under.empty()
+    if data is None:
+        slots["upload"].info("Upload a CSV file to explore it. Links to this page cannot carry "
+                             "the file: upload it again after opening one.",
+                             icon=":material/upload_file:")
+        return None, False
+    try:
+        columns = cache.explorer_csv_columns(upload_name(data), data)
+    except ValueError as err:
+        slots["upload"].error(f"**CSV file**: {err}\n\nUpload a comma-separated file with a "
+                              "header row, feature columns and a label column.",
+                              icon=":material/error:")
+        return None, False
+    if state.get(state.EXPLORER_LABEL) not in columns:
+        _set(state.EXPLORER_LABEL, columns[-1])
+    cols[1].selectbox("Label column", columns, **_bound(state.EXPLORER_LABEL))
+    return Upload(data, str(state.get(state.EXPLORER_LABEL))), True
+
+
+def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult]:
+    """PUDD's run then each baseline's, from the cache or computed under one progress bar."""
+    # The bar is drawn from the runs' progress callback, i.e. while a cached function runs.
+    # Streamlit records st calls made there to replay them on later cache hits, and cannot
+    # replay calls on a container made outside the function: so draw in the context from
+    # before the call, where nothing is recorded.
+    start = time.perf_counter()
+    outside = contextvars.copy_context()
+    slot = st.empty()
+    configs = config.run_configs()
+    results = []
+    shown = [0.0]  # when the bar last moved: a few updates a second are enough
+
+    @functools.cache
+    def stream() -> Stream:
+        """The exploration's stream, loaded once if any run is not cached yet."""
+        if upload is None:
+            return run_stream(configs[0])
+        return user_stream(upload.data, label=upload.label,
+                           chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
+                           n_chunks=config.n_chunks)
+
+    try:
+        for i, cfg in enumerate(configs):
+            name = DETECTORS[cfg.detector]
+
+            def report(done: int, total: int, i: int = i, name: str = name) -> None:
+                if time.monotonic() - shown[0] < _PROGRESS_EVERY_S:
+                    return
+                shown[0] = time.monotonic()
+                outside.run(slot.progress, (i + done / total) / len(configs),
+                            text=f"Running {name} ({i + 1} of {len(configs)}): chunk {done} "
+                                 f"of {total}")
+
+            if upload is None:
+                results.append(cache.explorer_run(cfg, _stream=stream, _progress=report))
+            else:
+                results.append(cache.explorer_user_run(cfg, upload.label, _stream=stream,
+                                                       _progress=report))
+    finally:
+        slot.empty()
+    player.log_time("runs", start)
+    return results

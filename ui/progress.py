@@ -1,0 +1,161 @@
+"""Long work on a page: Run and Stop buttons, a progress bar with a time estimate, stopping.
+
+A page lists its work as :class:`Task` objects (a lookup of the finished result and the
+computation); :func:`run_tasks` draws the buttons, runs what is missing with a progress bar,
+and returns whatever is finished. Work estimated under :data:`AUTO_SECONDS` starts by itself.
+
+Stopping: the Stop button's callback marks the job stopped in ``session_state``. Streamlit
+also ends the old script run at its next element update, so either the progress callback
+sees the flag and raises :class:`Stopped`, or Streamlit's own stop exception ends the run;
+finished tasks are cached (or stored) and stay, the stopped selection does not restart by
+itself, and a message says what was kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+Progress = Callable[[int, int], None]
+
+#: Work estimated to take at most this many seconds starts without pressing Run.
+AUTO_SECONDS = 20.0
+_IDLE, _RUN, _STOP = "", "run", "stop:"
+
+
+class Stopped(Exception):
+    """The user pressed Stop (raised by a progress callback, caught by :func:`run_tasks`)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of long work: a lookup of its finished result and the computation."""
+
+    label: str
+    seconds: float  # estimate: weights the progress bar and the time left
+    peek: Callable[[], Any]  # the finished result, or None
+    compute: Callable[[Progress], Any]  # the result, reporting progress(done, total)
+    unit: str = "chunk"  # what progress(done, total) counts
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`run_tasks` ends with: a result per task (None: not computed)."""
+
+    results: tuple[Any, ...]
+    stopped: bool
+    computed: int = 0  # tasks computed by this call (0: everything came from caches)
+
+    @property
+    def complete(self) -> bool:
+        """Every task has its result."""
+        return all(r is not None for r in self.results)
+
+
+def duration(seconds: float) -> str:
+    """``"45 s"``, ``"3 min"``, ``"1 h 20 min"``: a rough, readable time."""
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds // 3600:.0f} h {seconds % 3600 / 60:.0f} min"
+
+
+def _selection(tasks: Sequence[Task]) -> str:
+    return hashlib.sha256("|".join(t.label for t in tasks).encode()).hexdigest()[:12]
+
+
+def _start(key: str) -> None:
+    st.session_state[key] = _RUN
+
+
+def _stop(key: str, selection: str) -> None:
+    st.session_state[key] = _STOP + selection
+
+
+def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
+              auto: bool = True) -> Outcome:
+    """Draw Run/Stop for ``tasks``, compute the missing ones with progress, return results.
+
+    ``key`` is the page's job key in ``session_state`` (declared in ``ui/state.py``). With
+    ``auto``, work estimated under :data:`AUTO_SECONDS` starts without a click. Errors
+    raised by a task (``ValueError``, ``OSError``) propagate, with the job reset, so the page
+    can show them next to the control that caused them.
+    """
+    results = [t.peek() for t in tasks]
+    missing = [i for i, r in enumerate(results) if r is None]
+    selection = _selection(tasks)
+    job = str(st.session_state.get(key, _IDLE))
+    stopped_here = job == _STOP + selection
+    if not missing:
+        if job == _RUN:
+            st.session_state[key] = _IDLE
+        return Outcome(tuple(results), stopped=False)
+    seconds = sum(tasks[i].seconds for i in missing)
+    slot = st.container()
+    if not (job == _RUN or (auto and seconds <= AUTO_SECONDS and not stopped_here)):
+        _offer(slot, key, tasks, missing, seconds, what, stopped=stopped_here)
+        return Outcome(tuple(results), stopped=stopped_here)
+
+    buttons = slot.empty()
+    buttons.button(f"Stop the {what}", key=f"{key}_stop", on_click=_stop,
+                   args=(key, selection), icon=":material/stop_circle:",
+                   help="Finished work is kept; the running one is dropped.")
+    bar = slot.progress(0.0, text=f"Starting {len(missing)} {what} (about {duration(seconds)}) …")
+    start, before, n = time.monotonic(), 0.0, 0
+    try:
+        for n, i in enumerate(missing, 1):
+            task = tasks[i]
+            weight = max(task.seconds, 1e-3)
+
+            def report(done: int, total: int, *, task: Task = task, n: int = n,
+                       weight: float = weight, before: float = before) -> None:
+                if str(st.session_state.get(key, _IDLE)).startswith(_STOP):
+                    raise Stopped
+                frac = min((before + weight * done / max(total, 1)) / max(seconds, 1e-3), 1.0)
+                elapsed = time.monotonic() - start
+                left = elapsed / frac * (1.0 - frac) if frac > 0.02 else seconds - elapsed
+                step = f", {task.unit} {done} of {total}" if total > 1 else ""
+                bar.progress(frac, text=f"{what.capitalize()} {n} of {len(missing)}: "
+                                        f"{task.label}{step} · {duration(elapsed)} elapsed, "
+                                        f"about {duration(max(left, 0.0))} left")
+
+            results[i] = task.compute(report)
+            before += weight
+    except Stopped:
+        st.session_state[key] = _STOP + selection
+        bar.empty()
+        buttons.empty()
+        still = [i for i in missing if results[i] is None]
+        _offer(slot, key, tasks, still, sum(tasks[i].seconds for i in still), what,
+               stopped=True)
+        return Outcome(tuple(results), stopped=True, computed=n - 1)
+    except Exception:
+        # a task's error (bad data, bad choice): the page shows it; Streamlit's own
+        # stop/rerun exceptions are BaseExceptions and leave the job as it is
+        if st.session_state.get(key) == _RUN:
+            st.session_state[key] = _IDLE
+        raise
+    finally:
+        bar.empty()
+    buttons.empty()
+    st.session_state[key] = _IDLE
+    return Outcome(tuple(results), stopped=False, computed=len(missing))
+
+
+def _offer(slot: Any, key: str, tasks: Sequence[Task], missing: Sequence[int], seconds: float,
+           what: str, *, stopped: bool) -> None:
+    """The Run button and what pressing it would cost."""
+    done = len(tasks) - len(missing)
+    left, right = slot.columns([1, 3], vertical_alignment="center")
+    left.button(f"Run the {len(missing)} missing {what}" if done else f"Run {len(missing)} {what}",
+                key=f"{key}_run", type="primary", on_click=_start, args=(key,),
+                icon=":material/play_arrow:")
+    note = f"Stopped: {done} of {len(tasks)} {what} finished and kept. " if stopped else ""
+    right.caption(f"{note}{len(missing)} {what} to compute, about {duration(seconds)} on "
+                  "2 CPU cores (estimated from BENCHMARKS.md).")

@@ -1,0 +1,132 @@
+"""The Reproduction page's controls: which stored reproduction to show, and a small new one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES
+from pudd_core.reproduce import detector_label, reproduction_configs
+from pudd_core.reproduction_view import StoreGroup
+from pudd_core.runner import RunConfig
+from ui import messages, state
+
+CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}
+LENGTHS = (0, 10, 20)  # 0: the paper's lengths; powersupply has 29 chunks
+_REGIME_NAMES = {"incremental": "-I: train on every chunk", "train-once": "-O: train at alarms"}
+
+
+def _bound(key: str) -> dict[str, Any]:
+    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
+
+
+def _name(value: str) -> str:
+    return DISPLAY_NAMES.get(value, value)
+
+
+def view_selector(groups: Sequence[StoreGroup]) -> StoreGroup:
+    """The stored reproduction to compare with the paper (the largest by default)."""
+    by_key = {g.key: g for g in groups}
+    if state.get(state.REPRODUCTION_VIEW) not in by_key:
+        st.session_state[state.REPRODUCTION_VIEW] = groups[0].key
+        st.session_state.pop(f"w_{state.REPRODUCTION_VIEW}", None)
+    st.selectbox("Reproduction in the store", list(by_key),
+                 format_func=lambda k: by_key[k].label, **_bound(state.REPRODUCTION_VIEW),
+                 help="Runs are grouped by classifier and stream length: a report never "
+                      "mixes two settings.")
+    return by_key[str(state.get(state.REPRODUCTION_VIEW))]
+
+
+@dataclass(frozen=True)
+class SmallReproduction:
+    """A few cells of Table 1 with a few seeds, optionally on shorter streams."""
+
+    classifier: str
+    datasets: tuple[str, ...]
+    detectors: tuple[str, ...]
+    regimes: tuple[str, ...]
+    seeds: tuple[int, ...]
+    n_chunks: int | None
+
+    def configs(self) -> list[RunConfig]:
+        """The runs (``reproduction_configs``); raises ValueError / OSError for bad choices."""
+        return reproduction_configs(1, self.classifier, list(self.seeds),
+                                    datasets=self.datasets, detectors=self.detectors,
+                                    regimes=self.regimes, n_chunks=self.n_chunks)
+
+    @staticmethod
+    def label(cfg: RunConfig) -> str:
+        """``sea0 PUDD-3 -I seed 0``."""
+        return (f"{_name(cfg.dataset)} {_name(detector_label(cfg.detector, cfg.alpha))} "
+                f"{_name(cfg.regime)} seed {cfg.seed}")
+
+    def as_command(self) -> str:
+        """The same reproduction from the command line."""
+        seeds = f"{self.seeds[0]}-{self.seeds[-1]}" if len(self.seeds) > 1 else f"{self.seeds[0]}"
+        length = f" --n-chunks {self.n_chunks}" if self.n_chunks else ""
+        regimes = ("" if set(self.regimes) == set(REGIMES) else
+                   "\n# the CLI runs both regimes; this selection has "
+                   + ", ".join(_name(r) for r in self.regimes) + " only")
+        return (f".venv/bin/python -m pudd_core reproduce --table 1 --classifier "
+                f"{self.classifier} --seeds {seeds} --datasets {','.join(self.datasets)} "
+                f"--detectors {','.join(self.detectors)}{length} --executor serial "
+                f"--out /tmp/pudd_small_reproduction{regimes}")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Error placeholders under the run controls."""
+
+    datasets: Any
+    detectors: Any
+    regimes: Any
+
+    def show(self, err: BaseException) -> None:
+        """Put ``err`` under the control it names (the datasets when it names none)."""
+        text = str(err)
+        if text.startswith("detector"):
+            messages.show_error(self.detectors, "Detectors", err, "Choose at least one.")
+        elif text.startswith("regime"):
+            messages.show_error(self.regimes, "Regimes", err, "Choose at least one.")
+        else:
+            messages.show_error(self.datasets, "Datasets", err,
+                                "Choose at least one dataset whose data are available.")
+
+
+def run_controls(seed: int) -> tuple[SmallReproduction, Slots]:
+    """Classifier, datasets, detectors, regimes, number of seeds and stream length."""
+    top = st.columns([1.2, 2.4, 2.4])
+    top[0].radio("Classifier", list(CLASSIFIERS), format_func=CLASSIFIERS.__getitem__,
+                 **_bound(state.REPRODUCTION_CLASSIFIER),
+                 help="Per 100-chunk run on 2 cores: GNB about 1 s, VFDT about 7 s, DNN about "
+                      "35 s (BENCHMARKS.md).")
+    top[1].multiselect("Datasets", list(DATASETS), format_func=_name,
+                       **_bound(state.REPRODUCTION_DATASETS))
+    top[2].multiselect("Detectors", list(LAYOUTS[1].detectors), format_func=_name,
+                       **_bound(state.REPRODUCTION_DETECTORS),
+                       help="KSWIN costs about 60 s per GNB run (river's per-instance KS test).")
+    bottom = st.columns([1.2, 1.2, 2.4, 1.2])
+    bottom[0].number_input("Seeds", 1, 10, step=1, **_bound(state.REPRODUCTION_SEEDS),
+                           help=f"Seeds {seed}, {seed + 1}, … (from the sidebar seed on); the "
+                                "paper averages 100.")
+    bottom[1].select_slider("Stream length", options=list(LENGTHS),
+                            format_func=lambda n: "paper's" if n == 0 else f"{n} chunks",
+                            **_bound(state.REPRODUCTION_N_CHUNKS),
+                            help="Shorter streams are quicker but are not the paper's "
+                                 "protocol: they form their own group in the store.")
+    bottom[2].multiselect("Regimes", list(REGIMES), format_func=_REGIME_NAMES.__getitem__,
+                          **_bound(state.REPRODUCTION_REGIMES))
+    slots = Slots(top[1].empty(), top[2].empty(), bottom[2].empty())
+    n_seeds = int(state.get(state.REPRODUCTION_SEEDS))
+    small = SmallReproduction(
+        str(state.get(state.REPRODUCTION_CLASSIFIER)),
+        tuple(state.get(state.REPRODUCTION_DATASETS)),
+        tuple(state.get(state.REPRODUCTION_DETECTORS)),
+        tuple(state.get(state.REPRODUCTION_REGIMES)),
+        tuple(range(seed, seed + n_seeds)),
+        int(state.get(state.REPRODUCTION_N_CHUNKS)) or None,
+    )
+    return small, slots
