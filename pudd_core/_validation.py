@@ -33,10 +33,11 @@ def as_pu_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size and not np.isfinite(arr).all():
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} contains NaN or infinity (first at position {bad})")
-    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
+    # one min and one max pass: NaN propagates through both, so valid input costs no more
+    if arr.size and not (0.0 <= arr.min() and arr.max() <= 1.0):
+        if not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise ValueError(f"{name} contains NaN or infinity (first at position {bad})")
         bad = int(np.flatnonzero((arr < 0.0) | (arr > 1.0))[0])
         raise ValueError(
             f"{name} must lie in [0, 1] (PU-index = 1 - p(true class)); "

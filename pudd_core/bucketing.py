@@ -54,6 +54,10 @@ class Buckets:
     edges: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     interval_bins: NDArray[np.intp] = field(init=False, repr=False, compare=False)
     edge_left: NDArray[np.bool_] = field(init=False, repr=False, compare=False)
+    # the same partition as Python lists: (edge, goes left on a tie, bucket below it), the
+    # bucket of the last interval; for counting a handful of values without numpy calls
+    _cuts: tuple[tuple[float, bool, int], ...] = field(init=False, repr=False, compare=False)
+    _last_bin: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         centres, coef = np.array(self.centres), np.array(self.coef)
@@ -63,6 +67,9 @@ class Buckets:
         # a value exactly on an edge goes where the brute-force arg-min sends it
         ties = _weighted_argmin(edges, centres, coef) == interval_bins[:-1]
         object.__setattr__(self, "edge_left", np.asarray(ties, dtype=np.bool_))
+        cuts = zip(edges.tolist(), ties.tolist(), interval_bins[:-1].tolist(), strict=True)
+        object.__setattr__(self, "_cuts", tuple(cuts))
+        object.__setattr__(self, "_last_bin", int(interval_bins[-1]))
 
     @property
     def k(self) -> int:
@@ -107,6 +114,22 @@ def counts_from_unsorted(u: NDArray[np.float64], buckets: Buckets) -> NDArray[np
     ]
     sizes = np.diff(np.array([0, *below, u.size]))
     return np.bincount(buckets.interval_bins, weights=sizes, minlength=k).astype(np.int64)
+
+
+def counts_from_sorted_list(sorted_u: list[float], buckets: Buckets) -> list[int]:
+    """Bucket counts of an ascending list, by bisection in plain Python (for small batches).
+
+    Equal to :func:`counts_from_sorted`; cheaper below a few hundred values, where numpy's
+    per-call overhead dominates (the online detector counts ``clock`` values per test).
+    """
+    out = [0] * buckets.k
+    below = 0
+    for edge, left, bin_ in buckets._cuts:
+        cut = bisect.bisect_right(sorted_u, edge) if left else bisect.bisect_left(sorted_u, edge)
+        out[bin_] += cut - below
+        below = cut
+    out[buckets._last_bin] += len(sorted_u) - below
+    return out
 
 
 def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
@@ -175,9 +198,10 @@ def _kth_neighbour_windows(s: NDArray[np.float64], p: int) -> tuple[
     lo = np.maximum(0, idx - p + 1)
     hi = np.minimum(idx, n - p)
     mids = (s[: n - p + 1] + s[p - 1 :]) / 2.0
-    first = np.clip(np.searchsorted(mids, s, side="right"), lo, hi + 1)
-    j_a = np.clip(first - 1, lo, hi)
-    j_b = np.clip(first, lo, hi)
+    # np.minimum/np.maximum: np.clip's Python-level dispatch costs more than the work here
+    first = np.minimum(np.maximum(np.searchsorted(mids, s, side="right"), lo), hi + 1)
+    j_a = np.minimum(np.maximum(first - 1, lo), hi)
+    j_b = np.minimum(first, hi)  # first >= lo already
     d_a = np.maximum(s - s[j_a], s[j_a + p - 1] - s)
     d_b = np.maximum(s - s[j_b], s[j_b + p - 1] - s)
     use_a = d_a <= d_b

@@ -12,7 +12,6 @@ from pudd_core import _validation
 from pudd_core.bucketing import (
     Buckets,
     build_buckets,
-    counts_from_sorted,
     counts_from_unsorted,
     fitting_sample,
 )
@@ -151,21 +150,17 @@ class _Chunk:
     u: NDArray[np.float64]
     correct: NDArray[np.bool_]
     ref_mask: NDArray[np.bool_]  # correctness as the old window counts it (reference_split)
-    sorted_correct: NDArray[np.float64]  # for the EK ablation: every value, sorted
     n_errors: int
     accuracy: float
     err_sum: float
 
     @classmethod
-    def of(
-        cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str, ek: bool = False
-    ) -> _Chunk:
+    def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
         n_ok = int(np.count_nonzero(correct))
         return cls(
             u=u,
             correct=correct,
             ref_mask=u < 0.5 if split == "pu_lt_0.5" else correct,
-            sorted_correct=np.sort(u) if ek else np.sort(u[correct]),
             n_errors=u.size - n_ok,
             accuracy=n_ok / u.size,
             err_sum=float(u[~correct].sum()),
@@ -174,21 +169,27 @@ class _Chunk:
 
 @dataclass
 class _Prefix:
-    """Buckets fitted on the first ``m`` chunks, with per-chunk counts (Algorithm 2's cache)."""
+    """Buckets fitted on the first ``m`` chunks, with the counts of the chunks after them.
 
+    Algorithm 2's cache: a later test against this reference counts chunks ``m .. n - 1``;
+    ``n`` only grows, so the row of ``m .. stop - 1`` is kept and only new chunks are counted.
+    """
+
+    m: int
     buckets: Buckets
     old_row: NDArray[np.int64]
     ek: bool = False  # the EK ablation buckets every value and has no error column
-    chunk_rows: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+    stop: int = -1  # recent_row covers chunks m .. stop - 1 (-1: nothing counted yet)
+    recent: NDArray[np.int64] | None = None
 
-    def row(self, t: int, chunk: _Chunk) -> NDArray[np.int64]:
-        """Bucket counts of chunk ``t``'s correct values, then its error count (cached)."""
-        row = self.chunk_rows.get(t)
-        if row is None:
-            counts = counts_from_sorted(chunk.sorted_correct, self.buckets)
-            row = counts if self.ek else np.append(counts, chunk.n_errors)
-            self.chunk_rows[t] = row
-        return row
+    def recent_row(self, history: _History, stop: int) -> NDArray[np.int64]:
+        """Bucket counts of the correct values of chunks ``m .. stop - 1``, then their errors."""
+        if self.recent is None or stop < self.stop:
+            self.recent, self.stop = np.zeros(self.old_row.size, dtype=np.int64), self.m
+        if stop > self.stop:
+            self.recent = self.recent + history.count(self.buckets, self.stop, stop, self.ek)
+            self.stop = stop
+        return self.recent
 
 
 class _History:
@@ -204,6 +205,7 @@ class _History:
         self._u = np.empty(0)
         self._mask = np.empty(0, dtype=bool)
         self._u_ok = np.empty(0)  # u where the reference mask holds, +inf elsewhere
+        self._u_correct = np.empty(0)  # u where the prediction was correct, +inf elsewhere
         self._ends: list[int] = [0]
 
     def append(self, chunk: _Chunk) -> None:
@@ -215,10 +217,29 @@ class _History:
             self._u = np.resize(self._u, cap)
             self._mask = np.resize(self._mask, cap)
             self._u_ok = np.resize(self._u_ok, cap)
+            self._u_correct = np.resize(self._u_correct, cap)
         self._u[n : n + k] = chunk.u
         self._mask[n : n + k] = chunk.ref_mask
         self._u_ok[n : n + k] = np.where(chunk.ref_mask, chunk.u, np.inf)
+        self._u_correct[n : n + k] = (
+            self._u_ok[n : n + k] if chunk.ref_mask is chunk.correct
+            else np.where(chunk.correct, chunk.u, np.inf)
+        )
         self._ends.append(n + k)
+
+    def count(self, buckets: Buckets, start: int, stop: int, ek: bool) -> NDArray[np.int64]:
+        """The table row of chunks ``start .. stop - 1``.
+
+        Bucket counts of the correct values (of every value for the EK ablation), then the
+        number of errors.
+        """
+        a, b = self._ends[start], self._ends[stop]
+        if ek:
+            return counts_from_unsorted(self._u[a:b], buckets)
+        counts = counts_from_unsorted(self._u_correct[a:b], buckets)  # +inf: past 1
+        n_errors = sum(c.n_errors for c in self.chunks[start:stop])
+        counts[int(buckets.interval_bins[-1])] -= n_errors
+        return np.append(counts, n_errors)
 
     def prefix(self, m: int, n_test: int) -> _Prefix:
         """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
@@ -249,7 +270,7 @@ class _History:
             # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
             buckets = build_buckets(u[: o.sample_size], u.size, n_test, o.n_buckets,
                                     o.min_bucket_size)
-            return _Prefix(buckets, counts_from_unsorted(u, buckets), ek=True)
+            return _Prefix(m, buckets, counts_from_unsorted(u, buckets), ek=True)
         mask = self._mask[:end]
         sample = fitting_sample(u, mask, sample_size=o.sample_size, rng=self.rng)
         buckets = build_buckets(sample, u.size, n_test, o.n_buckets, o.min_bucket_size)
@@ -257,7 +278,7 @@ class _History:
         counts = counts_from_unsorted(self._u_ok[:end], buckets)  # +inf values fall past 1
         counts[int(buckets.interval_bins[-1])] -= n_errors
         old_row = np.append(counts, n_errors)
-        return _Prefix(buckets, old_row.astype(np.int64))
+        return _Prefix(m, buckets, old_row.astype(np.int64))
 
     def skip(self, m: int, partial: _Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
@@ -495,7 +516,7 @@ class ChunkPUDD:
         ok = _validation.as_mask("correct", correct, vals.size, "u")
         if self._drift_detected:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
-        chunk = _Chunk.of(vals, ok, self.reference_split, ek=self.partition == "ek")
+        chunk = _Chunk.of(vals, ok, self.reference_split)
         hist = self._history
         hist.append(chunk)
         index = self._chunks_seen
@@ -531,10 +552,7 @@ class ChunkPUDD:
         if hist.skip(m):
             return CutResult(i, 1.0, True)
         prefix = hist.prefix(m, hist.chunks[-1].u.size)
-        recent = np.zeros(prefix.old_row.size, dtype=np.int64)
-        for t in range(m, n):
-            recent += prefix.row(t, hist.chunks[t])
-        observed = np.vstack((prefix.old_row, recent))
+        observed = np.vstack((prefix.old_row, prefix.recent_row(hist, n)))
         test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates,
                               errors_column=not prefix.ek)
         return CutResult(i, test.p_value, False, test)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ from river import base
 from river.base import DriftDetector
 
 from pudd_core import _validation
-from pudd_core.bucketing import counts_from_unsorted
+from pudd_core.bucketing import counts_from_sorted_list
 from pudd_core.chi2 import evaluate_table
 from pudd_core.detector import (
     CutPoints,
@@ -241,23 +242,22 @@ class PUDD(DriftDetector):
         for i in cut_points(n, self.cut_points):
             m = n - i
             prefix = hist.prefix(m, self.cut_every)
-            base = np.zeros(prefix.buckets.k + 1, dtype=np.int64)
-            for t in range(m, n - 1):
-                base += prefix.row(t, hist.chunks[t])
+            base = prefix.recent_row(hist, n - 1).copy()
             size = sum(c.u.size for c in hist.chunks[m:])
             self._cuts.append(_ActiveCut(i, m, prefix, base, np.zeros_like(base), size))
 
     def _test(self) -> None:
-        u_new = np.array(self._u[self._pending :])
-        ok_new = np.array(self._ok[self._pending :], dtype=bool)
+        u_new = self._u[self._pending :]
+        ok_new = self._ok[self._pending :]
         self._pending = len(self._u)
-        n_ok_new = int(np.count_nonzero(ok_new))
-        self._n_ok += n_ok_new
-        self._err_sum += float(u_new[~ok_new].sum())
-        correct_new = u_new[ok_new]
+        correct_new = sorted(u for u, ok in zip(u_new, ok_new, strict=True) if ok)
+        n_errors_new = len(u_new) - len(correct_new)
+        self._n_ok += len(correct_new)
+        self._err_sum += math.fsum(u for u, ok in zip(u_new, ok_new, strict=True) if not ok)
         for c in self._cuts:
-            c.partial_row[:-1] += counts_from_unsorted(correct_new, c.prefix.buckets)
-            c.partial_row[-1] += u_new.size - n_ok_new
+            row = counts_from_sorted_list(correct_new, c.prefix.buckets)
+            row.append(n_errors_new)
+            c.partial_row += row
         size = len(self._u)
         stats = _Stats(self._n_ok / size, size - self._n_ok, self._err_sum)
         block = len(self._history.chunks)

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from pudd_core import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
-from pudd_core.bucketing import THETAS, build_buckets, counts_from_sorted, counts_from_unsorted
+from pudd_core.bucketing import (
+    THETAS,
+    build_buckets,
+    counts_from_sorted,
+    counts_from_sorted_list,
+    counts_from_unsorted,
+)
 from tests import _reference as ref
 
 
@@ -129,6 +135,7 @@ def test_counts_equal_the_brute_force_arg_min_definition():
         expected = np.bincount(b.assign(u), minlength=k)
         np.testing.assert_array_equal(counts_from_unsorted(u, b), expected)
         np.testing.assert_array_equal(counts_from_sorted(np.sort(u), b), expected)
+        assert counts_from_sorted_list(np.sort(u).tolist(), b) == expected.tolist()
         small = u[:100]
         np.testing.assert_array_equal(b.counts(small), np.bincount(b.assign(small), minlength=k))
 
