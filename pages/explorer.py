@@ -38,7 +38,7 @@ except (ValueError, OSError, ImportError) as err:
 player.player(cfg, runs)
 
 with st.expander("Whole run: alarms, accuracy and detection delays of every detector"):
-    st.dataframe(summary_frame(runs), key="explorer_summary")
+    st.table(summary_frame(runs))
     st.caption("Delays in chunks from each true drift to the first alarm after it; an alarm "
                "that detects nothing new is a false alarm (pudd_core.evaluation.match_alarms).")
 st.download_button(

@@ -3,7 +3,9 @@
 The runs are immutable (cached); stepping only moves ``state.EXPLORER_CURSOR``. "Next chunk",
 "Reset" and the slider change it in callbacks, which rerun the fragment alone. "Play" sets a
 flag that registers the fragment with ``run_every``: each automatic rerun advances the cursor
-by one chunk until the end (STYLE.md section 7: no loops, no sleeps).
+until the end (STYLE.md section 7: no loops, no sleeps). Playing keeps time like a video
+player: each rerun shows the chunk the chosen speed has reached, at least the next one, so a
+browser too slow to draw every chunk at 10 chunks/s skips some instead of falling behind.
 """
 
 from __future__ import annotations
@@ -22,6 +24,24 @@ from ui import controls, state
 #: Seconds per chunk while playing -> label.
 SPEEDS = {1.0: "1 chunk/s", 0.5: "2 chunks/s", 0.3: "3 chunks/s", 0.1: "10 chunks/s"}
 _SLIDER = f"w_{state.EXPLORER_CURSOR}"  # state.widget_key's name
+_CLOCK = "explorer_play_clock"  # (started at, chunk then, seconds per chunk) while playing
+
+
+def frame(cursor: int, last: int, clock: tuple[float, int, float], now: float) -> int:
+    """The chunk to show at time ``now`` of a play started by ``clock``.
+
+    The chunk the speed has reached, but always at least the next one and at most ``last``.
+
+    >>> frame(5, 99, (100.0, 1, 0.1), now=100.05)   # early: still one step
+    6
+    >>> frame(5, 99, (100.0, 1, 0.1), now=101.0)    # 1 s at 10 chunks/s: chunk 11
+    11
+    >>> frame(95, 99, (100.0, 1, 0.1), now=130.0)
+    99
+    """
+    started, first, seconds_per_chunk = clock
+    due = first + int((now - started) / seconds_per_chunk + 1e-9)
+    return min(max(cursor + 1, due), last)
 
 
 def _move(to: int) -> None:
@@ -39,6 +59,17 @@ def _play(last: int) -> None:
     if int(state.get(state.EXPLORER_CURSOR)) >= last:
         _move(1)  # play from the start again
     st.session_state[state.EXPLORER_PLAYING] = True
+    st.session_state.pop(_CLOCK, None)  # the clock starts at the first frame
+
+
+def _tick(last: int) -> None:
+    """Advance a playing cursor to the frame the clock has reached."""
+    speed = float(state.get(state.EXPLORER_SPEED))
+    cursor = int(state.get(state.EXPLORER_CURSOR))
+    clock = st.session_state.get(_CLOCK)
+    if clock is None or clock[2] != speed:  # started, or the speed changed: restart the clock
+        clock = st.session_state[_CLOCK] = (time.monotonic(), cursor, speed)
+    _move(frame(cursor, last, clock, time.monotonic()))
 
 
 def _pause() -> None:
@@ -67,7 +98,7 @@ def _player(config: ExplorerConfig, runs: tuple[RunResult, ...], interval: float
     if (float(state.get(state.EXPLORER_SPEED)) if playing else None) != interval:
         st.rerun(scope="app")  # Play, Pause or the speed changed: re-register run_every
     if playing:
-        _next(last)
+        _tick(last)
     if playing and int(state.get(state.EXPLORER_CURSOR)) >= last:
         _pause()
         st.rerun(scope="app")  # the end: stop the automatic reruns
@@ -158,10 +189,11 @@ def _views(config: ExplorerConfig, v: ExplorerView) -> None:
         labels = [*(f"bucket u ≈ {c:.2f}" for c in v.window.bucket_centres), "misclassified"]
         st.caption("Columns: PUDD's buckets of correct predictions by centre, then every "
                    "misclassified prediction in one column.")
-        st.dataframe(plots.contingency_table_frame(v.window.table, v.window.expected,
-                                                   column_labels=labels,
-                                                   row_labels=("Reference", "Recent")),
-                     key="explorer_table")
+        # a static table: st.dataframe's interactive grid costs the browser about 90 ms per
+        # redraw, a quarter of each frame while playing
+        st.table(plots.contingency_table_frame(v.window.table, v.window.expected,
+                                               column_labels=labels,
+                                               row_labels=("Reference", "Recent")))
 
 
 def _trace_caption(v: ExplorerView) -> str:

@@ -97,7 +97,7 @@ def test_the_slider_jumps_and_reset_goes_back_to_the_first_chunk() -> None:
     assert "explorer_histogram" in charts  # a test has run by now
     cuts = charts["explorer_cuts"]["data"][0]
     assert cuts["x"][0] == 1 and len(cuts["x"]) >= 3
-    table = at.dataframe[0].value  # observed and expected rows of both windows
+    table = at.table[0].value  # observed and expected rows of both windows
     assert table.shape[0] == 4 and table.columns[-1] == "misclassified"
     _click(at, "explorer_reset")
     assert _chunk(at) == "1 / 29" and at.slider(key="w_explorer_chunk").value == 1
@@ -117,17 +117,36 @@ def test_an_alarm_chunk_says_so_and_the_next_chunk_has_no_test() -> None:
     assert "test at chunk 20" in _charts(at)["explorer_histogram"]["layout"]["title"]["text"]
 
 
+def _cursor(at: AppTest) -> int:
+    return int(_chunk(at).split(" / ")[0])
+
+
 def test_play_advances_each_rerun_and_shows_progress_instead_of_the_slider() -> None:
     at = _open()
     _click(at, "explorer_play")  # AppTest has no timer: each run is one tick
-    assert _chunk(at) == "2 / 29"
+    first = _cursor(at)  # at least one chunk on; more if the run took longer than 1 s
+    assert first >= 2
     assert at.session_state["explorer_playing"] is True
     assert at.button(key="explorer_pause") and not at.slider
     at.run(timeout=TIMEOUT)
-    assert _chunk(at) == "3 / 29"
+    second = _cursor(at)
+    assert second > first
     _click(at, "explorer_pause")
     assert at.session_state["explorer_playing"] is False
-    assert _chunk(at) == "3 / 29" and at.slider(key="w_explorer_chunk").value == 3
+    assert _cursor(at) == second and at.slider(key="w_explorer_chunk").value == second
+
+
+def test_playing_keeps_time_by_skipping_chunks_the_browser_had_no_time_to_draw() -> None:
+    from ui.player import frame
+
+    clock = (50.0, 1, 0.1)  # started at t = 50 s on chunk 1, at 10 chunks/s
+    assert frame(1, 99, clock, now=50.01) == 2  # every rerun shows a new chunk
+    assert frame(2, 99, clock, now=50.35) == 4  # 0.35 s in: chunk 1 + 3
+    assert frame(4, 99, clock, now=50.36) == 5  # drawing faster than the clock: one by one
+    assert frame(30, 99, clock, now=80.0) == 99  # never past the end
+    slow = (0.0, 10, 1.0)  # 1 chunk/s from chunk 10
+    assert [frame(c, 99, slow, now=t) for c, t in ((10, 1.0), (11, 2.0), (12, 3.5))] == [
+        11, 12, 13]
 
 
 def test_play_stops_by_itself_at_the_last_chunk() -> None:
