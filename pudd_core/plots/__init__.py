@@ -1,0 +1,95 @@
+"""Plotly figure builders for PUDD Lab: data in, ``go.Figure`` out, one look everywhere.
+
+The look (template, Okabe-Ito palette, drift, alarm, threshold and bucket-edge styles) is set
+once in ``_style``; the builders live by concept in ``stream``, ``windows``, ``teaching``,
+``cifar``, ``thresholds`` and ``reproduction``. This is the only package that imports plotly.
+"""
+
+from __future__ import annotations
+
+from pudd_core.plots._style import (
+    ALARM_STYLE,
+    BUCKET_EDGE_STYLE,
+    DETECTOR_COLOURS,
+    NEGATIVE_COLOUR,
+    OKABE_ITO,
+    PALETTE,
+    POSITIVE_COLOUR,
+    TEMPLATE,
+    THRESHOLD_STYLE,
+    TRUE_DRIFT_STYLE,
+    WINDOW_COLOURS,
+    detector_colour,
+    p_text,
+)
+from pudd_core.plots.cifar import (
+    interest_timeline_figure,
+    sample_grid_figure,
+    transition_matrix_figure,
+)
+from pudd_core.plots.reproduction import reproduction_figure, reproduction_frame
+from pudd_core.plots.stream import (
+    detector_error_figure,
+    error_trace_figure,
+    min_pvalue_figure,
+    run_summary_frame,
+    runs_figure,
+)
+from pudd_core.plots.teaching import (
+    fig1_scatter_figure,
+    pvalue_curve_figure,
+    theorem1_histogram_figure,
+    verdict_figure,
+)
+from pudd_core.plots.thresholds import (
+    bonferroni_figure,
+    false_alarm_figure,
+    threshold_sweep_figure,
+    threshold_sweep_frame,
+)
+from pudd_core.plots.windows import (
+    contingency_table_frame,
+    cut_pvalue_figure,
+    cut_scan_figure,
+    pu_histogram_figure,
+    window_histogram_figure,
+)
+
+__all__ = [
+    "ALARM_STYLE",
+    "BUCKET_EDGE_STYLE",
+    "DETECTOR_COLOURS",
+    "NEGATIVE_COLOUR",
+    "OKABE_ITO",
+    "PALETTE",
+    "POSITIVE_COLOUR",
+    "TEMPLATE",
+    "THRESHOLD_STYLE",
+    "TRUE_DRIFT_STYLE",
+    "WINDOW_COLOURS",
+    "bonferroni_figure",
+    "contingency_table_frame",
+    "cut_pvalue_figure",
+    "cut_scan_figure",
+    "detector_colour",
+    "detector_error_figure",
+    "error_trace_figure",
+    "false_alarm_figure",
+    "fig1_scatter_figure",
+    "interest_timeline_figure",
+    "min_pvalue_figure",
+    "p_text",
+    "pu_histogram_figure",
+    "pvalue_curve_figure",
+    "reproduction_figure",
+    "reproduction_frame",
+    "run_summary_frame",
+    "runs_figure",
+    "sample_grid_figure",
+    "theorem1_histogram_figure",
+    "threshold_sweep_figure",
+    "threshold_sweep_frame",
+    "transition_matrix_figure",
+    "verdict_figure",
+    "window_histogram_figure",
+]

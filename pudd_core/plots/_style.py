@@ -1,0 +1,231 @@
+"""The one look of every PUDD Lab figure, and the helpers the builders share.
+
+The template, the colour-blind-safe Okabe-Ito palette and the styles of true drifts, alarms,
+thresholds and bucket edges are defined once here; every builder in ``pudd_core.plots`` uses them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike, NDArray
+
+#: Okabe & Ito (2008), "Color Universal Design": distinguishable under common colour-blindness.
+OKABE_ITO: Mapping[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+PALETTE: tuple[str, ...] = tuple(
+    OKABE_ITO[c]
+    for c in ("blue", "vermillion", "green", "orange", "sky_blue", "purple", "yellow", "black")
+)
+#: Reference (old) window / test set 1, then recent (new) window / test set 2.
+WINDOW_COLOURS: tuple[str, str] = (OKABE_ITO["blue"], OKABE_ITO["vermillion"])
+#: One colour per detector, so PUDD looks the same on every page.
+DETECTOR_COLOURS: Mapping[str, str] = {
+    "PUDD": OKABE_ITO["blue"],
+    "DDM": OKABE_ITO["orange"],
+    "Error-rate test": OKABE_ITO["vermillion"],
+    "EDDM": OKABE_ITO["green"],
+    "ADWIN": OKABE_ITO["sky_blue"],
+    "KSWIN": OKABE_ITO["purple"],
+    # the other baselines: clear of the colours above (the error-rate test is never beside them)
+    "HDDM-A": OKABE_ITO["vermillion"],
+    "HDDM-W": OKABE_ITO["black"],
+    "PH": OKABE_ITO["yellow"],
+}
+POSITIVE_COLOUR = OKABE_ITO["orange"]  # an interest class (label 1) of CIFAR-10-CD
+NEGATIVE_COLOUR = "#E8E8E8"
+REFERENCE_GREY = "#777777"  # reference lines: true drift count, bounds, "ours = paper"
+
+#: A true drift is a grey band one chunk wide, so an alarm line on the same chunk stays visible.
+TRUE_DRIFT_STYLE: Mapping[str, Any] = {"fillcolor": "rgba(0, 0, 0, 0.14)", "line": {"width": 0}}
+ALARM_STYLE: Mapping[str, Any] = {"dash": "dot", "width": 2.0}  # colour: the detector's
+THRESHOLD_STYLE: Mapping[str, Any] = {"color": OKABE_ITO["purple"], "dash": "dashdot", "width": 2.0}
+BUCKET_EDGE_STYLE: Mapping[str, Any] = {"color": OKABE_ITO["green"], "dash": "dot", "width": 1.5}
+P_FLOOR = 1e-300  # p-values below this (or exactly 0) are drawn at the floor
+
+_AXIS: Mapping[str, Any] = {"showgrid": True, "gridcolor": "#E5E5E5", "zeroline": False,
+                            "linecolor": "#999", "showline": True, "ticks": "outside"}
+# the template's xaxis and yaxis style every x and y axis, subplots' too: builders set none
+TEMPLATE = go.layout.Template(
+    layout=go.Layout(
+        colorway=list(PALETTE),
+        font={"family": "Source Sans Pro, Arial, sans-serif", "size": 14, "color": "#262730"},
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        hovermode="closest",
+        xaxis=dict(_AXIS),
+        yaxis=dict(_AXIS),
+    )
+)
+
+
+def p_text(p: float) -> str:
+    """A p-value for labels: 3 significant digits, scientific below 0.01, floored.
+
+    Examples
+    --------
+    >>> p_text(1.0), p_text(0.9519), p_text(3.2e-8), p_text(0.0)
+    ('p = 1', 'p = 0.952', 'p = 3.2e-08', 'p < 1e-300')
+    """
+    if not p >= P_FLOOR:
+        return "p < 1e-300" if p == p else "p = n/a"
+    return f"p = {p:.3g}" if p >= 0.01 else f"p = {p:.1e}"
+
+
+def detector_colour(name: str, index: int = 0) -> str:
+    """The colour of detector ``name`` (a palette colour by position for unknown names).
+
+    Examples
+    --------
+    >>> detector_colour("PUDD"), detector_colour("HDDM-A"), detector_colour("Mine", 2)
+    ('#0072B2', '#D55E00', '#009E73')
+    """
+    return DETECTOR_COLOURS.get(name, PALETTE[index % len(PALETTE)])
+
+
+# --- layout --------------------------------------------------------------------------------------
+def base_layout(title: str | None, height: int) -> dict[str, Any]:
+    """The template, a left-aligned title and room above the plot for the legend."""
+    return {
+        "template": TEMPLATE, "height": height,
+        "title": {"text": title or "", "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
+        "margin": {"t": 90 if title else 60},
+        "legend": {"y": 1.0 if title else 1.02},
+    }
+
+
+def apply_layout(fig: go.Figure, *, title: str | None, height: int) -> None:
+    """Give ``fig`` (built trace by trace, e.g. with subplots) the common layout."""
+    fig.update_layout(**base_layout(title, height))
+
+
+def new_figure(*, title: str | None, x_title: str, y_title: str, height: int = 420) -> go.Figure:
+    """An empty single-plot figure with the common layout and axis titles."""
+    fig = go.Figure()
+    apply_layout(fig, title=title, height=height)
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    return fig
+
+
+def one_go(traces: Sequence[Any], *, title: str | None, height: int, **layout: Any) -> go.Figure:
+    """A figure in one construction: the common layout updated by ``layout``.
+
+    The Stream explorer redraws on every step: one construction validates traces, shapes and
+    layout once, where incremental ``add_shape``/``update_layout`` calls cost 5-10 times more.
+    """
+    base = base_layout(title, height)
+    for key, value in layout.items():
+        base[key] = {**base[key], **value} if isinstance(base.get(key), dict) else value
+    return go.Figure(data=list(traces), layout=base)
+
+
+def legend_below(fig: go.Figure) -> None:
+    """Legend under the x-axis titles, for subplots whose titles take the top."""
+    fig.update_layout(legend={"y": -0.22, "yanchor": "top"}, margin={"b": 120})
+
+
+# --- legend entries ------------------------------------------------------------------------------
+def legend_proxy(name: str, line: Mapping[str, Any]) -> go.Scatter:
+    """An empty line trace that puts a shape style (drift, alarm, edge) in the legend."""
+    return go.Scatter(x=[None], y=[None], mode="lines", line=dict(line), name=name,
+                      hoverinfo="skip")
+
+
+def threshold_proxy(alpha: float) -> go.Scatter:
+    """The threshold's legend entry, ``threshold α = 1e-03``."""
+    return legend_proxy(f"threshold α = {alpha:.0e}", THRESHOLD_STYLE)
+
+
+def square_legend(name: str, colour: str, *, symbol: str = "square",
+                  line_width: float | None = None) -> go.Scatter:
+    """An empty marker trace that puts a colour (band, heatmap cell, frame) in the legend."""
+    marker = {"symbol": symbol, "size": 14, "color": colour,
+              **({"line": {"width": line_width}} if line_width is not None else {})}
+    return go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
+                      marker=marker)
+
+
+def drift_legend(name: str = "True drift") -> go.Scatter:
+    """The true-drift band's legend entry: a grey square."""
+    return square_legend(name, TRUE_DRIFT_STYLE["fillcolor"])
+
+
+# --- shapes: drifts, alarms, thresholds, edges ---------------------------------------------------
+def vline_shape(x: float, line: Mapping[str, Any], layer: str = "below") -> dict[str, Any]:
+    """A full-height vertical line (across every subplot row)."""
+    return {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
+            "line": dict(line), "layer": layer}
+
+
+def alarm_shape(x: float, colour: str) -> dict[str, Any]:
+    """A detector's alarm: a dotted full-height line in the detector's colour."""
+    return vline_shape(x, {**ALARM_STYLE, "color": colour})
+
+
+def drift_band_shape(chunk: float) -> dict[str, Any]:
+    """A true drift: the first chunk of the new concept, shaded over every subplot row."""
+    return {"type": "rect", "x0": chunk - 0.5, "x1": chunk + 0.5, "xref": "x", "y0": 0, "y1": 1,
+            "yref": "paper", "layer": "below", **TRUE_DRIFT_STYLE}
+
+
+def threshold_shape(alpha: float) -> dict[str, Any]:
+    """The threshold as a horizontal line at log10 ``alpha`` across the plot."""
+    y = math.log10(alpha)
+    return {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": y, "y1": y, "yref": "y",
+            "line": dict(THRESHOLD_STYLE)}
+
+
+def add_threshold(fig: go.Figure, alpha: float, **where: Any) -> None:
+    """The threshold line and its legend entry, in subplot ``where`` (``row=, col=``) if given."""
+    fig.add_shape(threshold_shape(alpha), **where)
+    fig.add_trace(threshold_proxy(alpha), **where)
+
+
+# --- p-values ------------------------------------------------------------------------------------
+def log10_p(p_values: ArrayLike) -> NDArray[np.float64]:
+    """log10 p, with p = 0 drawn at ``P_FLOOR`` and NaN (no test) kept as a gap."""
+    p = np.asarray(p_values, dtype=np.float64)
+    return np.where(np.isnan(p), np.nan, np.log10(np.clip(p, P_FLOOR, 1.0)))
+
+
+def clipped_log10_p(
+    p_values: ArrayLike, floor: float | None
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """log10 p drawn no lower than ``floor`` (the hover keeps the true p), and which were cut."""
+    y = log10_p(p_values)
+    if floor is None:
+        return y, np.zeros(y.shape, dtype=bool)
+    low = np.nan_to_num(y, nan=0.0) < floor
+    return np.where(low, floor, y), low
+
+
+def p_scatter(x: Sequence[int], p_values: Sequence[float], *, name: str, floor: float | None,
+              size: int) -> go.Scatter:
+    """PUDD's log10 p as a line; values cut at ``floor`` are downward triangles."""
+    y, low = clipped_log10_p(p_values, floor)
+    return go.Scatter(
+        x=list(x), y=y, mode="lines+markers", name=name, line={"color": detector_colour("PUDD")},
+        marker={"size": size, "symbol": ["triangle-down" if c else "circle" for c in low]},
+        text=[p_text(p) for p in p_values], hovertemplate="%{x}: %{text}<extra></extra>",
+    )
+
+
+def p_axis(floor: float | None) -> dict[str, Any]:
+    """A log10 p axis, down to just under ``floor`` when given."""
+    return {"title": {"text": "log₁₀ p-value"},
+            **({"range": [floor - 0.5, 0.5]} if floor is not None else {})}

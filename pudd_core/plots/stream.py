@@ -1,0 +1,270 @@
+"""A stream chunk by chunk: error rates, true drifts, alarms and PUDD's smallest p-values.
+
+Used by Home's live run, the Stream explorer's player and the runs of the CIFAR-10-CD page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
+from plotly.subplots import make_subplots
+
+from pudd_core.plots._style import (
+    OKABE_ITO,
+    add_threshold,
+    alarm_shape,
+    apply_layout,
+    detector_colour,
+    drift_band_shape,
+    drift_legend,
+    log10_p,
+    new_figure,
+    one_go,
+    p_axis,
+    p_scatter,
+    threshold_proxy,
+    threshold_shape,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "detector_error_figure",
+    "error_trace_figure",
+    "min_pvalue_figure",
+    "run_summary_frame",
+    "runs_figure",
+]
+
+
+def _chunk_axis(x_range: tuple[float, float] | None) -> dict[str, Any]:
+    """The chunk axis of the explorer's figures, fixed to ``x_range`` while the data grow."""
+    return {"title": {"text": "Chunk index"},
+            **({"range": list(x_range)} if x_range is not None else {})}
+
+
+def error_trace_figure(
+    chunk_index: ArrayLike,
+    error_rate: ArrayLike,
+    *,
+    true_drifts: Sequence[int] = (),
+    alarms: Mapping[str, Sequence[int]] | None = None,
+    p_values: ArrayLike | None = None,
+    alpha: float | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Per-chunk error rate with true drifts and each detector's alarms as vertical lines.
+
+    With ``p_values`` a second row shows log10 p of the detector per chunk, with the
+    threshold ``alpha``. Each alarm is one vertical line (and a marker on the error trace).
+
+    Examples
+    --------
+    >>> fig = error_trace_figure([1, 2, 3, 4], [0.1, 0.1, 0.3, 0.2], true_drifts=[3],
+    ...                          alarms={"PUDD": [3]}, p_values=[1, 0.5, 1e-6, 0.2], alpha=1e-3)
+    >>> [t.name for t in fig.data]
+    ['Error rate', 'True drift', 'PUDD alarm', 'PUDD log10 p', 'threshold α = 1e-03']
+    >>> len(fig.layout.shapes)  # drift, alarm, threshold
+    3
+    """
+    x = np.asarray(chunk_index, dtype=np.int64)
+    err = 100.0 * np.asarray(error_rate, dtype=np.float64)
+    if p_values is not None:
+        fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                            row_heights=[0.55, 0.45])
+        apply_layout(fig, title=title, height=560)
+    else:
+        fig = new_figure(title=title, x_title="Chunk index", y_title="Error rate (%)")
+    row = {"row": 1, "col": 1} if p_values is not None else {}
+    fig.add_trace(go.Scatter(x=x, y=err, mode="lines+markers", name="Error rate",
+                             line={"color": OKABE_ITO["black"], "width": 1.5},
+                             marker={"size": 5}), **row)
+    if len(true_drifts):
+        for d in true_drifts:
+            fig.add_shape(drift_band_shape(d))
+        fig.add_trace(drift_legend(), **row)
+    by_chunk = dict(zip(x.tolist(), err.tolist(), strict=True))
+    for i, (name, where) in enumerate((alarms or {}).items()):
+        colour = detector_colour(name, i)
+        for a in where:
+            fig.add_shape(alarm_shape(a, colour))
+        fig.add_trace(go.Scatter(
+            x=list(where), y=[by_chunk.get(int(a)) for a in where], mode="markers",
+            name=f"{name} alarm", marker={"symbol": "triangle-down", "size": 12, "color": colour},
+        ), **row)
+    if p_values is not None:
+        fig.add_trace(go.Scatter(x=x, y=log10_p(p_values), mode="lines+markers",
+                                 name="PUDD log10 p", line={"color": detector_colour("PUDD")},
+                                 connectgaps=False), row=2, col=1)
+        if alpha is not None:
+            add_threshold(fig, alpha, row=2, col=1)
+        fig.update_yaxes(title_text="Error rate (%)", row=1, col=1)
+        fig.update_yaxes(title_text="log₁₀ p-value", row=2, col=1)
+        fig.update_xaxes(title_text="Chunk index", row=2, col=1)
+    return fig
+
+
+def detector_error_figure(
+    chunk_index: Sequence[int],
+    error_rate: Mapping[str, Sequence[float]],
+    *,
+    alarms: Mapping[str, Sequence[int]],
+    true_drifts: Sequence[int] = (),
+    x_range: tuple[float, float] | None = None,
+    y_max: float | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Each detector's model's error rate per chunk, and a lane of alarms per detector.
+
+    Every detector adapts its own model, so each has its own error curve (the first, PUDD,
+    drawn thickest and on top); its alarms are triangles in its lane under the curves and,
+    for the first detector, dotted lines. ``x_range`` and ``y_max`` fix the axes while the
+    data grow.
+
+    Examples
+    --------
+    >>> fig = detector_error_figure([1, 2, 3], {"PUDD": [0.1, 0.3, 0.1], "DDM": [0.1, 0.3, 0.2]},
+    ...                             alarms={"PUDD": [2], "DDM": []}, true_drifts=[2])
+    >>> [t.name for t in fig.data]
+    ['DDM error rate', 'PUDD error rate', 'True drift', 'PUDD alarm', 'DDM alarm']
+    >>> fig.layout.yaxis2.categoryarray, len(fig.layout.shapes)  # lanes; drift band, alarm line
+    (('DDM', 'PUDD'), 2)
+    """
+    names = list(error_rate)
+    x = list(chunk_index)
+    traces: list[Any] = []
+    for i, name in reversed(list(enumerate(names))):  # the first drawn last, on top
+        err = 100.0 * np.asarray(error_rate[name], dtype=np.float64)
+        traces.append(go.Scatter(
+            x=x, y=err, mode="lines+markers", name=f"{name} error rate", legendrank=i,
+            line={"color": detector_colour(name, i), "width": 2.5 if i == 0 else 1.5},
+            marker={"size": 4 if i == 0 else 3},
+            customdata=100.0 - err,
+            hovertemplate=f"{name}, chunk %{{x}}: error %{{y:.1f}}% "
+                          "(accuracy %{customdata:.1f}%)<extra></extra>",
+        ))
+    shapes = [drift_band_shape(d) for d in true_drifts]
+    if len(true_drifts):
+        traces.append(drift_legend())
+    for i, name in enumerate(names):
+        where = list(alarms.get(name, ()))
+        colour = detector_colour(name, i)
+        if i == 0:
+            shapes += [alarm_shape(a, colour) for a in where]
+        traces.append(go.Scatter(
+            x=where, y=[name] * len(where), yaxis="y2", mode="markers", name=f"{name} alarm",
+            marker={"symbol": "triangle-down", "size": 11, "color": colour},
+            hovertemplate=f"{name} alarm at chunk %{{x}}<extra></extra>", showlegend=False,
+        ))
+    return one_go(
+        traces, title=title, height=470, shapes=shapes,
+        xaxis={**_chunk_axis(x_range), "anchor": "y2"},
+        yaxis={"domain": [0.3, 1.0], "title": {"text": "Error rate (%)"},
+               **({"range": [0.0, 100.0 * y_max * 1.05]} if y_max is not None else {})},
+        yaxis2={"domain": [0.0, 0.2], "type": "category", "categoryorder": "array",
+                "categoryarray": names[::-1], "range": [-0.6, len(names) - 0.4],
+                "showgrid": False},
+    )
+
+
+def min_pvalue_figure(
+    chunk_index: Sequence[int],
+    p_values: Sequence[float],
+    *,
+    alpha: float,
+    alarms: Sequence[int] = (),
+    true_drifts: Sequence[int] = (),
+    x_range: tuple[float, float] | None = None,
+    floor: float | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """PUDD's smallest p-value over its cut points, per chunk, with the threshold and alarms.
+
+    p-values below ``10**floor`` sit on the floor as downward triangles (the hover gives p),
+    so one huge drift does not squash the threshold's neighbourhood.
+
+    Examples
+    --------
+    >>> fig = min_pvalue_figure([1, 2, 3], [1.0, 1e-40, 0.2], alpha=1e-3, alarms=[2], floor=-12)
+    >>> [t.name for t in fig.data], fig.data[0].y.tolist(), fig.data[0].marker.symbol[1]
+    (['PUDD min p', 'threshold α = 1e-03'], [0.0, -12.0, -0.69897...], 'triangle-down')
+    """
+    colour = detector_colour("PUDD")
+    shapes = [*(drift_band_shape(d) for d in true_drifts),
+              *(alarm_shape(a, colour) for a in alarms), threshold_shape(alpha)]
+    return one_go(
+        [p_scatter(chunk_index, p_values, name="PUDD min p", floor=floor, size=6),
+         threshold_proxy(alpha)],
+        title=title, height=330, shapes=shapes,
+        xaxis=_chunk_axis(x_range),
+        yaxis=p_axis(floor),
+    )
+
+
+def runs_figure(
+    results: Mapping[str, Any], *, true_drifts: Sequence[int] = (), title: str | None = None
+) -> go.Figure:
+    """:func:`detector_error_figure` of finished runs on one stream, by display name.
+
+    ``results`` maps a name to a :class:`~pudd_core.runner.RunResult`; the runs share their
+    chunks (same stream, same length). The first run is drawn thickest, with alarm lines.
+
+    Examples
+    --------
+    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> runs = {n: run_experiment(RunConfig("sea0", "gnb", d, n_chunks=25))
+    ...         for n, d in (("PUDD-3", "pudd"), ("DDM", "ddm"))}
+    >>> fig = runs_figure(runs, true_drifts=[10, 20])
+    >>> sorted(t.name for t in fig.data)
+    ['DDM alarm', 'DDM error rate', 'PUDD-3 alarm', 'PUDD-3 error rate', 'True drift']
+    >>> alarm = next(t for t in fig.data if t.name == "PUDD-3 alarm")
+    >>> list(alarm.x) == list(runs["PUDD-3"].alarms)
+    True
+    """
+    first = next(iter(results.values()))
+    chunks = [c.chunk_index for c in first.chunks]
+    fig = detector_error_figure(
+        chunks,
+        {name: [c.error_rate for c in res.chunks] for name, res in results.items()},
+        alarms={name: list(res.alarms) for name, res in results.items()},
+        true_drifts=true_drifts, title=title,
+    )
+    # whole chunks only: no 1.5 between chunk 1 and 2 on a short run
+    fig.update_xaxes(tick0=0, dtick=max(1, math.ceil(len(chunks) / 10)))
+    return fig
+
+
+def run_summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per detector's run: accuracy, alarms and how they matched the true drifts.
+
+    ``results`` maps a display name to a :class:`~pudd_core.runner.RunResult`.
+
+    Examples
+    --------
+    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> res = run_experiment(RunConfig("sea0", "gnb", n_chunks=25, seed=0))
+    >>> run_summary_frame({"PUDD-3": res}).iloc[0].to_dict()
+    {'detector': 'PUDD-3', 'accuracy (%)': 95.46..., 'alarms': 1, 'drifts detected': '1 of 2',
+     'missed drifts': 1, 'false alarms': 0, 'mean delay (chunks)': 0.0, 'run time (s)': ...}
+    """
+    import pandas as pd
+
+    rows = []
+    for name, res in results.items():
+        d = res.detection
+        n_drifts = len(res.drift_chunks or ())
+        rows.append({
+            "detector": name, "accuracy (%)": 100.0 * res.accuracy, "alarms": res.n_alarms,
+            "drifts detected": f"{n_drifts - d.missed} of {n_drifts}" if d else "n/a",
+            "missed drifts": d.missed if d else None,
+            "false alarms": d.false_alarms if d else None,
+            "mean delay (chunks)": d.mean_delay if d else float("nan"),
+            "run time (s)": round(res.elapsed_s, 1),
+        })
+    return pd.DataFrame(rows)
