@@ -37,7 +37,10 @@ def main() -> None:
         "# Benchmarks\n\nEvery number below was measured by the command printed with it; "
         "`make bench` (`.venv/bin/python -m benchmarks.run_all`) re-runs them all and rewrites "
         "this file. Timings are wall-clock on the machine named in each section; they are "
-        "never asserted in tests.\n\n"
+        "never asserted in tests. The development machine is a shared 2-core VM whose speed "
+        "drifts: the same code measured up to 1.5x slower at one hour than at another of the "
+        "same day (e.g. `pu_chi2_test` with a 100,000-value reference: 0.87 ms, then 1.2-1.4 "
+        "ms), so compare rows measured in the same run.\n\n"
     )
     OUT.write_text(header + "\n".join(parts))
 

@@ -38,7 +38,8 @@ except (ValueError, OSError, ImportError) as err:
 player.player(cfg, runs)
 
 with st.expander("Whole run: alarms, accuracy and detection delays of every detector"):
-    st.table(summary_frame(runs))
+    st.table(summary_frame(runs).style.format({"accuracy": "{:.4f}", "mean delay (chunks)":
+                                                "{:.2f}"}, na_rep="–"))
     st.caption("Delays in chunks from each true drift to the first alarm after it; an alarm "
                "that detects nothing new is a false alarm (pudd_core.evaluation.match_alarms).")
 st.download_button(

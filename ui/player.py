@@ -191,9 +191,11 @@ def _views(config: ExplorerConfig, v: ExplorerView) -> None:
                    "misclassified prediction in one column.")
         # a static table: st.dataframe's interactive grid costs the browser about 90 ms per
         # redraw, a quarter of each frame while playing
-        st.table(plots.contingency_table_frame(v.window.table, v.window.expected,
-                                               column_labels=labels,
-                                               row_labels=("Reference", "Recent")))
+        table = plots.contingency_table_frame(v.window.table, v.window.expected,
+                                              column_labels=labels,
+                                              row_labels=("Reference", "Recent"))
+        expected = [name for name in table.index if name.endswith("expected")]
+        st.table(table.style.format("{:,.0f}").format("{:,.1f}", subset=(expected, slice(None))))
 
 
 def _trace_caption(v: ExplorerView) -> str:
