@@ -29,4 +29,5 @@ bench:
 screenshots:
 	bash scripts/setup_env.sh dev
 	bash scripts/install_browser.sh
-	PUDD_UPDATE_SCREENSHOTS=1 .venv/bin/pytest tests/app/test_browser.py -m browser
+	PUDD_UPDATE_SCREENSHOTS=1 PUDD_RESULTS_STORE=$(CURDIR)/results/store \
+		.venv/bin/pytest tests/app/test_browser.py -m browser

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from pudd_core import plots
+from pudd_core.runner import RunResult
 from pudd_core.streams import get_info
 from ui import cache, cifar, controls, progress, state
 from ui.pages import ensure_routed
@@ -67,7 +70,7 @@ else:
                                            title=f"Chunk {chunk}: positive classes {positive}"),
                   key="cifar_samples")
     st.caption(f"Six of the 50 images of each class in chunk {chunk}, framed orange when "
-               f"labelled 1. Source: {thumbs.source}.")
+               f"labelled 1. Source: {cifar.source_name(thumbs.source)}.")
 
 st.subheader("3. PUDD against the baselines")
 if not info.available:
@@ -80,9 +83,20 @@ elif cfg.detectors:
         "is adapted on the recent data. Finished runs are kept, so coming back is instant."
     )
     runs = cfg.runs()
+    live = st.empty()  # the first runs' chart while the others compute
+
+    def draw_so_far(results: Sequence[RunResult | None]) -> None:
+        so_far = {n: r for n, r in zip(runs, results, strict=True) if r is not None}
+        with live.container():
+            controls.plot(plots.runs_figure(so_far, true_drifts=drift.drift_chunks,
+                                            title=f"{cfg.classifier} on CIFAR-10-CD: the "
+                                                  "runs finished so far"),
+                          key=f"cifar_runs_{len(so_far)}_of_{len(runs)}")
+
     outcome = progress.run_tasks(
         state.CIFAR_JOB, [cache.run_task(c, name) for name, c in runs.items()],
-        what="detector runs")
+        what="detector runs", auto_seconds=cifar.AUTO_SECONDS, on_result=draw_so_far)
+    live.empty()
     done = {n: r for n, r in zip(runs, outcome.results, strict=True) if r is not None}
     if done:
         controls.plot(plots.runs_figure(done, true_drifts=drift.drift_chunks,

@@ -34,6 +34,9 @@ except (ValueError, OSError, ImportError) as err:
             icon=":material/tune:")
     state.write_query("explorer")
     st.stop()
+if runs is None:  # long runs wait for the Run button above (or were stopped)
+    state.write_query("explorer")
+    st.stop()
 
 player.player(cfg, runs)
 

@@ -1,7 +1,8 @@
 """Command line: ``python -m pudd_core <command>``.
 
-``datasets`` lists the stream registry, ``run`` runs one configuration over seeds, ``grid``
-runs a grid file into the results store.
+``datasets`` lists the stream registry with sources and licences, ``run`` runs one
+configuration over seeds, ``grid`` runs a grid file into the results store, ``reproduce`` runs
+a paper table.
 """
 
 from __future__ import annotations
@@ -13,27 +14,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+_EXECUTORS = ("serial", "joblib", "ray", "dask")  # pudd_core.grid.EXECUTORS, without pandas
 
-def _datasets(args: argparse.Namespace) -> int:
-    from pudd_core.streams import list_streams
 
-    infos = list_streams(data_dir=args.data_dir)
-    if args.json:
-        print(json.dumps([dataclasses.asdict(i) for i in infos], indent=2))
-        return 0
-    header = ("name", "kind", "chunks", "features", "classes", "available", "note")
-    rows = [
-        (
-            i.name,
-            i.kind,
-            f"{i.n_chunks} x {i.chunk_size}",
-            "x".join(str(n) for n in i.feature_shape),
-            str(i.n_classes),
-            "yes" if i.available else "no",
-            i.title if i.available else "data missing: see below",
-        )
-        for i in infos
-    ]
+def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print a Markdown table; every column but the last is padded to its widest cell."""
     widths = [max(len(r[c]) for r in (header, *rows)) for c in range(len(header) - 1)]
 
     def line(cells: Sequence[str]) -> str:
@@ -44,6 +29,32 @@ def _datasets(args: argparse.Namespace) -> int:
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|---|")
     for r in rows:
         print(line(r))
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    from pudd_core.streams import list_streams
+
+    infos = list_streams(data_dir=args.data_dir)
+    if args.json:
+        print(json.dumps([dataclasses.asdict(i) for i in infos], indent=2))
+        return 0
+    _print_table(
+        ("name", "kind", "chunks", "features", "classes", "available", "note"),
+        [
+            (
+                i.name,
+                i.kind,
+                f"{i.n_chunks} x {i.chunk_size}",
+                "x".join(str(n) for n in i.feature_shape),
+                str(i.n_classes),
+                "yes" if i.available else "no",
+                i.title if i.available else "data missing: see below",
+            )
+            for i in infos
+        ],
+    )
+    print()
+    _print_table(("name", "licence", "source"), [(i.name, i.licence, i.source) for i in infos])
     missing = [i for i in infos if not i.available]
     for i in missing:
         print(f"\n{i.name}: {i.unavailable_reason}")
@@ -78,7 +89,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     configs = [dataclasses.replace(base, seed=s) for s in parse_seeds(args.seeds)]
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
-                    progress=not args.json and sys.stderr.isatty(), data_dir=args.data_dir)
+                    address=args.address, progress=not args.json and sys.stderr.isatty(),
+                    data_dir=args.data_dir)
     errors = rows[rows["status"] != "ok"]
     if len(errors):
         print(f"error: {len(errors)} run(s) failed:\n{errors.iloc[0]['error']}", file=sys.stderr)
@@ -149,9 +161,11 @@ def _reproduce(args: argparse.Namespace) -> int:
 
         detectors = [d for d in (*CLASSIC_DETECTORS, *PUDD_DETECTORS) if d != "kswin"]
     datasets = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
+    regimes = [r.strip() for r in args.regimes.split(",")] if args.regimes else None
     classifier = args.classifier or ("dnn-ensemble" if args.table == 2 else "gnb")
     configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
-                                   detectors=detectors, n_chunks=args.n_chunks)
+                                   detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
+                                   reproduce_frozen_head=args.reproduce_frozen_head)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -173,7 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pudd_core", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     datasets = commands.add_parser(
-        "datasets", help="list the named streams and whether their data are available"
+        "datasets",
+        help="list the named streams, their sources and licences, and whether their data "
+             "are available",
     )
     datasets.add_argument("--json", action="store_true", help="print JSON instead of a table")
     datasets.add_argument(
@@ -193,8 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--chunk-size", type=int, default=None)
     run.add_argument("--detector-option", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--classifier-option", action="append", default=[], metavar="KEY=VALUE")
-    run.add_argument("--executor", default="joblib", choices=("serial", "joblib"))
+    run.add_argument("--executor", default="joblib", choices=_EXECUTORS,
+                     help="ray and dask need their package (see the grid module)")
     run.add_argument("--n-jobs", type=int, default=None)
+    run.add_argument("--address", default=None, help="Ray or Dask cluster address")
     run.add_argument("--store", default="results/store", help="results store folder")
     run.add_argument("--data-dir", default=None)
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -203,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid = commands.add_parser("grid", help="run a grid (a TOML file) into the results store")
     grid.add_argument("config", help="TOML file with a [grid] table and an optional [run] table")
     grid.add_argument("--store", default=None)
-    grid.add_argument("--executor", default=None, choices=("serial", "joblib", "ray", "dask"))
+    grid.add_argument("--executor", default=None, choices=_EXECUTORS)
     grid.add_argument("--n-jobs", type=int, default=None)
     grid.add_argument("--address", default=None, help="Ray or Dask cluster address")
     grid.add_argument("--data-dir", default=None)
@@ -218,10 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", default="10", help="a count (10: seeds 0-9), '0-9' or '0,3'")
     rep.add_argument("--datasets", default=None, help="comma-separated subset")
     rep.add_argument("--detectors", default=None, help="comma-separated subset, e.g. pudd-3,ddm")
+    rep.add_argument("--regimes", default=None,
+                     help="comma-separated subset of incremental,train-once")
+    rep.add_argument("--reproduce-frozen-head", action="store_true",
+                     help="dnn only: the authors' frozen-head bug behind the published DNN "
+                          "numbers (off: the fixed adaptation)")
     rep.add_argument("--skip-kswin", action="store_true",
                      help="leave out river's KSWIN (about 30 s per GNB episode)")
     rep.add_argument("--n-chunks", type=int, default=None, help="shorter streams (smoke runs)")
-    rep.add_argument("--executor", default="joblib", choices=("serial", "joblib", "ray", "dask"))
+    rep.add_argument("--executor", default="joblib", choices=_EXECUTORS)
     rep.add_argument("--n-jobs", type=int, default=None)
     rep.add_argument("--address", default=None)
     rep.add_argument("--store", default="results/store")

@@ -63,6 +63,19 @@ def as_mask(name: str, values: ArrayLike, length: int, length_name: str) -> NDAr
     return arr
 
 
+def as_flag(name: str, value: Any) -> bool:
+    """Return one correctness flag as a bool: ``True``/``False`` (numpy's too), 0 or 1 only.
+
+    Anything else (a string, 2, NaN, None) raises rather than being truth-tested, as
+    :func:`as_mask` does for arrays.
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | float | np.integer | np.floating) and (value == 0 or value == 1):
+        return bool(value)
+    raise ValueError(f"{name} must be a bool (or 0/1), got {value!r}")
+
+
 def finite_float(name: str, value: float) -> float:
     """Return ``value`` as a float, rejecting NaN and infinity."""
     out = float(value)

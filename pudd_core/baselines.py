@@ -17,7 +17,9 @@ from numpy.typing import ArrayLike
 from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
-__all__ = ["ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make"]
+__all__ = [
+    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make", "option_names",
+]
 
 #: A river detector: ``river.drift.binary`` classes derive from ``BinaryDriftDetector``.
 Detector: TypeAlias = DriftDetector | BinaryDriftDetector
@@ -61,6 +63,26 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
 ALIASES: Mapping[str, str] = MappingProxyType({"ph": "pagehinkley"})
 
 
+def _spec(name: str) -> BaselineSpec:
+    spec = BASELINES.get(ALIASES.get(name.lower(), name.lower()))
+    if spec is None:
+        valid = ", ".join(map(repr, [*BASELINES, *ALIASES]))
+        raise ValueError(f"unknown baseline {name!r}; choose one of {valid}.")
+    return spec
+
+
+def option_names(name: str) -> list[str]:
+    """Constructor parameters :func:`make` accepts for the baseline ``name`` (``seed`` aside).
+
+    Examples
+    --------
+    >>> option_names("ph")
+    ['min_instances', 'delta', 'threshold', 'alpha', 'mode']
+    """
+    params = inspect.signature(_spec(name).detector_class).parameters
+    return [p for p in params if p != "seed"]
+
+
 def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     """Build the river detector ``name`` with river's defaults, overridden by ``params``.
 
@@ -97,12 +119,8 @@ def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     ...
     ValueError: unknown baseline 'cusum'; choose one of 'adwin', 'ddm', 'eddm', 'hddma', ...
     """
-    key = ALIASES.get(name.lower(), name.lower())
-    spec = BASELINES.get(key)
-    if spec is None:
-        valid = ", ".join(map(repr, [*BASELINES, *ALIASES]))
-        raise ValueError(f"unknown baseline {name!r}; choose one of {valid}.")
-    accepted = [p for p in inspect.signature(spec.detector_class).parameters if p != "seed"]
+    spec = _spec(name)
+    accepted = option_names(name)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise ValueError(

@@ -387,7 +387,7 @@ def _amplify_shrink(
 def _build(s: NDArray[np.float64], k: int, stored_k: int, min_bucket_size: int) -> Buckets:
     """Steps 3-7 of spec section 1.6 on the fitting sample ``s`` (correct values only)."""
     m = s.size
-    if m == 0:
+    if m == 0:  # no correct value to fit: one bucket at 0 (fit_buckets, Notes)
         return Buckets(centres=(0.0,), coef=(1.0,), sample_counts=(0,), n_sample=0)
     order = np.argsort(s, kind="stable")
     ss = s[order]
@@ -483,6 +483,25 @@ def fit_buckets(
     seed
         Seed or generator for the fitting sample.
 
+    Raises
+    ------
+    ValueError
+        If ``u_ref`` is empty, not one-dimensional, or holds NaN, infinity or values outside
+        [0, 1]; if ``correct_ref`` is not a boolean (or 0/1) mask of the same length; if
+        ``n_buckets``, ``sample_size`` or ``n_test`` (when given) is not an integer >= 1, or
+        ``min_bucket_size`` not an integer >= 0.
+
+    Notes
+    -----
+    A reference window without a single correct prediction leaves an empty fitting sample;
+    the authors' code then crashes (spec section 8.1 item 6). Here it gives one bucket
+    centred at 0.0 with ``n_sample = 0``, so every correct value of a compared window falls
+    in it and the PU test reduces to the 2 x 2 correct / misclassified table. When no
+    $K \geq 2$ gives every bucket ``min_bucket_size`` values, the $K = 1$ fallback returns
+    k-means buckets for the stored $K$ (``n_buckets`` unless the distinct-seed guard lowered
+    it) with all coefficients 1 and no size constraint (spec section 1.6 step 7), so buckets
+    below ``min_bucket_size`` can occur.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -490,8 +509,12 @@ def fit_buckets(
     >>> b = fit_buckets(u, u < 0.5, seed=1)
     >>> b.k, sum(b.sample_counts) == b.n_sample, min(b.sample_counts) >= 50
     (5, True, True)
+    >>> fit_buckets([0.7, 0.9])  # no correct prediction: one bucket at 0, nothing fitted
+    Buckets(centres=(0.0,), coef=(1.0,), sample_counts=(0,), n_sample=0)
     """
     u = _validation.as_pu_array("u_ref", u_ref)
+    if u.size == 0:
+        raise ValueError("u_ref is empty: the reference window needs at least one PU-index value")
     correct = (
         u < 0.5
         if correct_ref is None
@@ -500,6 +523,8 @@ def fit_buckets(
     _validation.check_positive_int("n_buckets", n_buckets)
     _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
     _validation.check_positive_int("sample_size", sample_size)
+    if n_test is not None:
+        _validation.check_positive_int("n_test", n_test)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     sample = fitting_sample(u, correct, sample_size=sample_size, rng=rng)
     return build_buckets(sample, u.size, n_test, n_buckets, min_bucket_size)
@@ -533,6 +558,24 @@ def ek_buckets(
     partition is fitted on the first ``sample_size`` PU values of the reference window (the
     authors' unused ``build_partition``, spec section 2 row 24), and every value is bucketed.
 
+    Parameters
+    ----------
+    u_ref
+        PU-index values of the reference (old) window, correct and misclassified alike.
+    n_buckets
+        Starting number of buckets, *K* in the paper (5).
+    min_bucket_size
+        Minimum fitting-sample values per bucket (50).
+    sample_size
+        How many of the first values the partition is fitted on (1000).
+
+    Raises
+    ------
+    ValueError
+        If ``u_ref`` is empty, not one-dimensional, or holds NaN, infinity or values outside
+        [0, 1]; if ``n_buckets`` or ``sample_size`` is not an integer >= 1, or
+        ``min_bucket_size`` not an integer >= 0.
+
     Examples
     --------
     >>> u = np.linspace(0.0, 1.0, 600)
@@ -541,5 +584,9 @@ def ek_buckets(
     (5, 600)
     """
     u = _validation.as_pu_array("u_ref", u_ref)
+    if u.size == 0:
+        raise ValueError("u_ref is empty: the reference window needs at least one PU-index value")
     _validation.check_positive_int("n_buckets", n_buckets)
+    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
+    _validation.check_positive_int("sample_size", sample_size)
     return _build(u[:sample_size], n_buckets, n_buckets, min_bucket_size)

@@ -35,6 +35,14 @@ class Chi2Result:
         Degrees of freedom, (rows - 1)(columns - 1) over the non-empty columns.
     expected
         Expected counts $E_{ij} = n_i n_j / N$, one per tested column.
+
+    Examples
+    --------
+    >>> res = chi2_test([[50, 50], [30, 70]], yates=False)
+    >>> res.statistic, res.p_value, res.dof
+    (8.333..., 0.003892..., 1)
+    >>> res.expected.tolist()
+    [[40.0, 60.0], [40.0, 60.0]]
     """
 
     statistic: float
@@ -48,6 +56,11 @@ def clamp_table(table: ArrayLike, clamp_min: int) -> NDArray[np.int64]:
 
     This is the authors' floor of 5 on every cell (spec section 1.7), which is not the paper's
     "expected count > 5" validity rule; ``clamp_min=0`` leaves the table unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``clamp_min`` is negative.
 
     Examples
     --------
@@ -76,6 +89,12 @@ def chi2_test(table: ArrayLike, *, yates: bool = True) -> Chi2Result:
     yates
         Yates' continuity correction, which scipy applies only when dof = 1 (the authors' call,
         with scipy's default ``correction=True``). ``False`` gives eqs. 12-14 exactly.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not 2-D with at least two rows, holds a negative or non-finite count,
+        or has a row with no count at all.
 
     Examples
     --------
@@ -135,6 +154,17 @@ class PUTestResult:
         The bucket partition fitted on the reference window.
     shortcut
         Why no test ran, if one did not (e.g. "no correct prediction in the recent window").
+
+    Examples
+    --------
+    >>> u_old = np.linspace(0.0, 0.4, 100)  # 100 correct predictions, two buckets of 50
+    >>> res = pu_chi2_test(u_old, None, np.linspace(0.1, 0.9, 100), None)
+    >>> res.observed.tolist(), res.table.tolist(), res.dof
+    ([[50, 50, 0], [37, 13, 50]], [[50, 50, 5], [37, 13, 50]], 2)
+    >>> res.p_value < 1e-10, res.shortcut
+    (True, None)
+    >>> pu_chi2_test(u_old, None, [0.8, 0.9], None).shortcut
+    'no correct prediction in the recent window'
     """
 
     p_value: float
@@ -220,6 +250,21 @@ def pu_chi2_test(
         Yates' correction for 2 x 2 tables (scipy's default, which the authors use).
     seed
         Seed or generator for the bucketing sample.
+
+    Raises
+    ------
+    ValueError
+        If either window is empty, not one-dimensional, or holds NaN, infinity or values
+        outside [0, 1]; if a correctness mask is not boolean (or 0/1) or its length differs
+        from its window's; if ``n_buckets`` or ``sample_size`` is not an integer >= 1, or
+        ``min_bucket_size`` or ``clamp_min`` not an integer >= 0.
+
+    Notes
+    -----
+    A reference window with no correct prediction is bucketed into one bucket at 0.0 (see
+    :func:`~pudd_core.bucketing.fit_buckets`), so the test compares the two windows' error
+    rates; a recent window with no correct prediction gives $p = 0$ with no test (spec
+    section 1.5).
 
     Examples
     --------

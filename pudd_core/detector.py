@@ -116,7 +116,22 @@ class ScanResult:
 
     @property
     def winner(self) -> CutResult | None:
-        """The cut that gave the minimum p-value, if a test ran."""
+        """The cut that gave the minimum p-value, if a test ran.
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.update(old, old < 0.5)
+        >>> det.last_scan.winner is None  # one chunk: no cut to test
+        True
+        >>> for u in (old, new):
+        ...     det.update(u, u < 0.5)
+        >>> det.last_scan.winner
+        CutResult(cut=1, p_value=8.13...e-24, skipped=False)
+        >>> det.last_scan.winner.test.table.tolist()  # K = 3 buckets, then the errors
+        [[70, 66, 64, 5], [29, 17, 5, 50]]
+        """
         for c in self.cuts:
             if c.cut == self.cut_point:
                 return c
@@ -156,6 +171,8 @@ class _Chunk:
 
     @classmethod
     def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
+        # own copies: the history outlives the call, and callers may reuse their buffers
+        u, correct = u.copy(), correct.copy()
         n_ok = int(np.count_nonzero(correct))
         return cls(
             u=u,
@@ -327,7 +344,12 @@ class ChunkPUDD:
     skip_rule
         ``"accuracy"`` (authors: skip a cut when the old window's mean chunk accuracy is lower
         than the recent one's), ``"pu_mean"`` (paper: test only when the old window's mean
-        misclassified PU is at least the recent one's) or ``None`` (test every cut).
+        misclassified PU is at least the recent one's) or ``None`` (test every cut). The
+        paper contradicts itself here (spec sections 2 row 2 and 10.2): Algorithm 1, line 4
+        tests when $\mathrm{Mean}(u^M_{old}) \geq \mathrm{Mean}(u^M_{new})$, while the
+        appendix prose skips the test when the old mean is the larger. ``"pu_mean"``
+        implements Algorithm 1's rule (skip iff the old mean is strictly smaller); a window
+        without misclassified predictions has no mean, and the cut is then tested.
     n_buckets
         Starting number of buckets, *K* in the paper.
     min_bucket_size
@@ -450,17 +472,56 @@ class ChunkPUDD:
 
     @property
     def p_value(self) -> float:
-        """Minimum p-value over the cut points of the last update (NaN before any update)."""
+        """Minimum p-value over the cut points of the last update (NaN before any update).
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.p_value
+        nan
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> f"{det.p_value:.3g}", det.drift_detected
+        ('8.13e-24', True)
+        """
         return float("nan") if self._last_scan is None else self._last_scan.p_value
 
     @property
     def cut_point(self) -> int | None:
-        """Recent-window length (chunks) of the winning cut; the authors retrain on it."""
+        """Recent-window length (chunks) of the winning cut; the authors retrain on it.
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.cut_point is None
+        True
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
+        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
+        """
         return self._cut_point
 
     @property
     def last_scan(self) -> ScanResult | None:
-        """Everything the last update computed: per-cut p-values, tables, buckets."""
+        """Everything the last update computed: per-cut p-values, tables, buckets.
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.last_scan is None
+        True
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> scan = det.last_scan
+        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
+        (2, 3, 0.5, 1, 2)
+        >>> scan.winner.test.buckets.k
+        3
+        """
         return self._last_scan
 
     @property
@@ -501,7 +562,14 @@ class ChunkPUDD:
         u
             PU-index of each prediction in the chunk, in [0, 1].
         correct
-            Whether each prediction was correct (arg-max equals the label).
+            Whether each prediction was correct (arg-max equals the label): booleans or 0/1.
+
+        Raises
+        ------
+        ValueError
+            If ``u`` is empty, not one-dimensional, or holds NaN, infinity or values outside
+            [0, 1]; if ``correct`` is not a boolean (or 0/1) mask of the same length. A
+            rejected chunk leaves the detector unchanged.
 
         Examples
         --------
@@ -526,8 +594,9 @@ class ChunkPUDD:
             hist.prefix(n - 1, vals.size)  # fit each old window once, in a fixed order
             hist.evict(n, self.cut_points)
         if chunk.accuracy < self.min_accuracy:
-            # spec section 1.2: p = 0 at once; the split point keeps its (guarded) last value
-            cut = self._cut_point = self._cut_point if self._cut_point is not None else 1
+            # spec section 1.2: p = 0 at once; the split point keeps its last value, guarded
+            # (spec 8.1.5) so the recent window never reaches back before the last alarm
+            cut = self._cut_point = min(self._cut_point or 1, n)
             self._finish(ScanResult(index, n, chunk.accuracy, 0.0, cut, True,
                                     shortcut=f"chunk accuracy below {self.min_accuracy}"))
             return

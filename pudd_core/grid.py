@@ -109,8 +109,9 @@ def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
 
     Examples
     --------
-    >>> safe_run(RunConfig(n_chunks=12, classifier_options={"bogus": 1}))["status"]
-    'error'
+    >>> row = safe_run(RunConfig(n_chunks=1))  # valid, but fails once the stream is loaded
+    >>> row["status"], row["error"].splitlines()[-1]
+    ('error', 'ValueError: a run needs at least two chunks: chunk 0 trains, the rest are tested')
     """
     try:
         row = run_experiment(config, data_dir=data_dir).summary()

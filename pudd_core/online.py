@@ -184,17 +184,52 @@ class PUDD(DriftDetector):
 
     @property
     def p_value(self) -> float:
-        """Minimum p-value over the cuts at the last test (NaN before the first test)."""
+        """Minimum p-value over the cuts at the last test (NaN before the first test).
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = PUDD(cut_every=100, clock=100, seed=0)
+        >>> det.p_value
+        nan
+        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
+        ...     det.update(u)
+        >>> f"{det.p_value:.3g}", det.drift_detected
+        ('8.13e-24', True)
+        """
         return float("nan") if self._last_scan is None else self._last_scan.p_value
 
     @property
     def cut_point(self) -> int | None:
-        """Recent-window length, in blocks, of the winning cut at the last test."""
+        """Recent-window length, in blocks, of the winning cut at the last test.
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = PUDD(cut_every=100, clock=100, seed=0)
+        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
+        ...     det.update(u)
+        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
+        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
+        """
         return self._cut_point
 
     @property
     def last_scan(self) -> ScanResult | None:
-        """Everything the last test computed (``chunk_index`` counts blocks)."""
+        """Everything the last test computed (``chunk_index`` counts blocks).
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = PUDD(cut_every=100, clock=100, seed=0)
+        >>> det.last_scan is None
+        True
+        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
+        ...     det.update(u)
+        >>> scan = det.last_scan
+        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
+        (2, 3, 0.5, 1, 2)
+        """
         return self._last_scan
 
     def update(self, x: float, *, correct: bool | None = None) -> None:
@@ -205,7 +240,15 @@ class PUDD(DriftDetector):
         x
             PU-index of the prediction, in [0, 1] (0/1 errors are accepted too).
         correct
-            Whether the prediction was right; ``None`` means ``x < 0.5``.
+            Whether the prediction was right: ``True``/``False`` (numpy's too) or 0/1;
+            ``None`` means ``x < 0.5``.
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is NaN or lies outside [0, 1] (infinity included), or ``correct`` is
+            neither ``None``, a bool nor 0/1 (a string, 2 or NaN is not truth-tested). A
+            rejected call leaves the detector unchanged.
 
         Examples
         --------
@@ -218,12 +261,13 @@ class PUDD(DriftDetector):
         u = float(x)
         if not 0.0 <= u <= 1.0:  # also rejects NaN
             raise ValueError(f"x must be a PU-index in [0, 1], got {x!r}")
+        ok = u < 0.5 if correct is None else _validation.as_flag("correct", correct)
         if self._drift_detected:
             self._reset()  # river's semantics: the history goes at the update after an alarm
         if len(self._u) == self.cut_every:
             self._close_block()
         self._u.append(u)
-        self._ok.append(u < 0.5 if correct is None else bool(correct))
+        self._ok.append(ok)
         self._n_seen += 1
         size = len(self._u)
         if size % self.clock == 0 or size == self.cut_every:
@@ -263,13 +307,15 @@ class PUDD(DriftDetector):
         block = len(self._history.chunks)
         n = block + 1
         min_recent = min(self.min_recent_size or self.cut_every, self.cut_every)
-        if not self._cuts:
-            scan = ScanResult(block, n, stats.accuracy, 1.0, None, False,
-                              shortcut="no complete block since the last alarm")
-        elif size >= min_recent and stats.accuracy < self.min_accuracy:
-            cut = self._cut_point if self._cut_point is not None else 1
+        if size >= min_recent and stats.accuracy < self.min_accuracy:
+            # as ChunkPUDD: p = 0 at once, even in the first block after an alarm; the last
+            # split point, guarded so the recent window never reaches back before the alarm
+            cut = min(self._cut_point or 1, n)
             scan = ScanResult(block, n, stats.accuracy, 0.0, cut, True,
                               shortcut=f"block accuracy below {self.min_accuracy}")
+        elif not self._cuts:
+            scan = ScanResult(block, n, stats.accuracy, 1.0, None, False,
+                              shortcut="no complete block since the last alarm")
         else:
             results = tuple(self._test_cut(c, size, stats, min_recent) for c in self._cuts)
             best = min(results, key=lambda r: r.p_value)
@@ -289,7 +335,20 @@ class PUDD(DriftDetector):
 
     @property
     def n_seen(self) -> int:
-        """Instances seen since the detector was created."""
+        """Instances seen since the detector was created (alarms do not reset the count).
+
+        Examples
+        --------
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = PUDD(cut_every=100, clock=100, seed=0)
+        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
+        ...     det.update(u)
+        >>> det.n_seen, det.drift_detected
+        (300, True)
+        >>> det.update(0.2)  # the update after an alarm clears the history, not the count
+        >>> det.n_seen, det.drift_detected
+        (301, False)
+        """
         return self._n_seen
 
 
@@ -342,7 +401,21 @@ class PUDDClassifier(base.Wrapper[base.Classifier], base.Classifier):
         return out
 
     def learn_one(self, x: dict[Any, Any], y: Any, **kwargs: Any) -> None:
-        """Score the instance (PU-index, correctness), update PUDD, then learn it."""
+        """Score the instance (PU-index, correctness), update PUDD, then learn it.
+
+        An instance the model cannot score yet (an empty ``predict_proba_one``) is only learnt.
+
+        Examples
+        --------
+        >>> from river import naive_bayes
+        >>> clf = PUDDClassifier(naive_bayes.GaussianNB(), PUDD(cut_every=50, clock=1, seed=0))
+        >>> clf.learn_one({"x": 0.0}, 0)  # no class known yet: nothing to score
+        >>> clf.drift_detector.n_seen
+        0
+        >>> clf.learn_one({"x": 1.0}, 1)  # predicted 0 with probability 1: u = 1, an error
+        >>> clf.drift_detector.n_seen, clf.drift_detector.last_scan.accuracy
+        (1, 0.0)
+        """
         proba = self.model.predict_proba_one(x)
         if proba:
             y_pred = max(proba, key=proba.__getitem__)

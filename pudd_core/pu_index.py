@@ -68,6 +68,13 @@ def pu_index(proba: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     y
         True class indices in ``0..n_classes-1``.
 
+    Raises
+    ------
+    ValueError
+        If ``proba`` is not 2-D, holds NaN, infinity or values outside [0, 1], or has a row
+        not summing to 1 (within 1e-4); if ``y`` is not 1-D, has a different length, or holds
+        anything but integer class indices in ``0..n_classes-1``.
+
     Examples
     --------
     >>> proba = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.5, 0.0]]
@@ -87,6 +94,13 @@ def is_correct(proba: ArrayLike, y: ArrayLike) -> NDArray[np.bool_]:
         Class probabilities, shape ``(n_samples, n_classes)``, rows summing to 1.
     y
         True class indices in ``0..n_classes-1``.
+
+    Raises
+    ------
+    ValueError
+        If ``proba`` is not 2-D, holds NaN, infinity or values outside [0, 1], or has a row
+        not summing to 1 (within 1e-4); if ``y`` is not 1-D, has a different length, or holds
+        anything but integer class indices in ``0..n_classes-1``.
 
     Examples
     --------

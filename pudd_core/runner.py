@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pudd_core import _validation
+from pudd_core import _validation, baselines, classifiers
 from pudd_core.baselines import ALIASES, BASELINES, feed_errors, make
 from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
@@ -35,7 +36,7 @@ DETECTORS: Mapping[str, str] = {
 }
 HIST_EDGES = np.linspace(0.0, 1.0, 41)  # PU histograms for plots: 40 bins of width 0.025
 _IMAGE_CLASSIFIERS = ("small-cnn", "resnet18")
-_MAX_WINDOW = 1024  # longest retraining window kept in memory (pow2 cuts stop at 512)
+_MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
 
 Options = tuple[tuple[str, Any], ...]
 
@@ -45,6 +46,24 @@ def _options(value: Mapping[str, Any] | Options | None) -> Options:
         return ()
     items = value.items() if isinstance(value, Mapping) else value
     return tuple(sorted((str(k), v) for k, v in items))
+
+
+def _detector_option_names(detector: str) -> list[str]:
+    if detector in ("pudd", "ek"):
+        set_here = {"alpha", "seed"} | ({"partition"} if detector == "ek" else set())
+        return [p for p in inspect.signature(ChunkPUDD).parameters if p not in set_here]
+    if detector in BASELINES:
+        return baselines.option_names(detector)
+    return []  # "none" and "oracle" have no detector
+
+
+def _check_option_names(what: str, given: Options, valid: list[str]) -> None:
+    unknown = sorted({k for k, _ in given} - set(valid))
+    if unknown:
+        raise ValueError(
+            f"unknown {what} option(s) {', '.join(map(repr, unknown))}; "
+            f"valid options: {', '.join(valid) or 'none'}"
+        )
 
 
 @dataclass(frozen=True)
@@ -76,7 +95,8 @@ class RunConfig:
     double_initial_fit
         Train on chunk 0 twice, as the authors' environment does (spec section 3.2).
     detector_options, classifier_options, stream_options
-        Extra keyword options, e.g. ``{"cut_points": "all"}``, ``{"epochs": 50}``.
+        Extra keyword options, e.g. ``{"cut_points": "all"}``, ``{"epochs": 50}``; an
+        unknown name fails :meth:`validate`, which lists the valid ones.
     record_windows
         Keep, per chunk, PU histograms of the winning cut's windows, its table and buckets.
 
@@ -133,6 +153,14 @@ class RunConfig:
             raise ValueError(
                 f"unknown classifier {self.classifier!r}; choose one of {', '.join(CLASSIFIERS)}"
             )
+        _check_option_names(
+            f"classifier {self.classifier!r}", self.classifier_options,
+            classifiers.option_names(self.classifier),
+        )
+        _check_option_names(
+            f"detector {self.detector!r}", self.detector_options,
+            _detector_option_names(self.detector),
+        )
         _validation.check_open_unit("alpha", self.alpha)
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
@@ -353,7 +381,8 @@ def run_experiment(
     for t in range(1, stream.n_chunks):
         adapted = pending is not None
         if pending is not None:
-            data = [chunks[i] for i in range(max(0, t - pending), t)]
+            # Only the last _MAX_WINDOW chunks are kept: a longer cut ("all") retrains on those.
+            data = [chunks[i] for i in range(max(0, t - min(pending, _MAX_WINDOW)), t)]
             model.adapt(np.concatenate([c[0] for c in data]), np.concatenate([c[1] for c in data]))
             pending = None
         X, y = chunks[t] = stream.chunk(t)

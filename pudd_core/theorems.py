@@ -34,7 +34,23 @@ Range = tuple[float, float]
 
 @dataclass(frozen=True)
 class ErrorStats:
-    r"""Error rate $\bar e$ and error standard deviation $\sqrt{\bar e (1 - \bar e)}$."""
+    r"""Error rate $\bar e$ and error standard deviation $\sqrt{\bar e (1 - \bar e)}$.
+
+    Attributes
+    ----------
+    error_rate
+        Fraction of misclassified predictions, $\bar e$.
+    error_std
+        Standard deviation of the 0/1 error, $\sqrt{\bar e (1 - \bar e)}$.
+
+    Examples
+    --------
+    >>> s = error_stats([True, True, True, False])  # one error in four
+    >>> s
+    ErrorStats(error_rate=0.25, error_std=0.4330...)
+    >>> s.error_std == math.sqrt(0.25 * 0.75)
+    True
+    """
 
     error_rate: float
     error_std: float
@@ -43,12 +59,17 @@ class ErrorStats:
 def error_stats(correct: ArrayLike) -> ErrorStats:
     """Error rate and error standard deviation of a window (paper, proof of Theorem 1).
 
+    Raises
+    ------
+    ValueError
+        If ``correct`` is empty, not one-dimensional, or not boolean (or 0/1).
+
     Examples
     --------
     >>> error_stats([True, False, True, False])
     ErrorStats(error_rate=0.5, error_std=0.5)
     """
-    ok = np.asarray(correct, dtype=bool)
+    ok = _flags("correct", correct)
     if ok.size == 0:
         raise ValueError("a window needs at least one prediction")
     e = float(np.count_nonzero(~ok) / ok.size)
@@ -57,7 +78,27 @@ def error_stats(correct: ArrayLike) -> ErrorStats:
 
 @dataclass(frozen=True)
 class TheoremWindows:
-    """Two windows of a binary task: PU values and correctness (correct iff ``u < 0.5``)."""
+    """Two windows of a binary task: PU values and correctness (correct iff ``u < 0.5``).
+
+    Attributes
+    ----------
+    u1, u2
+        PU-index values of window 1 and window 2.
+    correct1, correct2
+        Whether each prediction of window 1 / window 2 was correct.
+    error_rate
+        The error rate both windows share.
+
+    Examples
+    --------
+    >>> w = theorem2_windows(6, seed=0)
+    >>> w
+    TheoremWindows(error_rate=0.5)
+    >>> w.u1.round(2).tolist(), w.correct1.tolist()
+    ([0.08, 0.09, 0.99, 0.9, 0.05, 0.92], [True, True, False, False, True, False])
+    >>> w.u2.round(2).tolist(), w.correct2.tolist()
+    ([0.1, 0.11, 0.17, 0.87, 0.87, 0.84], [True, True, True, False, False, False])
+    """
 
     u1: NDArray[np.float64] = field(repr=False)
     correct1: NDArray[np.bool_] = field(repr=False)
@@ -142,11 +183,31 @@ def pu_histogram(u: ArrayLike, correct: ArrayLike, edges: ArrayLike) -> NDArray[
 
 @dataclass(frozen=True)
 class Theorem1Check:
-    """Whether two Theorem-1 histograms have equal proportions, and their error statistics."""
+    """Whether two Theorem-1 histograms have equal proportions, and their error statistics.
+
+    Attributes
+    ----------
+    identical
+        Whether the two histograms' proportions are equal (within ``rtol``).
+    stats1, stats2
+        Error rate and error standard deviation read off each histogram.
+
+    Examples
+    --------
+    >>> theorem1_check([60, 30, 10], [50, 30, 20])  # 40% versus 50% errors
+    Theorem1Check(identical=False,
+                  stats1=ErrorStats(error_rate=0.4, error_std=0.4898...),
+                  stats2=ErrorStats(error_rate=0.5, error_std=0.5))
+    """
 
     identical: bool
     stats1: ErrorStats
     stats2: ErrorStats
+
+
+def _flags(name: str, values: ArrayLike) -> NDArray[np.bool_]:
+    arr = np.asarray(values)
+    return _validation.as_mask(name, arr, arr.shape[0] if arr.ndim else 0, name)
 
 
 def theorem1_check(hist1: ArrayLike, hist2: ArrayLike, *, rtol: float = 1e-12) -> Theorem1Check:
@@ -179,13 +240,18 @@ def theorem1_check(hist1: ArrayLike, hist2: ArrayLike, *, rtol: float = 1e-12) -
 def error_rate_test(correct1: ArrayLike, correct2: ArrayLike) -> Chi2Result:
     """Chi-square test of equal error rates: the 2 x 2 table of correct and wrong counts.
 
+    Raises
+    ------
+    ValueError
+        If a window is empty, not one-dimensional, or not boolean (or 0/1).
+
     Examples
     --------
     >>> error_rate_test([True] * 50 + [False] * 50, [True] * 50 + [False] * 50).p_value
     1.0
     """
-    a = np.asarray(correct1, dtype=bool)
-    b = np.asarray(correct2, dtype=bool)
+    a = _flags("correct1", correct1)
+    b = _flags("correct2", correct2)
     table = [
         [np.count_nonzero(a), np.count_nonzero(~a)],
         [np.count_nonzero(b), np.count_nonzero(~b)],

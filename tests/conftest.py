@@ -14,6 +14,8 @@ SHARED_DATA = ROOT.parent / "shared" / "datasets"
 # Tests read the real data from ../shared/datasets when it exists (never a copy in the repo).
 if "PUDD_DATA_DIR" not in os.environ and SHARED_DATA.is_dir():
     os.environ["PUDD_DATA_DIR"] = str(SHARED_DATA)
+# An unexpected error in a page is an exception in tests (the app shows it inline instead).
+os.environ.setdefault("PUDD_STRICT", "1")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

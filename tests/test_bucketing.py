@@ -165,3 +165,119 @@ def test_k_cap_follows_the_recent_window_size():
 def test_invalid_parameters_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         fit_buckets([0.1, 0.2], **kwargs)
+
+
+# A fitting sample small enough to follow spec section 1.6 by hand. The order matters only
+# for the seeds (lowest original index of each greedy group).
+_HAND = [0.44, 0.06, 0.00, 0.02, 0.04, 0.20, 0.36, 0.40]
+
+
+def test_amplify_shrink_moves_the_boundary_value_at_the_first_theta_that_beats_it():
+    # m = 8, k = 2, p = 4. Distance to the 4th neighbour (self included) on the sorted values
+    # 0 .02 .04 .06 .20 .36 .40 .44 is .06 .04 .04 .06 .16 .16 .20 .24: 0.44 is the sparsest,
+    # group {.20, .36, .40, .44} (seed 0.44, index 0), rest {.06, 0, .02, .04} (seed 0.06).
+    # Lloyd from (0.44, 0.06): midpoint 0.25 gives {.36 .40 .44} | {0 .02 .04 .06 .20},
+    # centres (0.40, 0.064); midpoint 0.232 keeps the labels: converged, counts (3, 5).
+    # theta loop, min_bucket_size 3 (stop when every count > 3): ratio = counts / (8 / 2)
+    # = (0.75, 1.25), so a = (exp(-theta / 4), exp(theta / 4)). The value 0.20 sits 0.20
+    # from 0.40 and 0.136 from 0.064; it moves to bucket 0 once exp(theta / 2) > 0.20 / 0.136
+    # = 1.4706, i.e. theta > 0.7713: theta = 0.75 gives 1.4550 (stays), theta = 0.80 gives
+    # 1.4918 (moves). Counts (4, 4) > 3: stop with a = (exp(-0.2), exp(0.2)).
+    b = fit_buckets(_HAND, [True] * 8, n_buckets=2, min_bucket_size=3)
+    assert b.k == 2 and b.n_sample == 8
+    np.testing.assert_allclose(b.centres, [0.40, 0.064], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(b.coef, [np.exp(-0.2), np.exp(0.2)], rtol=1e-12)
+    assert b.sample_counts == (4, 4)
+    # the edge a0 |u - 0.40| = a1 |u - 0.064| lies at (a0 0.40 + a1 0.064) / (a0 + a1) = 0.1988
+    a0, a1 = np.exp(-0.2), np.exp(0.2)
+    np.testing.assert_allclose(b.edges, [(a0 * 0.40 + a1 * 0.064) / (a0 + a1)], rtol=1e-12)
+    assert b.assign([0.19, 0.20]).tolist() == [1, 0]
+
+
+def test_theta_loop_that_never_succeeds_keeps_the_last_coefficients_with_floor_division():
+    # m = 5, k = 2, p = 2: 0.40 is the sparsest (nearest other 0.37), group {.40, .03} seeds
+    # 0.03, the rest seeds 0.0. Lloyd: (0.15, 0.005), then (0.40, 0.015): counts (1, 4).
+    # With min_bucket_size 1 the loop needs both counts > 1. After theta = 0 the ratio uses
+    # m // k = 2 (not 2.5): (0.5, 2.0), so a = (exp(-theta / 2), exp(theta)). Moving 0.03
+    # needs exp(1.5 theta) > 0.37 / 0.015 = 24.7, never reached by theta <= 0.95: the last
+    # theta's a = (exp(-0.475), exp(0.95)) is kept, and (1, 4) passes the final >= 1 check.
+    b = fit_buckets([0.00, 0.01, 0.02, 0.03, 0.40], [True] * 5, n_buckets=2, min_bucket_size=1)
+    np.testing.assert_allclose(b.centres, [0.40, 0.015], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(b.coef, [np.exp(-0.475), np.exp(0.95)], rtol=1e-12)
+    assert b.sample_counts == (1, 4)
+
+
+@pytest.mark.parametrize("n_buckets", [3, 4, 5])
+def test_k_shrinks_until_every_bucket_can_hold_the_minimum(n_buckets):
+    # k buckets of at least 3 values need 3k <= 8 values, so every k >= 3 fails whatever its
+    # partition; k = 2 is then the hand-worked case above.
+    b = fit_buckets(_HAND, [True] * 8, n_buckets=n_buckets, min_bucket_size=3)
+    expected = fit_buckets(_HAND, [True] * 8, n_buckets=2, min_bucket_size=3)
+    assert b == expected and b.k == 2 and b.sample_counts == (4, 4)
+
+
+def test_k_one_fallback_uses_the_stored_k_with_unit_coefficients():
+    # min_bucket_size 5: two buckets need 10 values, so k = 2 fails and k reaches 1. The
+    # fallback reruns greedy init and k-means with the stored k = 2 and no size constraint:
+    # the k-means result of the hand-worked case, counts (3, 5), coefficients 1.
+    b = fit_buckets(_HAND, [True] * 8, n_buckets=2, min_bucket_size=5)
+    assert b.k == 2 and b.coef == (1.0, 1.0) and b.sample_counts == (3, 5)
+    np.testing.assert_allclose(b.centres, [0.40, 0.064], rtol=0, atol=1e-12)
+    # from n_buckets = 5 every k fails (5 values per bucket, 8 values): five buckets come back
+    wide = fit_buckets(_HAND, [True] * 8, n_buckets=5, min_bucket_size=5)
+    assert wide.k == 5 and wide.coef == (1.0,) * 5 and sum(wide.sample_counts) == 8
+
+
+def test_fallback_uses_the_k_lowered_by_the_distinct_seed_guard():
+    # two distinct values: the 5 greedy seeds hold at most 2 distinct values, so the guard
+    # sets k = stored k = 2; {0.1} and {0.3} give counts (4, 4) < 5, k reaches 1, and the
+    # fallback builds 2 buckets (not 5) with coefficients 1
+    b = fit_buckets([0.1, 0.3] * 4, [True] * 8, n_buckets=5, min_bucket_size=5)
+    assert b.k == 2 and b.coef == (1.0, 1.0) and b.sample_counts == (4, 4)
+    assert sorted(b.centres) == pytest.approx([0.1, 0.3])
+
+
+def test_reference_without_correct_predictions_gives_one_bucket_at_zero():
+    b = fit_buckets([0.6, 0.7, 0.9])
+    assert b == Buckets(centres=(0.0,), coef=(1.0,), sample_counts=(0,), n_sample=0)
+
+
+@pytest.mark.parametrize(
+    ("u", "kwargs", "match"),
+    [
+        ([], {}, "u_ref is empty"),
+        ([0.1, np.inf], {}, "NaN or infinity"),
+        ([0.1, -np.inf], {}, "NaN or infinity"),
+        ([0.1, 0.2], {"n_test": 0}, "n_test"),
+        ([0.1, 0.2], {"correct_ref": [True]}, "has 1 values but u_ref has 2"),
+        ([0.1, 0.2], {"correct_ref": ["yes", "no"]}, "boolean"),
+    ],
+)
+def test_fit_buckets_rejects_bad_input(u, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fit_buckets(u, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("u", "kwargs", "match"),
+    [
+        ([], {}, "u_ref is empty"),
+        ([0.1, np.inf], {}, "NaN or infinity"),
+        ([0.1, 0.2], {"sample_size": 0}, "sample_size"),
+        ([0.1, 0.2], {"sample_size": 1.5}, "sample_size"),
+        ([0.1, 0.2], {"min_bucket_size": -1}, "min_bucket_size"),
+        ([0.1, 0.2], {"min_bucket_size": 2.0}, "min_bucket_size"),
+        ([0.1, 0.2], {"n_buckets": 0}, "n_buckets"),
+    ],
+)
+def test_ek_buckets_rejects_bad_input(u, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ek_buckets(u, **kwargs)
+
+
+def test_the_literal_reference_agrees_with_the_hand_worked_cases():
+    centres, coef = ref.build(np.array(_HAND), k=2, min_size=3)
+    np.testing.assert_allclose(centres, [0.40, 0.064], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(coef, [np.exp(-0.2), np.exp(0.2)], rtol=1e-12)
+    centres, coef = ref.build(np.array([0.00, 0.01, 0.02, 0.03, 0.40]), k=2, min_size=1)
+    np.testing.assert_allclose(coef, [np.exp(-0.475), np.exp(0.95)], rtol=1e-12)

@@ -106,6 +106,13 @@ def test_same_seed_gives_the_same_result_on_large_reference_windows():
     [
         ({"u_ref": []}, "at least one"),
         ({"u_ref": [0.1, np.nan]}, "NaN"),
+        ({"u_ref": [0.1, np.inf]}, "NaN or infinity"),
+        ({"u_test": [-np.inf, 0.2]}, "NaN or infinity"),
+        ({"u_test": []}, "at least one"),
+        ({"correct_test": [True, False, True]}, "has 3 values but u_test has 2"),
+        ({"correct_test": [1, 2]}, "boolean"),
+        ({"sample_size": 0}, "sample_size"),
+        ({"min_bucket_size": -1}, "min_bucket_size"),
         ({"u_test": [1.2]}, r"\[0, 1\]"),
         ({"correct_ref": [True]}, "has 1 values but u_ref has 3"),
         ({"n_buckets": 0}, "n_buckets"),
@@ -121,3 +128,17 @@ def test_invalid_arguments_raise_value_errors(kwargs, match):
         pu_chi2_test(
             args["u_ref"], args["correct_ref"], args["u_test"], args["correct_test"], **extra
         )
+
+
+def test_chi2_test_rejects_malformed_tables():
+    with pytest.raises(ValueError, match="two rows"):
+        chi2_test(np.array([[1, 2, 3]]))
+    with pytest.raises(ValueError, match="non-negative"):
+        chi2_test(np.array([[1, -2], [3, 4]]))
+    with pytest.raises(ValueError, match="row 1 of the table is empty"):
+        chi2_test(np.array([[1, 2], [0, 0]]))
+
+
+def test_clamp_table_rejects_a_negative_floor():
+    with pytest.raises(ValueError, match="clamp_min"):
+        clamp_table([[1, 2], [3, 4]], -1)

@@ -476,6 +476,34 @@ def test_max_batch_accumulates_to_the_full_batch_step():
     np.testing.assert_allclose(full.predict_proba(X), sliced.predict_proba(X), rtol=1e-4, atol=1e-6)
 
 
+def test_accumulated_slices_train_the_same_parameters_as_one_batch():
+    X, y = images(6, n=5)
+    one, sliced = (
+        CNNClassifier("small-cnn", 2, seed=3, epochs=3, max_batch=None),
+        CNNClassifier("small-cnn", 2, seed=3, epochs=3, max_batch=2),
+    )
+    for clf in (one, sliced):
+        clf.fit(X, y)
+        clf.adapt(X, 1 - y)
+    for a, b in zip(one.network.parameters(), sliced.network.parameters(), strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["small-cnn", "resnet18"])
+def test_image_networks_cap_a_forward_pass_at_1000_images_by_default(name):
+    clf = make_classifier(name, input_shape=IMAGE, n_classes=2, seed=0, epochs=1)
+    assert clf.max_batch == 1000
+
+
+def test_training_on_more_than_max_batch_images_runs_in_slices():
+    X, y = images(7, n=1001)
+    clf = CNNClassifier("small-cnn", 2, seed=0, epochs=1, finetune_epochs=0)
+    sizes: list[int] = []
+    clf.network.register_forward_pre_hook(lambda module, args: sizes.append(len(args[0])))
+    clf.partial_fit(X, y)
+    assert sizes == [1000, 1]
+
+
 def test_weights_path_loads_a_local_state_dict(tmp_path):
     source = CNNClassifier("small-cnn", 2, seed=1)
     source.fit(*images(4))

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import sys
+
+import pytest
 
 from pudd_core.__main__ import main
 
@@ -31,3 +34,76 @@ def test_bad_input_gives_a_message_and_exit_code_two(tmp_path, capsys):
     code = main(["run", "--dataset", "nope", "--store", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error:") and "nope" in err and "Traceback" not in err
+
+
+def test_datasets_table_shows_each_stream_source_and_licence(capsys):
+    from pudd_core.streams import list_streams
+
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert "| licence" in out and "source |" in out
+    for info in list_streams():
+        row = next(line for line in out.splitlines()
+                   if line.startswith(f"| {info.name} ") and info.licence in line)
+        assert info.source in row
+
+
+def _recording_run_grid(monkeypatch):
+    """Record run_grid's arguments, then run serially in-process."""
+    from pudd_core import grid
+
+    calls = []
+    real = grid.run_grid
+
+    def record(configs, **kwargs):
+        calls.append({"configs": list(configs), **kwargs})
+        return real(calls[-1]["configs"], **{**kwargs, "executor": "serial", "address": None})
+
+    monkeypatch.setattr(grid, "run_grid", record)
+    return calls
+
+
+def test_run_takes_the_dask_executor_and_a_cluster_address(tmp_path, monkeypatch, capsys):
+    calls = _recording_run_grid(monkeypatch)
+    code = main(["run", "--n-chunks", "12", "--json", "--store", str(tmp_path),
+                 "--executor", "dask", "--address", "tcp://10.0.0.1:8786"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["seeds"] == [0]
+    assert calls[0]["executor"] == "dask" and calls[0]["address"] == "tcp://10.0.0.1:8786"
+
+
+def test_executor_choices_match_the_grid_module():
+    from pudd_core.__main__ import _EXECUTORS
+    from pudd_core.grid import EXECUTORS
+
+    assert _EXECUTORS == EXECUTORS
+
+
+@pytest.mark.parametrize(("executor", "module", "message"),
+                         [("ray", "ray", "needs Ray"), ("dask", "distributed", "needs Dask")])
+def test_run_with_a_missing_cluster_package_says_what_to_install(
+    tmp_path, monkeypatch, capsys, executor, module, message
+):
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    code = main(["run", "--n-chunks", "12", "--store", str(tmp_path / "s"),
+                 "--executor", executor, "--address", "auto"])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "pip install" in err and "Traceback" not in err
+
+
+def test_reproduce_passes_regimes_and_the_frozen_head_switch(tmp_path, monkeypatch, capsys):
+    calls = _recording_run_grid(monkeypatch)
+    code = main(["reproduce", "--table", "1", "--classifier", "dnn", "--seeds", "1",
+                 "--datasets", "sea0", "--detectors", "ddm", "--regimes", "train-once",
+                 "--reproduce-frozen-head", "--n-chunks", "12", "--executor", "serial",
+                 "--store", str(tmp_path / "s"), "--out", str(tmp_path / "out")])
+    assert code == 0
+    (cfg,) = calls[0]["configs"]
+    assert (cfg.dataset, cfg.detector, cfg.regime) == ("sea0", "ddm", "train-once")
+    assert cfg.classifier_options == (("reproduce_frozen_head", True),)
+
+
+def test_reproduce_rejects_the_frozen_head_switch_for_other_classifiers(tmp_path, capsys):
+    code = main(["reproduce", "--table", "1", "--classifier", "gnb", "--seeds", "1",
+                 "--reproduce-frozen-head", "--store", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert code == 2 and "reproduce_frozen_head applies to classifier 'dnn'" in err

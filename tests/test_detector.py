@@ -84,6 +84,38 @@ def test_chunk_accuracy_below_one_percent_alarms_at_once_with_a_guarded_cut():
     assert det.last_scan.shortcut.startswith("chunk accuracy below")
 
 
+def test_after_an_alarm_a_hopeless_chunk_never_points_back_before_the_alarm():
+    # the last scan's winning cut was 4 chunks; after the reset only 1 chunk is in the history,
+    # so retraining on `cut_point` chunks must not reach data from before the alarm
+    det = ChunkPUDD(alpha=1e-5, seed=0)
+    rng = np.random.default_rng(0)
+    for t in range(40):  # a slight shift at chunk 8, found only over several chunks
+        u = rng.beta(1.0 if t < 8 else 1.15, 8, 500)
+        det.update(u, u < 0.5)
+        if det.drift_detected:
+            break
+    assert det.drift_detected and det.cut_point is not None and det.cut_point > 1
+    det.update(np.full(500, 0.9), np.zeros(500, bool))  # accuracy 0: the p = 0 shortcut
+    assert det.drift_detected and det.n_chunks == 1
+    assert det.cut_point == 1
+
+
+def test_the_history_keeps_its_own_copy_of_each_chunk():
+    # a caller that reuses one buffer per chunk must get the same tests as one that does not
+    rng = np.random.default_rng(4)
+    chunks = [(rng.beta(1, 8, 400), rng.random(400) < 0.85) for _ in range(6)]
+    fresh, reused = ChunkPUDD(seed=1), ChunkPUDD(seed=1)
+    u_buf, ok_buf = np.empty(400), np.empty(400, bool)
+    for u, ok in chunks:
+        fresh.update(u.copy(), ok.copy())
+        u_buf[:], ok_buf[:] = u, ok
+        reused.update(u_buf, ok_buf)
+        assert reused.p_value == fresh.p_value
+        if fresh.n_chunks > 1:
+            for a, b in zip(reused.windows(1), fresh.windows(1), strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_history_is_cleared_at_the_update_after_an_alarm():
     chunks = _beta_chunks(4, 5, 500) + _beta_chunks(5, 3, 500, a=3.0)
     det = ChunkPUDD()

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from pudd_core import grid
 from pudd_core.grid import ResultStore, expand_grid, parse_seeds, run_grid
-from pudd_core.runner import RunConfig
+from pudd_core.runner import RunConfig, run_experiment
 
 CFGS = [RunConfig("sea0", "gnb", d, seed=s, n_chunks=12) for d in ("pudd", "ddm") for s in (0, 1)]
 
@@ -28,13 +29,27 @@ def test_an_interrupted_grid_resumes_without_recomputing(tmp_path):
     assert len(ResultStore(store).load()) == 4
 
 
-def test_a_crashing_run_is_stored_with_its_traceback_and_the_others_finish(tmp_path):
-    bad = RunConfig("sea0", "gnb", "pudd", n_chunks=12, classifier_options={"bogus": 1})
+def test_a_crashing_run_is_stored_with_its_traceback_and_the_others_finish(tmp_path, monkeypatch):
+    bad = RunConfig("sea0", "gnb", "pudd", n_chunks=12, seed=7)
+
+    def crash_on_bad(config, **kwargs):
+        if config == bad:
+            raise RuntimeError("boom in run 7")
+        return run_experiment(config, **kwargs)
+
+    monkeypatch.setattr(grid, "run_experiment", crash_on_bad)
     df = run_grid([bad, *CFGS[:2]], store=tmp_path / "s", executor="serial", progress=False)
     status = dict(zip(df["key"], df["status"], strict=True))
     assert status[bad.key()] == "error" and list(status.values()).count("ok") == 2
     err = df.loc[df["key"] == bad.key(), "error"].iloc[0]
-    assert "Traceback" in err and "bogus" in err
+    assert "Traceback" in err and "boom in run 7" in err
+
+
+def test_an_unknown_option_fails_the_grid_before_any_run(tmp_path):
+    bad = RunConfig("sea0", "gnb", "pudd", n_chunks=12, classifier_options={"bogus": 1})
+    with pytest.raises(ValueError, match="unknown classifier 'gnb' option.*'bogus'"):
+        run_grid([*CFGS[:2], bad], store=tmp_path / "s", executor="serial", progress=False)
+    assert not (tmp_path / "s").exists()  # nothing ran, nothing stored
 
 
 def test_store_writes_batches_atomically_and_keeps_the_newest_row(tmp_path):

@@ -64,6 +64,37 @@ def test_with_the_default_clock_states_agree_at_block_ends_until_the_first_alarm
         pytest.fail("the drift at chunk 15 was never detected")
 
 
+def test_block_ends_have_the_chunk_detectors_tables_and_buckets():
+    chunks = _chunks(8, 12, 400, switch_every=8)
+    chunk_det = ChunkPUDD(1e-3, seed=2)
+    online = PUDD(1e-3, cut_every=400, clock=400, seed=2)
+    compared = 0
+    for u in chunks:
+        chunk_det.update(u, u < 0.5)
+        for x in u:
+            online.update(x)
+        a, b = chunk_det.last_scan, online.last_scan
+        assert [c.cut for c in a.cuts] == [c.cut for c in b.cuts]
+        for ca, cb in zip(a.cuts, b.cuts, strict=True):
+            assert ca.skipped == cb.skipped
+            if ca.test is not None:
+                np.testing.assert_array_equal(ca.test.table, cb.test.table)
+                np.testing.assert_array_equal(ca.test.buckets.edges, cb.test.buckets.edges)
+                compared += 1
+    assert compared >= 10
+
+
+def test_a_hopeless_first_block_alarms_at_once_as_the_chunk_detector_does():
+    chunk_det = ChunkPUDD(1e-3)
+    online = PUDD(1e-3, cut_every=100, clock=100)
+    chunk_det.update(np.full(100, 0.9), np.zeros(100, bool))  # accuracy 0 in the first chunk
+    for _ in range(100):
+        online.update(0.9, correct=False)
+    assert chunk_det.drift_detected and chunk_det.p_value == 0.0
+    assert online.drift_detected and online.p_value == 0.0
+    assert online.cut_point == chunk_det.cut_point == 1
+
+
 def test_online_alarms_within_the_block_where_the_change_happens():
     rng = np.random.default_rng(3)
     det = PUDD(alpha=1e-3, cut_every=500, seed=0)

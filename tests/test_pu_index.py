@@ -33,6 +33,7 @@ def test_float32_softmax_rows_are_accepted():
         ([[0.2, 0.8]], [[1]], "1-D array"),
         ([[0.2, 0.8], [0.5, 0.5]], [1], "2 rows but y has 1 labels"),
         ([[np.nan, 1.0]], [1], "NaN or infinity"),
+        ([[np.inf, 0.0]], [1], "NaN or infinity"),
         ([[0.6, 0.6]], [1], "sum to 1"),
         ([[1.5, -0.5]], [1], r"lie in \[0, 1\]"),
         ([[0.2, 0.8]], [2], "class indices in 0..1"),

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import GaussianNB
 
+from pudd_core.classifiers import make_classifier
 from pudd_core.runner import RunConfig, run_experiment
 from pudd_core.streams import load_stream
 
@@ -118,6 +119,72 @@ def test_config_key_is_stable_and_options_are_normalised():
 def test_bad_configs_fail_before_any_work(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_experiment(RunConfig(**{**SMALL, **kwargs}))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"classifier_options": {"epoch": 5}}, "classifier 'gnb' option.*'epoch'.*var_smoothing"),
+        ({"detector_options": {"cut_point": "all"}}, "detector 'pudd' option.*'cut_point'"
+                                                     ".*cut_points"),
+        ({"detector": "ek", "detector_options": {"partition": "pu"}}, "'partition'.*clamp_min"),
+        ({"detector": "ddm", "detector_options": {"delta": 0.1}}, "'delta'.*drift_threshold"),
+        ({"detector": "none", "detector_options": {"a": 1}}, "'a'; valid options: none"),
+    ],
+)
+def test_unknown_option_names_fail_in_validate_before_the_stream_loads(kwargs, match, monkeypatch):
+    from pudd_core import runner
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the stream was loaded")
+
+    monkeypatch.setattr(runner, "load_stream", no_load)
+    cfg = RunConfig(**{**SMALL, **kwargs})
+    with pytest.raises(ValueError, match=match):
+        cfg.validate()
+    with pytest.raises(ValueError, match=match):
+        run_experiment(cfg)
+
+
+def test_known_option_names_pass_validation():
+    RunConfig(**SMALL, detector_options={"cut_points": "all", "skip_rule": None}).validate()
+    RunConfig(**SMALL, detector="ek", detector_options={"clamp_min": 5}).validate()
+    RunConfig(**SMALL, detector="ph", detector_options={"threshold": 20}).validate()
+    RunConfig(**{**SMALL, "classifier": "dnn"}, classifier_options={"epochs": 3}).validate()
+
+
+def _gradual_stream():
+    """Labels flipped with a probability rising from 0 to 0.4: long winning cuts."""
+    import io
+
+    from pudd_core.streams import stream_from_csv
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 10, size=(6000, 2))
+    y = (x.sum(axis=1) > 10).astype(int)
+    y = np.where(rng.random(6000) < np.linspace(0, 0.4, 6000), 1 - y, y)
+    csv = "a,b,label\n" + "".join(f"{a:.4f},{b:.4f},{c}\n" for (a, b), c in zip(x, y, strict=True))
+    return stream_from_csv(io.StringIO(csv), label="label", chunk_size=200, name="mine")
+
+
+def test_a_cut_longer_than_the_kept_window_retrains_on_the_kept_chunks(monkeypatch):
+    from pudd_core import runner
+
+    monkeypatch.setattr(runner, "_MAX_WINDOW", 2)
+    sizes: list[int] = []
+
+    def recording_classifier(*args, **kwargs):
+        model = make_classifier(*args, **kwargs)
+        adapt = model.adapt
+        model.adapt = lambda X, y: (sizes.append(len(X)), adapt(X, y))[1]
+        return model
+
+    monkeypatch.setattr(runner, "make_classifier", recording_classifier)
+    cfg = RunConfig("mine", "gnb", "pudd", alpha=1e-2, detector_options={"cut_points": "all"})
+    res = run_experiment(cfg, stream=_gradual_stream())
+    cuts = [c.cut_point for c in res.chunks if c.alarm and c.chunk_index < 29]
+    assert max(cuts) > 2  # a cut the runner no longer holds in full
+    assert sizes == [200, *(200 * min(cut, 2) for cut in cuts)]  # gnb's fit is an adapt
 
 
 def test_a_missing_dataset_fails_before_any_work(tmp_path, monkeypatch):

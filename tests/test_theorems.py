@@ -53,3 +53,23 @@ def test_theorem2_rejects_invalid_ranges():
         theorem2_windows(correct1=(0.2, 0.6))
     with pytest.raises(ValueError, match="wrong2 must"):
         theorem2_windows(wrong2=(0.4, 0.9))
+
+
+def test_error_statistics_of_a_hand_counted_window():
+    s = error_stats([True, True, True, False])
+    assert s.error_rate == 0.25 and s.error_std == pytest.approx(np.sqrt(0.25 * 0.75))
+
+
+@pytest.mark.parametrize(
+    ("correct", "match"),
+    [([], "at least one"), (["no", "yes"], "boolean"), ([2, 0], "boolean"),
+     ([[True, False]], "one-dimensional"), ([np.nan, 1.0], "boolean")],
+)
+def test_error_stats_rejects_windows_that_are_not_boolean(correct, match):
+    with pytest.raises(ValueError, match=match):
+        error_stats(correct)
+
+
+def test_error_rate_test_rejects_non_boolean_windows():
+    with pytest.raises(ValueError, match="correct2 must be boolean"):
+        error_rate_test([True, False], ["no", "no"])

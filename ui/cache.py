@@ -6,8 +6,6 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ import streamlit as st
 from pudd_core import cifar_view, cost, explorer, illustration
 from pudd_core.grid import ResultStore, run_grid
 from pudd_core.runner import RunConfig, RunResult, run_experiment
-from pudd_core.streams import Stream, StreamInfo, list_streams
+from pudd_core.streams import StreamInfo, list_streams
 from pudd_core.sweep import false_alarm_study
 from ui.progress import Task
 
@@ -53,32 +51,6 @@ def run(config: RunConfig) -> RunResult:
 
 
 # --- Stream explorer ---------------------------------------------------------------------------
-@st.cache_data(max_entries=64, show_spinner=False)
-def explorer_run(
-    config: RunConfig, *, _stream: Callable[[], Stream] | None = None,
-    _progress: Callable[[int, int], None] | None = None,
-) -> RunResult:
-    """One detector's run of the Stream explorer.
-
-    ``_stream`` (the registry stream of ``config``, shared by the exploration's runs) and
-    ``_progress`` are not part of the key.
-    """
-    return run_experiment(config, stream=_stream() if _stream else None, progress=_progress)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def explorer_user_run(
-    config: RunConfig, label: str, *, _stream: Callable[[], Stream],
-    _progress: Callable[[int, int], None] | None = None,
-) -> RunResult:
-    """A run on an uploaded CSV, read by ``_stream``: the file's bytes are not hashed.
-
-    ``config.dataset`` is the file's hash name (``explorer.upload_name``); with the label
-    column and the chunk size and count in ``config`` it identifies the run.
-    """
-    return run_experiment(replace(config, n_chunks=None), stream=_stream(), progress=_progress)
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
 def explorer_csv_columns(digest: str, _data: bytes) -> tuple[str, ...]:
     """The header of an uploaded CSV (``digest``: the file's hash name)."""
@@ -100,7 +72,7 @@ class NotCached(Exception):
     """No finished result for this spec yet (not an error: compute it)."""
 
 
-@st.cache_data(max_entries=96, show_spinner=False)
+@st.cache_data(max_entries=160, show_spinner=False)
 def _finished(spec: tuple[Any, ...], _result: Any = None) -> Any:
     if _result is None:
         raise NotCached(spec)
@@ -115,7 +87,8 @@ def finished(spec: tuple[Any, ...]) -> Any:
         return None
 
 
-def _keep(spec: tuple[Any, ...], result: Any) -> Any:
+def keep(spec: tuple[Any, ...], result: Any) -> Any:
+    """Keep ``result`` as the finished result of ``spec``; returns it."""
     return _finished(spec, result)
 
 
@@ -123,7 +96,7 @@ def run_task(config: RunConfig, label: str) -> Task:
     """One run of the runner, with per-chunk progress; its result cached by config."""
     spec = ("run", config)
     return Task(label, cost.run_seconds(config), lambda: finished(spec),
-                lambda progress: _keep(spec, run_experiment(config, progress=progress)))
+                lambda progress: keep(spec, run_experiment(config, progress=progress)))
 
 
 def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) -> Task:
@@ -131,7 +104,7 @@ def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) ->
     spec = ("false-alarm", dataset, classifier, n_chunks, seed)
     seconds = cost.run_seconds(RunConfig(dataset, classifier, n_chunks=n_chunks))
     return Task(f"stationary {dataset}, {n_chunks} chunks", seconds, lambda: finished(spec),
-                lambda progress: _keep(spec, false_alarm_study(
+                lambda progress: keep(spec, false_alarm_study(
                     dataset, classifier, n_chunks=n_chunks, seed=seed, progress=progress)))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 import streamlit as st
@@ -13,7 +14,7 @@ from pudd_core.streams import StreamInfo
 from ui import controls, messages, state
 
 CLASSIFIERS = {"small-cnn": "Small CNN (~2 s/chunk)", "resnet18": "ResNet-18 (~25 s/chunk)"}
-CHUNK_CHOICES = (3, 5, 10, 20, 30, 50, 100)
+CHUNK_CHOICES = state.CIFAR_CHUNK_CHOICES
 DETECTOR_NAMES = {"pudd": "PUDD", **{k: spec.display_name for k, spec in BASELINES.items()}}
 
 
@@ -81,6 +82,21 @@ def controls_row(seed: int) -> CifarConfig:
     return CifarConfig(seed, int(state.get(state.CIFAR_N_CHUNKS)),
                        str(state.get(state.CIFAR_CLASSIFIER)), detectors,
                        int(state.get(state.CIFAR_ALPHA_EXP)))
+
+
+#: The default run (PUDD and DDM, 10 chunks of small-cnn, about 40 s) starts by itself; the
+#: chart shows PUDD's run as soon as it is done, while the baseline computes.
+AUTO_SECONDS = 45.0
+
+
+def source_name(source: str) -> str:
+    """The kind of image source and its file's name, without the server's folders.
+
+    >>> source_name("image folder: /srv/data/cifar10/train")
+    'image folder: train'
+    """
+    kind, sep, path = source.partition(": ")
+    return f"{kind}{sep}{PurePath(path).name}" if sep else source
 
 
 def chunk_slider(n_chunks: int) -> int:

@@ -6,15 +6,15 @@ settings stay as they are.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
 
+from pudd_core import cost
 from pudd_core.baselines import BASELINES
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.explorer import (
@@ -25,9 +25,10 @@ from pudd_core.explorer import (
     upload_name,
     user_stream,
 )
-from pudd_core.runner import DETECTORS, RunResult
+from pudd_core.runner import DETECTORS, RunConfig, RunResult, run_experiment
 from pudd_core.streams import Stream, StreamInfo
-from ui import cache, controls, player, state
+from ui import cache, controls, player, progress, state
+from ui.progress import Task
 
 REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing it",
            "train-once": "Train once (-O): train at the start and after each alarm only"}
@@ -35,8 +36,8 @@ REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing 
 LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk size",
           "n_chunks": "Chunks", "upload": "CSV file", "label": "Label column"}
 _UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
+_KEPT_UPLOAD = "explorer_kept_upload"  # (file name, bytes) of the last upload
 _STREAM_CHUNK_DEFAULT = 1000
-_PROGRESS_EVERY_S = 0.2
 
 
 def _bound(key: str) -> dict[str, Any]:
@@ -190,12 +191,25 @@ def settings() -> Settings:
 
 def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
     cols = st.columns([2, 1])
-    data = read_upload(cols[0].file_uploader(
+    # Streamlit forgets an uploader's file when its page is left; the file is kept here so
+    # coming back to the explorer needs no new upload. A cleared uploader (its state still
+    # there, holding no file) forgets it.
+    returning = _UPLOAD_KEY not in st.session_state
+    file = cols[0].file_uploader(
         "CSV file: a header row, feature columns and a label column", type=["csv"],
         key=_UPLOAD_KEY, help="Rows are read in file order as the stream; text columns are "
-                              "one-hot encoded. Uploads are not part of shareable links."))
+                              "one-hot encoded. Uploads are not part of shareable links.")
+    data = read_upload(file)
     under = st.container()
     slots["upload"], slots["label"] = under.empty(), under.empty()
+    if data is not None:
+        st.session_state[_KEPT_UPLOAD] = (str(getattr(file, "name", "your file")), data)
+    elif returning and _KEPT_UPLOAD in st.session_state:
+        name, data = st.session_state[_KEPT_UPLOAD]
+        cols[0].caption(f"Using **{name}**, uploaded earlier in this session; choose another "
+                        "file to replace it.")
+    else:
+        st.session_state.pop(_KEPT_UPLOAD, None)
     if data is None:
         slots["upload"].info("Upload a CSV file to explore it. Links to this page cannot carry "
                              "the file: upload it again after opening one.",
@@ -214,18 +228,15 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
     return Upload(data, str(state.get(state.EXPLORER_LABEL))), True
 
 
-def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult]:
-    """PUDD's run then each baseline's, from the cache or computed under one progress bar."""
-    # The bar is drawn from the runs' progress callback, i.e. while a cached function runs.
-    # Streamlit records st calls made there to replay them on later cache hits, and cannot
-    # replay calls on a container made outside the function: so draw in the context from
-    # before the call, where nothing is recorded.
+def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | None:
+    """PUDD's run then each baseline's: from the cache, or computed with progress and Stop.
+
+    Runs estimated under ``progress.AUTO_SECONDS`` start by themselves; longer ones (a DNN
+    or a CNN over many chunks) wait for Run and can be stopped, keeping the finished runs.
+    Returns None while some run is not computed (the page then shows the Run button).
+    """
     start = time.perf_counter()
-    outside = contextvars.copy_context()
-    slot = st.empty()
     configs = config.run_configs()
-    results = []
-    shown = [0.0]  # when the bar last moved: a few updates a second are enough
 
     @functools.cache
     def stream() -> Stream:
@@ -236,24 +247,29 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult]:
                            chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
                            n_chunks=config.n_chunks)
 
-    try:
-        for i, cfg in enumerate(configs):
-            name = DETECTORS[cfg.detector]
+    tasks = [_run_task(cfg, upload, stream) for cfg in configs]
+    outcome = progress.run_tasks(state.EXPLORER_JOB, tasks, what="runs")
+    if not outcome.complete:
+        return None
+    if outcome.computed:
+        player.log_time("runs", start)
+    return list(outcome.results)
 
-            def report(done: int, total: int, i: int = i, name: str = name) -> None:
-                if time.monotonic() - shown[0] < _PROGRESS_EVERY_S:
-                    return
-                shown[0] = time.monotonic()
-                outside.run(slot.progress, (i + done / total) / len(configs),
-                            text=f"Running {name} ({i + 1} of {len(configs)}): chunk {done} "
-                                 f"of {total}")
 
-            if upload is None:
-                results.append(cache.explorer_run(cfg, _stream=stream, _progress=report))
-            else:
-                results.append(cache.explorer_user_run(cfg, upload.label, _stream=stream,
-                                                       _progress=report))
-    finally:
-        slot.empty()
-    player.log_time("runs", start)
-    return results
+def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:
+    """One detector's run as a ``progress.Task``, its result kept by config (and label)."""
+    if upload is None:
+        spec: tuple[Any, ...] = ("explorer", cfg)
+        seconds = cost.run_seconds(cfg)
+        config = cfg
+    else:  # cfg.dataset is the file's hash name: the estimate needs the parsed stream
+        spec = ("explorer-csv", cfg, upload.label)
+        config = replace(cfg, n_chunks=None)
+        seconds = 0.0 if cache.finished(spec) is not None else (  # parse only when needed
+            cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0))
+
+    def compute(report: progress.Progress) -> RunResult:
+        return run_experiment(config, stream=stream(), progress=report)
+
+    return Task(DETECTORS[cfg.detector], seconds, lambda: cache.finished(spec),
+                lambda report: cache.keep(spec, compute(report)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import runpy
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +14,9 @@ import streamlit as st
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 _ROUTED = "app_routed"  # True while app.py's router runs the current page
+#: Set (the tests do) to let an unexpected error end the run as an exception.
+STRICT_ENV = "PUDD_STRICT"
+_log = logging.getLogger("pudd_lab")
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,30 @@ def routing() -> Iterator[None]:
     st.session_state[_ROUTED] = True
     try:
         yield
+    except Exception as err:  # Streamlit's rerun and stop are BaseExceptions: they pass
+        if os.environ.get(STRICT_ENV):
+            raise
+        unexpected(err)
     finally:
         st.session_state[_ROUTED] = False
+
+
+def unexpected(err: Exception) -> None:
+    """The safety net under every page: an error no control explains, without a traceback.
+
+    Pages show expected errors (bad input, missing data) next to the control that caused
+    them; anything else ends up here. The traceback goes to the server log; the visitor
+    sees what failed and what to do, and keeps every setting and finished result (they
+    live in ``session_state`` and the caches, which an error does not touch).
+    """
+    _log.error("page run failed", exc_info=err)
+    st.error(
+        f"**This page could not finish**: {type(err).__name__}: {err}\n\n"
+        "Your settings and finished results are kept. Undo the last setting you changed, or "
+        "choose a smaller run; if it happens again, the server log has the details for a "
+        "bug report.",
+        icon=":material/error:",
+    )
 
 
 def ensure_routed() -> None:

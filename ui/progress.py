@@ -25,6 +25,7 @@ Progress = Callable[[int, int], None]
 
 #: Work estimated to take at most this many seconds starts without pressing Run.
 AUTO_SECONDS = 20.0
+_REDRAW_S = 0.1  # the bar moves at most this often
 _IDLE, _RUN, _STOP = "", "run", "stop:"
 
 
@@ -79,13 +80,16 @@ def _stop(key: str, selection: str) -> None:
 
 
 def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
-              auto: bool = True) -> Outcome:
+              auto: bool = True, auto_seconds: float | None = None,
+              on_result: Callable[[Sequence[Any]], None] | None = None) -> Outcome:
     """Draw Run/Stop for ``tasks``, compute the missing ones with progress, return results.
 
     ``key`` is the page's job key in ``session_state`` (declared in ``ui/state.py``). With
-    ``auto``, work estimated under :data:`AUTO_SECONDS` starts without a click. Errors
-    raised by a task (``ValueError``, ``OSError``) propagate, with the job reset, so the page
-    can show them next to the control that caused them.
+    ``auto``, work estimated under ``auto_seconds`` (default :data:`AUTO_SECONDS`) starts
+    without a click. ``on_result(results)`` is called after each task computed here, with
+    every result so far (None: not yet), so a page can draw the first runs while the others
+    compute. Errors raised by a task (``ValueError``, ``OSError``) propagate, with the job
+    reset, so the page can show them next to the control that caused them.
     """
     results = [t.peek() for t in tasks]
     missing = [i for i, r in enumerate(results) if r is None]
@@ -98,7 +102,8 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
         return Outcome(tuple(results), stopped=False)
     seconds = sum(tasks[i].seconds for i in missing)
     slot = st.container()
-    if not (job == _RUN or (auto and seconds <= AUTO_SECONDS and not stopped_here)):
+    limit = AUTO_SECONDS if auto_seconds is None else auto_seconds
+    if not (job == _RUN or (auto and seconds <= limit and not stopped_here)):
         _offer(slot, key, tasks, missing, seconds, what, stopped=stopped_here)
         return Outcome(tuple(results), stopped=stopped_here)
 
@@ -108,6 +113,7 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
                    help="Finished work is kept; the running one is dropped.")
     bar = slot.progress(0.0, text=f"Starting {len(missing)} {what} (about {duration(seconds)}) …")
     start, before, n = time.monotonic(), 0.0, 0
+    shown = [0.0]  # when the bar last moved
     try:
         for n, i in enumerate(missing, 1):
             task = tasks[i]
@@ -117,6 +123,10 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
                        weight: float = weight, before: float = before) -> None:
                 if str(st.session_state.get(key, _IDLE)).startswith(_STOP):
                     raise Stopped
+                now = time.monotonic()
+                if now - shown[0] < _REDRAW_S and done < total:
+                    return  # a few redraws a second: fast runs report every chunk
+                shown[0] = now
                 frac = min((before + weight * done / max(total, 1)) / max(seconds, 1e-3), 1.0)
                 elapsed = time.monotonic() - start
                 left = elapsed / frac * (1.0 - frac) if frac > 0.02 else seconds - elapsed
@@ -127,6 +137,8 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
 
             results[i] = task.compute(report)
             before += weight
+            if on_result is not None and n < len(missing):
+                on_result(tuple(results))
     except Stopped:
         st.session_state[key] = _STOP + selection
         bar.empty()

@@ -15,7 +15,7 @@ from pudd_core.runner import RunConfig
 from ui import messages, state
 
 CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}
-LENGTHS = (0, 10, 20)  # 0: the paper's lengths; powersupply has 29 chunks
+LENGTHS = state.REPRODUCTION_LENGTHS  # 0: the paper's lengths
 _REGIME_NAMES = {"incremental": "-I: train on every chunk", "train-once": "-O: train at alarms"}
 
 

@@ -50,6 +50,7 @@ EXPLORER_CURSOR = "explorer_chunk"  # the chunk the charts show (1 = first teste
 EXPLORER_PLAYING = "explorer_playing"
 EXPLORER_SPEED = "explorer_speed"  # seconds per chunk while playing
 EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file"
+EXPLORER_JOB = "explorer_job"  # ui.progress: "" idle, "run", or "stop:<selection>"
 
 CIFAR_N_CHUNKS = "cifar_n_chunks"
 CIFAR_CLASSIFIER = "cifar_classifier"
@@ -106,11 +107,12 @@ DEFAULTS: dict[str, Any] = {
     EXPLORER_CURSOR: 1,
     EXPLORER_PLAYING: False,
     EXPLORER_SPEED: 0.3,
-    CIFAR_N_CHUNKS: 20,
+    CIFAR_N_CHUNKS: 10,
     CIFAR_CLASSIFIER: "small-cnn",
     CIFAR_DETECTORS: ("pudd", "ddm"),
     CIFAR_ALPHA_EXP: 3,
     CIFAR_CHUNK: 0,
+    EXPLORER_JOB: "",
     CIFAR_JOB: "",
     THRESHOLDS_DATASET: "sea0",
     THRESHOLDS_CLASSIFIER: "gnb",
@@ -175,6 +177,26 @@ def _range_in(lo: float, hi: float) -> Callable[[str], tuple[float, float]]:
 
 def _fmt_range(value: Any) -> str:
     return f"{value[0]:g}-{value[1]:g}"
+
+
+#: The values of the select sliders that a link can set (the controls use these tuples).
+CIFAR_CHUNK_CHOICES = (3, 5, 10, 20, 30, 50, 100)
+THRESHOLDS_LENGTHS = (0, 20, 30, 50, 100)  # 0: the stream's own length
+REPRODUCTION_LENGTHS = (0, 10, 20)  # 0: the paper's lengths; powersupply has 29 chunks
+
+
+def _int_of(options: tuple[int, ...]) -> Callable[[str], int]:
+    """An integer the control can show: a select slider has no value between its options."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value not in options:
+            raise ValueError(f"expected one of {', '.join(map(str, options))}")
+        return value
+
+    return parse
 
 
 def _one_of(options: Callable[[], tuple[str, ...]]) -> Callable[[str], str]:
@@ -290,7 +312,7 @@ QUERY: dict[str, QueryParam] = {
     EXPLORER_CHUNK_SIZE: QueryParam("chunk_size", "explorer", _int_in(10, 100_000)),
     EXPLORER_N_CHUNKS: QueryParam("n_chunks", "explorer", _int_in(2, 10_000)),
     EXPLORER_CURSOR: QueryParam("chunk", "explorer", _int_in(1, 100_000)),
-    CIFAR_N_CHUNKS: QueryParam("chunks", "cifar10-cd", _int_in(3, 100)),
+    CIFAR_N_CHUNKS: QueryParam("chunks", "cifar10-cd", _int_of(CIFAR_CHUNK_CHOICES)),
     CIFAR_CLASSIFIER: QueryParam("classifier", "cifar10-cd",
                                  _one_of(lambda: ("small-cnn", "resnet18"))),
     CIFAR_DETECTORS: QueryParam("detectors", "cifar10-cd", _some_of(_cifar_detectors), ",".join),
@@ -300,7 +322,7 @@ QUERY: dict[str, QueryParam] = {
     THRESHOLDS_CLASSIFIER: QueryParam("classifier", "thresholds", _one_of(_explorer_classifiers)),
     THRESHOLDS_EXPONENTS: QueryParam("alphas", "thresholds", _exponent_range, _fmt_exponents),
     THRESHOLDS_SEEDS: QueryParam("seeds", "thresholds", _int_in(1, 5)),
-    THRESHOLDS_N_CHUNKS: QueryParam("chunks", "thresholds", _int_in(0, 1000)),
+    THRESHOLDS_N_CHUNKS: QueryParam("chunks", "thresholds", _int_of(THRESHOLDS_LENGTHS)),
     THRESHOLDS_ALPHA_EXP: QueryParam("alpha", "thresholds", _int_in(1, 10)),
     REPRODUCTION_VIEW: QueryParam("view", "reproduction", _view),
     REPRODUCTION_CLASSIFIER: QueryParam("classifier", "reproduction",
@@ -310,7 +332,8 @@ QUERY: dict[str, QueryParam] = {
     REPRODUCTION_DETECTORS: QueryParam("detectors", "reproduction", _some_of(_paper_detectors),
                                        ",".join),
     REPRODUCTION_SEEDS: QueryParam("seeds", "reproduction", _int_in(1, 10)),
-    REPRODUCTION_N_CHUNKS: QueryParam("chunks", "reproduction", _int_in(0, 100)),
+    REPRODUCTION_N_CHUNKS: QueryParam("chunks", "reproduction",
+                                     _int_of(REPRODUCTION_LENGTHS)),
 }
 
 

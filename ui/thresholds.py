@@ -14,7 +14,7 @@ from pudd_core.runner import RunConfig
 from pudd_core.streams import list_streams
 from ui import controls, messages, state
 
-LENGTHS = (0, 20, 30, 50, 100)  # 0: the stream's own length
+LENGTHS = state.THRESHOLDS_LENGTHS  # 0: the stream's own length
 STUDY_CHUNKS = (60, 100, 200, 400)
 _IMAGES = ("small-cnn", "resnet18")
 

@@ -24,6 +24,7 @@ __all__ = [
     "GNBClassifier",
     "VFDTClassifier",
     "make_classifier",
+    "option_names",
     "resnet18_network",
     "small_cnn_network",
 ]
@@ -69,6 +70,23 @@ def _option_names(entry: _Entry) -> list[str]:
     params = inspect.signature(entry.factory).parameters.values()
     reserved = {"seed", *entry.fixed}
     return [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in reserved]
+
+
+def option_names(name: str) -> list[str]:
+    """Keyword options :func:`make_classifier` accepts for the classifier ``name``.
+
+    Examples
+    --------
+    >>> option_names("gnb")
+    ['var_smoothing']
+    >>> "max_batch" in option_names("resnet18"), "arch" in option_names("resnet18")
+    (True, False)
+    """
+    entry = _ENTRIES.get(name)
+    if entry is None:
+        valid = ", ".join(map(repr, _ENTRIES))
+        raise ValueError(f"unknown classifier {name!r}; choose one of {valid}.")
+    return _option_names(entry)
 
 
 def make_classifier(

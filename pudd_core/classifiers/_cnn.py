@@ -94,9 +94,11 @@ class CNNClassifier:
     finetune_epochs, finetune_lr
         The head-only steps that follow the window steps in ``adapt``.
     max_batch
-        ``None``: one batch holding the whole input, as the authors. An integer caps memory:
-        each step then sums the gradients of slices of at most ``max_batch`` images before one
-        update, which is the full-batch step up to rounding, not mini-batch SGD.
+        Most images per forward pass (1000). Each step sums the gradients of slices of at most
+        ``max_batch`` images before one update: the authors' full-batch step up to rounding,
+        not mini-batch SGD, so memory stays bounded when an alarm retrains on a long window
+        (64 CIFAR-10-CD chunks would otherwise be one 32,000-image pass). ``None``: one pass
+        over the whole input, as the authors' code.
     weights_path
         Optional local ``state_dict`` file loaded with ``torch.load`` after the seeded init;
         entries whose name or shape does not match (BatchNorm, a 1000-way ``fc``) are skipped.
@@ -126,7 +128,7 @@ class CNNClassifier:
         epochs: int = 10,
         finetune_epochs: int = 20,
         finetune_lr: float = 1e-4,
-        max_batch: int | None = None,
+        max_batch: int | None = 1000,
         weights_path: str | Path | None = None,
         seed: int | None = None,
     ) -> None:

@@ -1,4 +1,8 @@
-"""The airline stream: the 14-column ARFF substitute, or DriftSurf's sparse file (spec §4.2)."""
+"""The airline stream: DriftSurf's sparse file when present, else the 14-column ARFF substitute.
+
+The paper's file (spec §4.2) is looked for as ``airline/airline.data`` in the data folder and
+the cache (manifest entry ``airline_driftsurf``, no checksum); the substitute is ``airline``.
+"""
 
 from __future__ import annotations
 
@@ -186,6 +190,49 @@ def _is_arff(path: Path) -> bool:
     return first.startswith((b"%", b"@"))
 
 
+def paper_file(data_dir: PathLike | None = None) -> Path | None:
+    """Return DriftSurf's ``airline.data`` from the data folder or the cache, if there.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "airline").mkdir()
+    ...     _ = (Path(d) / "airline" / "airline.data").write_text("3:1,-1")
+    ...     paper_file(d).relative_to(d).as_posix()
+    'airline/airline.data'
+
+    """
+    entry = locate.read_manifest().get("airline_driftsurf")
+    return locate.find(entry, locate.data_folder(data_dir)) if entry is not None else None
+
+
+def paper_card(info: StreamInfo) -> StreamInfo:
+    """The airline card when the paper's sparse file is in use (679 dims, 58 chunks of 1000).
+
+    Examples
+    --------
+    >>> from pudd_core.streams import get_info
+    >>> card = paper_card(get_info("airline"))
+    >>> card.n_chunks, card.feature_shape, "SUBSTITUTE" in card.description
+    (58, (679,), False)
+
+    """
+    return dataclasses.replace(
+        info,
+        title="Airline delays (the paper's DriftSurf file)",
+        description=(
+            "The paper's airline stream: DriftSurf's sparse airline.data, one-hot encoded to "
+            "679 dims (a bias plus 678); label +1 -> 1, -1 -> 0. The paper's first 58,000 "
+            "rows: 58 chunks of 1000."
+        ),
+        n_chunks=PAPER_ROWS["airline"] // 1000,
+        n_features=DRIFTSURF_AIRLINE_FEATURES,
+        feature_shape=(DRIFTSURF_AIRLINE_FEATURES,),
+        source="DriftSurf's airline.data (Ikonomovska airline data, US DOT BTS)",
+    )
+
+
 def load_airline(
     info: StreamInfo,
     *,
@@ -196,11 +243,12 @@ def load_airline(
     download: bool = False,
     path: PathLike | None = None,
 ) -> Stream:
-    """Airline: the 14-column ARFF substitute (601 dims), or the paper's sparse file via ``path``.
+    """Airline: the paper's sparse file if found, else the 14-column ARFF substitute (601 dims).
 
-    A ``path`` to DriftSurf's sparse ``airline.data`` (679 dims, first 58,000 rows as the
-    paper) is recognised by its content; any ARFF with the 14-column schema is one-hot
-    encoded with DriftSurf's recipe.
+    Without ``path``, DriftSurf's ``airline.data`` (679 dims, first 58,000 rows as the paper)
+    is used when `paper_file` finds it, the substitute otherwise. A ``path`` is recognised by
+    its content: the sparse file, or any ARFF with the 14-column schema, one-hot encoded with
+    DriftSurf's recipe.
 
     The registry calls this; users call ``load_stream("airline", ...)``.
 
@@ -213,7 +261,9 @@ def load_airline(
     pudd_core.streams.locate.DatasetUnavailableError: airline: the path given does not exist...
 
     """
-    file = locate.locate("airline", path=path, data_dir=data_dir, download=download)
+    file = (paper_file(data_dir) if path is None else None) or locate.locate(
+        "airline", path=path, data_dir=data_dir, download=download
+    )
     if _is_arff(file):
         arrays = _cached(
             "airline", file, parse_airline_arff, ("indptr", "indices", "data", "y", "feature_names")
@@ -230,10 +280,7 @@ def load_airline(
         n_features = DRIFTSURF_AIRLINE_FEATURES
         truth = {"variant": "DriftSurf sparse airline.data (the paper's file)"}
         default_rows = PAPER_ROWS["airline"]
-        info = dataclasses.replace(
-            info,
-            description="The paper's airline stream: DriftSurf's 679-dim sparse one-hot file.",
-        )
+        info = paper_card(info)
     y = arrays["y"]
     n = _chunk_budget("airline", len(y), default_rows, chunk_size, n_chunks)
     rows = SparseRows(

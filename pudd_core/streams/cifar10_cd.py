@@ -218,6 +218,7 @@ def interest_stream(
     initial_interests: Sequence[int] = (0, 1, 2),
     stay_weight: float = 100.0,
     image_source: str = "",
+    image_order: str = "",
 ) -> Stream:
     """Wrap `markov_interest_stream` over an ``(N, H, W, 3)`` uint8 image set as a `Stream`.
 
@@ -249,6 +250,7 @@ def interest_stream(
         "image_classes": res.classes,
         "image_indices": res.indices,
         "image_source": image_source,
+        "image_order": image_order,
     }
     return Stream(
         name=info.name,
@@ -285,6 +287,8 @@ def load_cifar10_cd(
 ) -> Stream:
     """CIFAR-10-CD: 100 chunks of 500 training images with Markov interest drift (spec §5).
 
+    ``truth["image_order"]`` records whether the images are in torchvision's order (the same
+    stream for a seed whichever the source) or in ImageFolder's (see `cifar10_train_arrays`).
     The registry calls this; users call ``load_stream("cifar10-cd", ...)``.
 
     Examples
@@ -315,4 +319,5 @@ def load_cifar10_cd(
         initial_interests=initial_interests,
         stay_weight=stay_weight,
         image_source=f"{described}: {source.path}",
+        image_order=source.order,
     )

@@ -1,16 +1,18 @@
 """CIFAR-10 training images: find them (official batches, JPEG tarball, image tree), decode once.
 
-The decoded uint8 ``(N, 32, 32, 3)`` array and labels are cached as ``.npy`` under
+The decoded uint8 ``(N, 32, 32, 3)`` array, labels and image order are cached as ``.npy`` under
 ``<cache>/cifar10/decoded/``, keyed by the source's checksum, so later loads only read arrays.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import os
 import tarfile
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +34,10 @@ CIFAR10_CLASSES = (
     "truck",
 )
 _IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
-_DECODED_FORMAT = 1
+_DECODED_FORMAT = 2  # 2: the image order is cached with the arrays
+_INDEX_NAME = "cifar10_index.csv.gz"
+TORCHVISION_ORDER = "torchvision"
+IMAGEFOLDER_ORDER = "imagefolder"
 
 Progress = Callable[[int, int], None]
 PathLike = str | os.PathLike[str]
@@ -46,12 +51,15 @@ class ImageSource:
     (the official ``cifar-10-python.tar.gz``, extracted into the cache first), ``"tarball"``
     (the JPEG tarball of ../shared/datasets) or ``"folder"`` (an ImageFolder tree
     ``root/train/<class>/*.jpg|png``); ``index`` is ``cifar10_index.csv.gz`` when present.
+    ``order`` is set once the images are decoded: ``"torchvision"`` (the official order,
+    restored by the index for JPEGs) or ``"imagefolder (...)"`` (class by class, and why).
     """
 
     kind: str
     path: Path
     index: Path | None = None
     checked: bool = False  # whether the manifest checksum applies (data folder or cache)
+    order: str = ""
 
 
 def _classify(path: Path, index: Path | None, checked: bool) -> ImageSource | None:
@@ -68,13 +76,36 @@ def _classify(path: Path, index: Path | None, checked: bool) -> ImageSource | No
     return None
 
 
+def find_index(near: Sequence[Path] = (), data_dir: PathLike | None = None) -> Path | None:
+    """Find ``cifar10_index.csv.gz``: in ``near``, else where `locate` looks for data files.
+
+    That is ``<data folder>/cifar10/`` then ``<cache>/cifar10/`` (existence only).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "cifar10").mkdir()
+    ...     _ = (Path(d) / "cifar10" / "cifar10_index.csv.gz").write_bytes(b"")
+    ...     find_index((Path(d) / "elsewhere",), data_dir=d).relative_to(d).as_posix()
+    'cifar10/cifar10_index.csv.gz'
+
+    """
+    for folder in near:
+        if (folder / _INDEX_NAME).is_file():
+            return folder / _INDEX_NAME
+    entry = locate.read_manifest().get("cifar10_index")
+    return locate.find(entry, locate.data_folder(data_dir)) if entry is not None else None
+
+
 def find_image_source(
     path: PathLike | None = None, data_dir: PathLike | None = None
 ) -> ImageSource | None:
     """Find CIFAR-10: ``path``, then ``<data folder>/cifar10/``, then ``<cache>/cifar10/``.
 
     In each folder the official batches win over the JPEG tarball, which wins over an
-    extracted tree. Only existence is checked here.
+    extracted tree. A tarball's or tree's ``cifar10_index.csv.gz`` is looked for next to it
+    (in the folder given, and its parent), then by `find_index`. Only existence is checked here.
 
     Examples
     --------
@@ -87,8 +118,8 @@ def find_image_source(
     """
     if path is not None:
         p = Path(path).expanduser()
-        sibling = p.parent / "cifar10_index.csv.gz" if p.is_file() else p / "cifar10_index.csv.gz"
-        found = _classify(p, sibling if sibling.is_file() else None, checked=False)
+        near = (p.parent,) if p.is_file() else (p, p.parent)
+        found = _classify(p, find_index(near, data_dir), checked=False)
         if found is None:
             raise locate.DatasetUnavailableError(
                 f"cifar10-cd: {p} is neither a CIFAR-10 tarball, a cifar-10-batches-py folder "
@@ -98,8 +129,7 @@ def find_image_source(
     folders = [f for f in (locate.data_folder(data_dir), locate.cache_dir()) if f is not None]
     for folder in folders:
         base = folder / "cifar10"
-        index = base / "cifar10_index.csv.gz"
-        found_index = index if index.is_file() else None
+        found_index = find_index((base,), data_dir)
         tarball = base / "cifar10_train_test_jpg.tar.gz"
         if (base / "cifar-10-batches-py" / "data_batch_1").is_file():
             return ImageSource("official", base)
@@ -180,11 +210,12 @@ def _train_members(source: ImageSource) -> Iterable[tuple[str, bytes]]:
 
 def decode_images(
     source: ImageSource, *, progress: Progress | None = None, download: bool = False
-) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
-    """Decode the training images to ``(N, 32, 32, 3)`` uint8 plus labels, canonical order.
+) -> tuple[NDArray[np.uint8], NDArray[np.int64], str]:
+    """Decode the training images to ``(N, 32, 32, 3)`` uint8, labels and the order used.
 
-    With ``cifar10_index.csv.gz`` the JPEGs are put back in torchvision's order; without it an
-    image tree keeps ImageFolder's order (class by class, files sorted).
+    With ``cifar10_index.csv.gz`` the JPEGs are put back in torchvision's order; without it (or
+    when it lists other images) a tarball or tree keeps ImageFolder's order (class by class,
+    files sorted), and the order string says so.
 
     Examples
     --------
@@ -194,9 +225,9 @@ def decode_images(
     ...     for c in ("cat", "airplane"):
     ...         _ = (Path(d) / "train" / c).mkdir(parents=True)
     ...         Image.new("RGB", (32, 32)).save(Path(d) / "train" / c / "0000.png")
-    ...     images, labels = decode_images(find_image_source(d))
-    >>> images.shape, labels.tolist()
-    ((2, 32, 32, 3), [0, 3])
+    ...     images, labels, order = decode_images(ImageSource("folder", Path(d)))
+    >>> images.shape, labels.tolist(), order
+    ((2, 32, 32, 3), [0, 3], "imagefolder (no index: not torchvision's order)")
 
     """
     if source.kind == "official":
@@ -206,7 +237,7 @@ def decode_images(
         images = np.asarray(data.data, dtype=np.uint8)
         if progress is not None:
             progress(len(images), len(images))
-        return images, np.asarray(data.targets, dtype=np.int64)
+        return images, np.asarray(data.targets, dtype=np.int64), TORCHVISION_ORDER
 
     order: dict[str, tuple[int, int]] | None = None
     if source.index is not None:
@@ -236,6 +267,7 @@ def decode_images(
         labels[position] = [order[n][1] for n in names]
         images = np.empty((len(names), *decoded[0].shape), dtype=np.uint8)
         images[position] = np.stack(decoded)
+        how = f"{TORCHVISION_ORDER} (restored by {_INDEX_NAME})"
     else:  # ImageFolder order and labels: class folders sorted, files sorted
         perm = sorted(range(len(names)), key=lambda i: tuple(names[i].split("/")[1:]))
         class_names = sorted({n.split("/")[1] for n in names})
@@ -243,9 +275,11 @@ def decode_images(
             class_names = list(CIFAR10_CLASSES)  # alphabetical = CIFAR-10 label order
         labels = np.array([class_names.index(names[i].split("/")[1]) for i in perm])
         images = np.stack([decoded[i] for i in perm])
+        why = "no index" if order is None else f"{_INDEX_NAME} lists other images"
+        how = f"{IMAGEFOLDER_ORDER} ({why}: not torchvision's order)"
     if progress is not None:
         progress(len(images), len(images))
-    return images, labels
+    return images, labels, how
 
 
 def _extract_official(archive: Path) -> ImageSource:
@@ -273,7 +307,10 @@ def cifar10_train_arrays(
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64], ImageSource]:
     """Return CIFAR-10 training images (uint8 ``(50000, 32, 32, 3)``) and labels, decoded once.
 
-    Raises `DatasetUnavailableError` when no source is found and ``download`` is false.
+    The returned source's ``order`` says whether the images are in torchvision's order; when
+    they are not (a tree or tarball without a matching ``cifar10_index.csv.gz``) a
+    `UserWarning` says so. Raises `DatasetUnavailableError` when no source is found and
+    ``download`` is false.
 
     Examples
     --------
@@ -290,19 +327,33 @@ def cifar10_train_arrays(
         if not download:
             raise unavailable_error(data_dir)
         source = ImageSource("official", locate.cache_dir() / "cifar10")
-        images, labels = decode_images(source, progress=progress, download=True)
+        images, labels, order = decode_images(source, progress=progress, download=True)
     else:
         if source.kind == "tarball" and source.checked:
             locate.verify(source.path, locate.manifest_entry("cifar10_jpg"))
         folder = locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source)
-        cached = locate.load_arrays(folder, ("images", "labels"))
+        cached = locate.load_arrays(folder, ("images", "labels", "order"))
         if cached is not None:
             if progress is not None:
                 progress(len(cached["labels"]), len(cached["labels"]))
-            return cached["images"], cached["labels"], source
-        images, labels = decode_images(source, progress=progress)
+            return cached["images"], cached["labels"], _with_order(source, str(cached["order"]))
+        images, labels, order = decode_images(source, progress=progress)
     locate.save_arrays(
         locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source),
-        {"images": images, "labels": labels},
+        {"images": images, "labels": labels, "order": np.array(order)},
     )
-    return images, labels, source
+    return images, labels, _with_order(source, order)
+
+
+def _with_order(source: ImageSource, order: str) -> ImageSource:
+    """Record the image order in the source; warn when it is not torchvision's."""
+    if not order.startswith(TORCHVISION_ORDER):
+        warnings.warn(
+            f"cifar10-cd: image order {order!r} for {source.path}: the images are class by "
+            "class, files sorted by name, so truth['image_indices'] are not CIFAR-10 indices and "
+            "a seed gives the same chunks as the official batches only if each class's files "
+            f"sort in CIFAR-10 order. To use torchvision's order, put CIFAR-10's {_INDEX_NAME} "
+            "next to the tree (or in $PUDD_DATA_DIR/cifar10/).",
+            stacklevel=3,
+        )
+    return dataclasses.replace(source, order=order)

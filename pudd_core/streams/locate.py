@@ -67,7 +67,7 @@ class ManifestEntry:
     file: str
     source: str
     sha256: str | None
-    bytes: int
+    bytes: int | None  # None for a file listed without a checksum (any copy is accepted)
     licence: str
     md5: str | None = None
     uncompressed_sha256: str | None = None
@@ -168,6 +168,7 @@ def read_manifest() -> dict[str, ManifestEntry]:
     for key, table in raw.items():
         fields = {k: table[k] for k in ManifestEntry.__dataclass_fields__ if k in table}
         fields.setdefault("sha256", None)
+        fields.setdefault("bytes", None)
         entries[key] = ManifestEntry(key=key, **fields)
     return entries
 
@@ -301,6 +302,7 @@ def locate(
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = False,
     extra: Sequence[Path] = (),
+    also: Sequence[str] = (),
     fetch: Callable[[ManifestEntry], Path] | None = None,
 ) -> Path:
     """Resolve a known data file, verifying its checksum.
@@ -308,7 +310,8 @@ def locate(
     Lookup order: ``path`` (used as given, not checksummed: it may be a user's own copy);
     ``data_dir`` or ``$PUDD_DATA_DIR``; the cache folder; then, only when ``download`` is true,
     a download from the manifest's source into the cache, verified by sha256.
-    ``extra`` lists further local places to look after the cache (river's data home for Elec2);
+    ``extra`` lists further local places to look after the cache (river's data home for Elec2),
+    ``also`` the ways to provide the file there, for the error message;
     ``fetch`` replaces the plain URL download (river's or torchvision's downloader).
 
     Raises
@@ -345,11 +348,15 @@ def locate(
         return fetched
     if download and entry.url is not None:
         return _download(entry, entry.url)
-    raise DatasetUnavailableError(unavailable_message(entry, data_folder(data_dir)))
+    raise DatasetUnavailableError(unavailable_message(entry, data_folder(data_dir), also))
 
 
-def unavailable_message(entry: ManifestEntry, data_dir: Path | None = None) -> str:
+def unavailable_message(
+    entry: ManifestEntry, data_dir: Path | None = None, also: Sequence[str] = ()
+) -> str:
     """Build the error text for a missing file: which file, and the ways to provide it.
+
+    ``also`` adds ways beyond the explicit path, the data folder and the cache (numbered on).
 
     Examples
     --------
@@ -369,7 +376,10 @@ def unavailable_message(entry: ManifestEntry, data_dir: Path | None = None) -> s
     if entry.url is not None:
         how = entry.download or entry.url
         lines.append(f"     or download it there with load_stream(..., download=True) ({how}).")
-    lines.append(f"  Source: {entry.source}; sha256 {entry.sha256} ({entry.bytes} bytes).")
+    lines.extend(f"  {n}. {way}" for n, way in enumerate(also, start=4))
+    check = f"sha256 {entry.sha256}" if entry.sha256 else f"md5 {entry.md5}" if entry.md5 else ""
+    size = f" ({entry.bytes} bytes)" if entry.bytes is not None else ""
+    lines.append(f"  Source: {entry.source}; {check or 'no checksum'}{size}.")
     return "\n".join(lines)
 
 

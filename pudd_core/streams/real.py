@@ -143,6 +143,22 @@ def river_elec2_path() -> list[Path]:
     return [Path(elec2().path)]
 
 
+def river_elec2_ways() -> list[str]:
+    """Say how to provide Elec2 through river's data home, for the missing-file message.
+
+    Examples
+    --------
+    >>> river_elec2_ways()[0].split(" (now")[0]
+    'put it where river keeps it: $RIVER_DATA/Elec2/electricity.csv, uncompressed'
+
+    """
+    return [
+        "put it where river keeps it: $RIVER_DATA/Elec2/electricity.csv, uncompressed "
+        f"(now: {p}; RIVER_DATA defaults to ~/river_data)"
+        for p in river_elec2_path()
+    ]
+
+
 def _fetch_elec2(entry: locate.ManifestEntry) -> Path:
     """Download Elec2 with river's own downloader, into the cache instead of river's home."""
     from river.datasets import Elec2
@@ -185,6 +201,7 @@ def load_elec2(
         data_dir=data_dir,
         download=download,
         extra=river_elec2_path(),
+        also=river_elec2_ways(),
         fetch=_fetch_elec2,
     )
     arrays = _cached("elec2", file, parse_elec2, ("X", "y"))

@@ -136,8 +136,8 @@ _CARDS: dict[str, StreamInfo] = {
             "SUBSTITUTE for the paper's airline stream (58 chunks of DriftSurf's 679-dim 2008 "
             "file, which is not publicly retrievable): the first 50,482 flights of 2007 in the "
             "same 14-column schema, one-hot encoded with DriftSurf's recipe to 601 dims; label "
-            "ArrDelay > 0. 50 chunks of 1000. Pass path= to DriftSurf's sparse airline.data to "
-            "get the paper's 679-dim stream.",
+            "ArrDelay > 0. 50 chunks of 1000. Put DriftSurf's sparse airline.data in "
+            "$PUDD_DATA_DIR/airline/ (or pass path=) to get the paper's 679-dim stream.",
             "real",
             1000,
             50,
@@ -201,6 +201,8 @@ def _availability(key: str, data_dir: str | os.PathLike[str] | None) -> tuple[bo
             return False, "river is not installed: pip install river"
         return True, None
     folder = locate.data_folder(data_dir)
+    if key == "airline" and airline.paper_file(data_dir) is not None:
+        return True, None
     if key == "cifar10-cd":
         if images.find_image_source(None, data_dir) is not None:
             return True, None
@@ -209,11 +211,15 @@ def _availability(key: str, data_dir: str | os.PathLike[str] | None) -> tuple[bo
     extra = real.river_elec2_path() if key == "elec2" else []
     if locate.find(entry, folder) is not None or any(p.is_file() for p in extra):
         return True, None
-    return False, locate.unavailable_message(entry, folder)
+    also = real.river_elec2_ways() if key == "elec2" else []
+    return False, locate.unavailable_message(entry, folder, also)
 
 
 def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> StreamInfo:
     """Return the registry card of one stream, with its availability checked now.
+
+    The airline card describes the paper's file when `airline.paper_file` finds it, else the
+    substitute.
 
     Examples
     --------
@@ -226,11 +232,14 @@ def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> St
 
     """
     key = _key(name)
+    card = _CARDS[key]
     try:
         available, reason = _availability(key, data_dir)
+        if key == "airline" and airline.paper_file(data_dir) is not None:
+            card = airline.paper_card(card)
     except Exception as exc:  # noqa: BLE001 - the registry must never crash the app
         available, reason = False, f"{type(exc).__name__}: {exc}"
-    return dataclasses.replace(_CARDS[key], available=available, unavailable_reason=reason)
+    return dataclasses.replace(card, available=available, unavailable_reason=reason)
 
 
 def list_streams(*, data_dir: str | os.PathLike[str] | None = None) -> list[StreamInfo]:

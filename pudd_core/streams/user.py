@@ -182,7 +182,18 @@ def stream_from_csv(
             f"missing value (NaN) in {what} column {columns[col]!r} at {_where(row, parquet)}"
         )
 
-    classes = _sorted_values(df[label].to_numpy())
+    label_values = df[label].to_numpy()
+    infinite = [
+        i
+        for i, v in enumerate(label_values)
+        if isinstance(v, float | np.floating) and not np.isfinite(v)
+    ]
+    if infinite:
+        raise ValueError(
+            f"non-finite value {label_values[infinite[0]]} in label column {label!r} at "
+            f"{_where(infinite[0], parquet)}"
+        )
+    classes = _sorted_values(label_values)
     if len(classes) < 2:
         raise ValueError(
             f"label column {label!r} has a single class ({classes[0]!r}); "

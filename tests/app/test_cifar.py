@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,22 +11,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.cifar_view import CIFAR10_CLASSES, interest_drift
+from tests.app._apptest import figures, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run(timeout=TIMEOUT)
-    at.query_params.update(query or {})
-    at.switch_page("pages/cifar10-cd.py").run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    return open_page("pages/cifar10-cd.py", query, timeout=TIMEOUT)
 
 
 def _values(v: Any) -> Any:
@@ -57,7 +47,7 @@ def test_without_images_the_page_says_how_to_provide_them_and_keeps_the_markov_p
     assert "The CIFAR-10 images are not available" in errors[0]
     for way in ("1. pass an explicit path", "2. set PUDD_DATA_DIR", "3. put them in the cache"):
         assert way in errors[0]
-    charts = _charts(at)
+    charts = figures(at)
     assert set(charts) == {"cifar_matrix", "cifar_timeline"}  # no images, no runs
     assert not [b for b in at.button if b.label.startswith("Run")]
 
@@ -65,7 +55,7 @@ def test_without_images_the_page_says_how_to_provide_them_and_keeps_the_markov_p
 def test_the_heatmap_and_timeline_are_the_runs_markov_process(no_images: None) -> None:
     at = _page({"chunks": "20"})
     drift = interest_drift(0, n_chunks=20)
-    charts = _charts(at)
+    charts = figures(at)
     matrix = charts["cifar_matrix"]["data"][0]
     assert matrix["type"] == "heatmap" and matrix["x"] == list(CIFAR10_CLASSES)
     assert _values(matrix["customdata"])[0][0] == pytest.approx(drift.transition_matrix[0, 0])
@@ -80,12 +70,12 @@ def test_the_heatmap_and_timeline_are_the_runs_markov_process(no_images: None) -
 
 def test_a_longer_run_and_another_seed_change_the_timeline(no_images: None) -> None:
     at = _page({"chunks": "10"})
-    assert len(_values(_charts(at)["cifar_timeline"]["data"][0]["z"])[0]) == 10
+    assert len(_values(figures(at)["cifar_timeline"]["data"][0]["z"])[0]) == 10
     at.select_slider(key="w_cifar_n_chunks").set_value(50).run(timeout=TIMEOUT)
-    assert len(_values(_charts(at)["cifar_timeline"]["data"][0]["z"])[0]) == 50
+    assert len(_values(figures(at)["cifar_timeline"]["data"][0]["z"])[0]) == 50
     assert at.query_params["chunks"] == "50"
     at.number_input(key="w_app_seed").set_value(3).run(timeout=TIMEOUT)
-    z = _values(_charts(at)["cifar_timeline"]["data"][0]["z"])
+    z = _values(figures(at)["cifar_timeline"]["data"][0]["z"])
     assert z == interest_drift(3, n_chunks=50).positive_mask().astype(int).tolist()
 
 
@@ -99,7 +89,7 @@ def test_no_detector_chosen_is_an_inline_warning(no_images: None) -> None:
 def _run_with_images(detectors: str) -> AppTest:
     at = _page({"chunks": "3", "detectors": detectors})  # a few seconds: starts by itself
     assert not at.error
-    charts = _charts(at)
+    charts = figures(at)
     assert {"cifar_matrix", "cifar_timeline", "cifar_samples", "cifar_runs"} <= set(charts)
     samples = charts["cifar_samples"]
     assert samples["data"][0]["type"] == "image"
@@ -115,7 +105,7 @@ def test_with_the_images_a_three_chunk_small_cnn_run_shows_pudd_against_the_trut
     at = _run_with_images("pudd")
     assert at.dataframe[0].value["detector"].tolist() == ["PUDD-3"]
     at.slider(key="w_cifar_chunk").set_value(2).run(timeout=TIMEOUT)
-    title = _charts(at)["cifar_samples"]["layout"]["title"]["text"]
+    title = figures(at)["cifar_samples"]["layout"]["title"]["text"]
     assert title == "Chunk 2: positive classes airplane, automobile, bird"
 
 
@@ -123,14 +113,22 @@ def test_with_the_images_a_three_chunk_small_cnn_run_shows_pudd_against_the_trut
 @pytest.mark.slow
 def test_with_the_images_pudd_and_ddm_runs_are_compared_side_by_side() -> None:
     at = _run_with_images("pudd,ddm")
-    names = [t["name"] for t in _charts(at)["cifar_runs"]["data"]]
+    names = [t["name"] for t in figures(at)["cifar_runs"]["data"]]
     assert {"PUDD-3 error rate", "DDM error rate", "PUDD-3 alarm", "DDM alarm"} <= set(names)
     assert at.dataframe[0].value["detector"].tolist() == ["PUDD-3", "DDM"]
 
 
 @pytest.mark.datasets
 def test_resnet18_waits_for_run_and_says_how_long_it_will_take() -> None:
-    at = _page({"classifier": "resnet18"})  # 2 runs x 19 chunks x ~25 s
+    at = _page({"classifier": "resnet18", "chunks": "20"})  # 2 runs x 19 chunks x ~25 s
     assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 2 detector runs"]
     assert any("about 16 min on 2 CPU cores" in c.value for c in at.main.caption)
-    assert "cifar_runs" not in _charts(at)
+    assert "cifar_runs" not in figures(at)
+
+
+def test_a_link_length_the_slider_cannot_show_is_ignored_with_a_warning(no_images: None) -> None:
+    at = _page({"chunks": "37"})  # no such option: the run and the control would disagree
+    assert at.select_slider(key="w_cifar_n_chunks").value == 10  # the default
+    assert len(_values(figures(at)["cifar_timeline"]["data"][0]["z"])[0]) == 10
+    warnings = " ".join(w.value for w in at.sidebar.warning)
+    assert "chunks=37" in warnings and "3, 5, 10, 20, 30, 50, 100" in warnings

@@ -6,17 +6,15 @@ second; the runs are cached across tests in this process.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
+from tests.app._apptest import figures, open_page, trace_named
 from ui import cache
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
 PAGE = "pages/explorer.py"
 SMALL = {"n_chunks": "30"}
@@ -24,20 +22,7 @@ SMALL = {"n_chunks": "30"}
 
 def _open(query: dict[str, str] | None = None) -> AppTest:
     """A fresh session opening a link to the explorer (query parameters set before any run)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.query_params.update({**SMALL, **(query or {})})
-    at.switch_page(PAGE).run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    return {el.proto.id.split("-")[-1]: json.loads(el.proto.spec)
-            for el in at.get("plotly_chart")}
-
-
-def _trace(spec: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(t for t in spec["data"] if t.get("name") == name)
+    return open_page(PAGE, {**SMALL, **(query or {})}, timeout=TIMEOUT, via_home=False)
 
 
 def _chunk(at: AppTest) -> str:
@@ -54,12 +39,12 @@ def test_the_explorer_opens_with_the_default_run_and_its_charts() -> None:
     at = _open()
     assert at.title[0].value == "Stream explorer"
     assert _chunk(at) == "1 / 29"
-    charts = _charts(at)
+    charts = figures(at)
     assert {"explorer_trace", "explorer_min_p", "explorer_cuts"} <= set(charts)
     names = [t.get("name") for t in charts["explorer_trace"]["data"]]
     assert names[:3] == ["DDM error rate", "ADWIN error rate", "PUDD error rate"]
     assert {"True drift", "PUDD alarm", "ADWIN alarm", "DDM alarm"} <= set(names)
-    assert len(_trace(charts["explorer_trace"], "PUDD error rate")["x"]) == 1
+    assert len(trace_named(charts["explorer_trace"], "PUDD error rate")["x"]) == 1
     assert charts["explorer_trace"]["layout"]["xaxis"]["range"] == [0.5, 29.5]
     assert [t.get("name") for t in charts["explorer_min_p"]["data"]] == [
         "PUDD min p", "threshold α = 1e-03"]
@@ -82,9 +67,9 @@ def test_next_chunk_advances_the_counter_and_adds_a_point_to_every_series() -> N
     _click(at, "explorer_next")
     _click(at, "explorer_next")
     assert _chunk(at) == "3 / 29"
-    charts = _charts(at)
-    assert len(_trace(charts["explorer_trace"], "DDM error rate")["x"]) == 3
-    assert len(_trace(charts["explorer_min_p"], "PUDD min p")["x"]) == 3
+    charts = figures(at)
+    assert len(trace_named(charts["explorer_trace"], "DDM error rate")["x"]) == 3
+    assert len(trace_named(charts["explorer_min_p"], "PUDD min p")["x"]) == 3
     assert at.slider(key="w_explorer_chunk").value == 3
     assert at.query_params["chunk"] == "3"
 
@@ -93,7 +78,7 @@ def test_the_slider_jumps_and_reset_goes_back_to_the_first_chunk() -> None:
     at = _open()
     at.slider(key="w_explorer_chunk").set_value(20).run(timeout=TIMEOUT)
     assert _chunk(at) == "20 / 29"
-    charts = _charts(at)
+    charts = figures(at)
     assert "explorer_histogram" in charts  # a test has run by now
     cuts = charts["explorer_cuts"]["data"][0]
     assert cuts["x"][0] == 1 and len(cuts["x"]) >= 3
@@ -108,13 +93,13 @@ def test_an_alarm_chunk_says_so_and_the_next_chunk_has_no_test() -> None:
     deltas = {m.label: m.proto.delta for m in at.metric}
     assert deltas["PUDD's smallest p"] == "alarm"
     assert next(m.value for m in at.metric if m.label == "PUDD alarms so far") == "1"
-    assert _trace(_charts(at)["explorer_trace"], "PUDD alarm")["x"] == [20]
+    assert trace_named(figures(at)["explorer_trace"], "PUDD alarm")["x"] == [20]
     _click(at, "explorer_next")
     assert next(m.value for m in at.metric if m.label == "PUDD's smallest p") == "no test"
     assert {m.label: m.proto.delta for m in at.metric}["PUDD's smallest p"] == "no alarm"
-    assert _charts(at)["explorer_cuts"]["layout"]["annotations"][0]["text"] == (
+    assert figures(at)["explorer_cuts"]["layout"]["annotations"][0]["text"] == (
         "no test at this chunk")
-    assert "test at chunk 20" in _charts(at)["explorer_histogram"]["layout"]["title"]["text"]
+    assert "test at chunk 20" in figures(at)["explorer_histogram"]["layout"]["title"]["text"]
 
 
 def _cursor(at: AppTest) -> int:
@@ -159,17 +144,17 @@ def test_play_stops_by_itself_at_the_last_chunk() -> None:
 
 # --- settings -----------------------------------------------------------------------------------
 def _alarms(at: AppTest) -> list[int]:
-    return _trace(_charts(at)["explorer_trace"], "PUDD alarm")["x"]
+    return trace_named(figures(at)["explorer_trace"], "PUDD alarm")["x"]
 
 
 def test_a_looser_threshold_gives_pudd_more_alarms_and_the_baselines_keep_theirs() -> None:
     at = _open({"chunk": "29"})
-    strict, ddm = _alarms(at), _trace(_charts(at)["explorer_trace"], "DDM alarm")["x"]
+    strict, ddm = _alarms(at), trace_named(figures(at)["explorer_trace"], "DDM alarm")["x"]
     at.select_slider(key="w_explorer_alpha_exp").set_value(1).run(timeout=TIMEOUT)
     loose = _alarms(at)
     assert strict and loose != strict and min(loose) < min(strict)  # α = 0.1 alarms earlier
-    assert _trace(_charts(at)["explorer_trace"], "DDM alarm")["x"] == ddm
-    assert _charts(at)["explorer_min_p"]["layout"]["shapes"][-1]["y0"] == -1.0
+    assert trace_named(figures(at)["explorer_trace"], "DDM alarm")["x"] == ddm
+    assert figures(at)["explorer_min_p"]["layout"]["shapes"][-1]["y0"] == -1.0
     assert at.query_params["alpha"] == "1"
 
 
@@ -187,7 +172,7 @@ def test_a_link_reopens_the_same_run_with_every_setting() -> None:
     assert at.number_input(key="w_explorer_n_chunks").value == 20
     assert at.number_input(key="w_app_seed").value == 3
     assert _chunk(at) == "7 / 19"
-    names = [t.get("name") for t in _charts(at)["explorer_trace"]["data"]]
+    names = [t.get("name") for t in figures(at)["explorer_trace"]["data"]]
     assert "EDDM error rate" in names and "KSWIN error rate" in names
     assert {k: at.query_params[k] for k in link} == link
 
@@ -203,7 +188,7 @@ def test_a_bad_link_value_is_ignored_with_a_warning() -> None:
 def test_removing_every_baseline_leaves_pudd_alone() -> None:
     at = _open()
     at.multiselect(key="w_explorer_baselines").set_value([]).run(timeout=TIMEOUT)
-    names = [t.get("name") for t in _charts(at)["explorer_trace"]["data"]]
+    names = [t.get("name") for t in figures(at)["explorer_trace"]["data"]]
     assert [n for n in names if n.endswith("error rate")] == ["PUDD error rate"]
     assert at.query_params["baselines"] == ""
 
@@ -281,3 +266,35 @@ def test_a_valid_upload_runs_like_a_registry_stream(monkeypatch: pytest.MonkeyPa
     assert _chunk(at) == "1 / 7"
     assert at.selectbox(key="w_explorer_label").value == "y"
     assert "dataset" in at.query_params and at.query_params["dataset"] == "upload"
+
+
+def test_long_runs_wait_for_run_and_then_show_the_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui.progress
+
+    monkeypatch.setattr(ui.progress, "AUTO_SECONDS", 0.0)  # every run counts as long
+    at = _open({"seed": "11"})  # a selection no other test has computed
+    assert "explorer_trace" not in figures(at)
+    [run] = [b for b in at.button if b.label.startswith("Run")]
+    assert run.label == "Run 3 runs"
+    assert any("3 runs to compute" in c.value for c in at.main.caption)
+    run.click().run(timeout=TIMEOUT)
+    assert not at.exception
+    assert _chunk(at) == "1 / 29"
+    assert "explorer_trace" in figures(at)
+    assert not [b for b in at.button if b.label.startswith("Run")]
+
+
+def test_an_upload_is_still_there_after_visiting_another_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = "".join(f"{i % 7},{(i * 3) % 5},{int(i % 7 + (i * 3) % 5 > 5)}\n" for i in range(400))
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: f"x,z,y\n{rows}".encode())
+    at = _open({"dataset": "upload", "chunk_size": "50"})
+    assert _chunk(at) == "1 / 7"
+    at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
+    # back on the explorer, Streamlit's uploader is new and empty
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: None)
+    at.switch_page(PAGE).run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    assert _chunk(at) == "1 / 7"
+    assert any("uploaded earlier in this session" in c.value for c in at.main.caption)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app._apptest import figures, open_page
 from ui.pages import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,21 +16,7 @@ TIMEOUT = 60
 
 
 def _app(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run(timeout=TIMEOUT)
-    if page is not None:
-        at.switch_page(page).run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    """Plotly figures of the page by widget key, as the JSON the browser receives."""
-    out = {}
-    for el in at.get("plotly_chart"):
-        key = el.proto.id.split("-")[-1] if el.key is None else el.key
-        out[key] = json.loads(el.proto.spec)
-    return out
+    return open_page(page, timeout=TIMEOUT)
 
 
 def _trace_names(spec: dict[str, Any]) -> list[str]:
@@ -59,7 +45,7 @@ def _vertical_lines(spec: dict[str, Any], colour: str) -> list[float]:
 def test_home_shows_the_live_run_with_one_line_per_alarm() -> None:
     at = _app()
     assert at.title[0].value == "PUDD Lab"
-    spec = _charts(at)["home_run_chart"]
+    spec = figures(at)["home_run_chart"]
     names = _trace_names(spec)
     assert names[:3] == ["Error rate", "True drift", "PUDD alarm"]
     assert "PUDD log10 p" in names
@@ -94,7 +80,7 @@ def test_theorem2_defaults_equal_errors_but_only_pudd_rejects() -> None:
     assert d["Error-rate test: 2 × 2 χ²"] == "no drift"
     assert m["Error-rate test: 2 × 2 χ²"] == "p = 1"
     assert d["DDM alarms in window 2"] == "no drift"
-    charts = _charts(at)
+    charts = figures(at)
     assert _trace_names(charts["theorem2_histogram"]) == [
         "Window 1: correct", "Window 1: misclassified", "Window 2: correct",
         "Window 2: misclassified", "PUDD bucket edges"]
@@ -164,7 +150,7 @@ def test_theorem1_scaled_histograms_are_identical_with_equal_error_rates() -> No
     m = {mm.label: mm.value for mm in at.metric[labels.index("Histograms identical?"):]}
     assert m["Histograms identical?"] == "yes"
     assert m["Window 1 error rate"] == m["Window 2 error rate"]
-    assert len(_charts(at)["theorem1_histogram"]["data"]) == 4
+    assert len(figures(at)["theorem1_histogram"]["data"]) == 4
 
 
 @pytest.mark.parametrize(("perturbation", "rates_equal"),
@@ -199,7 +185,7 @@ def test_fig1_shows_equal_accuracies_of_0958() -> None:
     m = _metrics(at)
     assert m["Accuracy, test set 1"] == m["Accuracy, test set 2"] == "0.958"
     assert m["Errors (set 1 / set 2)"] == "42 / 42"
-    charts = _charts(at)
+    charts = figures(at)
     assert set(charts) == {"fig1_scatter", "fig1_histogram", "fig1_notebook_histogram",
                            "fig1_pvalue_curve"}
     scatter = _trace_names(charts["fig1_scatter"])
@@ -218,6 +204,39 @@ def test_fig1_says_p_is_not_significant_at_n_1000() -> None:
 def test_fig1_largest_size_control_changes_the_curve() -> None:
     at = _app("pages/fig1.py")
     at.select_slider(key="w_fig1_max_n").set_value(3000).run(timeout=TIMEOUT)
-    curve = _charts(at)["fig1_pvalue_curve"]["data"][0]
+    curve = figures(at)["fig1_pvalue_curve"]["data"][0]
     assert curve["x"] == [1000, 2000, 3000]
     assert at.dataframe[0].value["test-set size n"].tolist() == [1000, 2000, 3000]
+
+
+def test_an_unexpected_error_is_explained_inline_and_the_page_keeps_what_it_drew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pudd_core.streams
+
+    def broken(name: str) -> Any:
+        raise RuntimeError("the registry is broken")
+
+    monkeypatch.delenv("PUDD_STRICT")
+    monkeypatch.setattr(pudd_core.streams, "get_info", broken)
+    at = open_page("pages/cifar10-cd.py", {"chunks": "10"}, timeout=TIMEOUT)
+    assert not at.exception
+    [error] = [e.value for e in at.error]
+    assert error.startswith("**This page could not finish**: RuntimeError: the registry is broken")
+    assert "Your settings and finished results are kept" in error
+    assert {"cifar_matrix", "cifar_timeline"} <= set(figures(at))  # drawn before the error
+    assert at.query_params["chunks"] == "10"  # the link still carries the settings
+
+
+def test_in_tests_an_unexpected_error_stays_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pudd_core.streams
+
+    def broken(name: str) -> Any:
+        raise RuntimeError("the registry is broken")
+
+    monkeypatch.setattr(pudd_core.streams, "get_info", broken)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/cifar10-cd.py").run()
+    assert len(at.exception) == 1  # (its message is redacted: showErrorDetails = "none")
+    assert not [e for e in at.error if "could not finish" in e.value]

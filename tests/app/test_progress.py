@@ -7,7 +7,8 @@ from streamlit.testing.v1 import AppTest
 TIMEOUT = 30
 
 
-def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "") -> None:
+def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "",
+            auto_seconds: float | None = None) -> None:
     """Three fake tasks; ``stop_in`` presses Stop while that task runs, ``fail_in`` raises."""
     import hashlib
     from typing import Any
@@ -35,7 +36,8 @@ def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "") -> None:
     tasks = [Task(n, seconds, lambda n=n: done.get(n), compute(n)) for n in "abc"]
     st.session_state["selection"] = hashlib.sha256("|".join("abc").encode()).hexdigest()[:12]
     try:
-        out = run_tasks("job", tasks)
+        out = run_tasks("job", tasks, auto_seconds=auto_seconds,
+                        on_result=lambda so_far: st.write(f"so far {list(so_far)}"))
     except ValueError as err:
         st.error(str(err))
     else:
@@ -86,3 +88,21 @@ def test_a_task_error_reaches_the_page_and_resets_the_job() -> None:
     assert not at.exception
     assert [e.value for e in at.error] == ["b cannot run"]
     assert at.session_state["job"] == ""
+
+
+def test_each_finished_task_is_shown_before_the_last_one_is_done() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 1.0}, default_timeout=TIMEOUT)
+    at.run()
+    assert _texts(at) == [
+        "so far ['result a', None, None]",
+        "so far ['result a', 'result b', None]",
+        "results ['result a', 'result b', 'result c'] stopped False computed 3",
+    ]
+
+
+def test_a_page_can_start_longer_work_by_itself() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 10.0, "auto_seconds": 30.0},
+                               default_timeout=TIMEOUT)
+    at.run()  # 3 x 10 s: under the page's 30 s, over the default 20 s
+    assert not at.button
+    assert _texts(at)[-1].endswith("stopped False computed 3")

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from pudd_core.grid import ResultStore, run_grid
 from pudd_core.reproduce import reproduction_configs
+from tests.app._apptest import open_page
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 
 
@@ -29,12 +29,7 @@ def store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run(timeout=TIMEOUT)
-    at.query_params.update(query or {})
-    at.switch_page("pages/reproduction.py").run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/reproduction.py", query, timeout=TIMEOUT)
 
 
 def _row(at: AppTest, detector: str) -> pd.Series:

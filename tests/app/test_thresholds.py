@@ -2,46 +2,32 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.app._apptest import figures, open_page, trace_named
+
 TIMEOUT = 120
 SMALL = {"alphas": "1-3", "seeds": "1", "chunks": "20"}  # 3 quick GNB runs
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run(timeout=TIMEOUT)
-    at.query_params.update(query or SMALL)
-    at.switch_page("pages/thresholds.py").run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
-
-
-def _trace(spec: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(t for t in spec["data"] if t.get("name") == name)
+    return open_page("pages/thresholds.py", query or SMALL, timeout=TIMEOUT)
 
 
 def test_threshold_lab_shows_the_sweep_and_both_false_alarm_charts() -> None:
     at = _page()
     assert at.title[0].value == "Threshold lab"
-    charts = _charts(at)
+    charts = figures(at)
     assert set(charts) == {"thresholds_sweep", "thresholds_false_alarms",
                            "thresholds_bonferroni"}
     sweep = charts["thresholds_sweep"]
     assert [t["name"] for t in sweep["data"]] == [
         "Accuracy", "Alarms", "False alarms", "Mean detection delay", "Missed drifts",
         "True drifts"]
-    assert _trace(sweep, "Alarms")["x"] == [0.1, 0.01, 0.001]
+    assert trace_named(sweep, "Alarms")["x"] == [0.1, 0.01, 0.001]
     assert sweep["layout"]["xaxis3"]["title"]["text"] == "Threshold α (log scale)"
     rates = charts["thresholds_false_alarms"]
     assert [t["name"] for t in rates["data"]] == [
@@ -59,14 +45,14 @@ def test_threshold_lab_quotes_the_papers_reason_for_no_correction() -> None:
 
 def test_a_larger_alpha_range_adds_points_and_never_fewer_alarms_at_large_alpha() -> None:
     at = _page()
-    before = _trace(_charts(at)["thresholds_sweep"], "Alarms")
+    before = trace_named(figures(at)["thresholds_sweep"], "Alarms")
     at.slider(key="w_thresholds_exponents").set_range(1, 6).run(timeout=TIMEOUT)
     assert not at.exception
-    after = _trace(_charts(at)["thresholds_sweep"], "Alarms")
+    after = trace_named(figures(at)["thresholds_sweep"], "Alarms")
     assert after["x"] == [0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6]
     assert after["y"][:3] == before["y"]  # the finished runs are reused
     assert after["y"][0] >= after["y"][-1]  # α = 0.1 alarms at least as often as 1e-6
-    rates = _trace(_charts(at)["thresholds_false_alarms"], "Per test: p < α")
+    rates = trace_named(figures(at)["thresholds_false_alarms"], "Per test: p < α")
     assert len(rates["x"]) == 6
     assert at.query_params["alphas"] == "1-6"
 
@@ -75,7 +61,7 @@ def test_the_alpha_of_the_p_value_chart_changes_its_threshold_and_metrics() -> N
     at = _page()
     first = {m.label: m.value for m in at.metric}
     at.select_slider(key="w_thresholds_alpha_exp").set_value(1).run(timeout=TIMEOUT)
-    charts = _charts(at)
+    charts = figures(at)
     assert "threshold α = 1e-01" in [t["name"] for t in charts["thresholds_bonferroni"]["data"]]
     second = {m.label: m.value for m in at.metric}
     assert "Per test, at α = 1e-01" in second and "Per test, at α = 1e-02" in first
@@ -90,10 +76,10 @@ def test_an_image_stream_with_gnb_is_an_inline_error_under_the_classifier() -> N
     errors = [e.value for e in at.error]
     assert len(errors) == 1
     assert errors[0].startswith("**Classifier**: classifier 'gnb' cannot learn the image")
-    assert "thresholds_sweep" not in _charts(at)
+    assert "thresholds_sweep" not in figures(at)
     assert at.slider(key="w_thresholds_exponents").value == (1, 3)  # other settings stay
     at.selectbox(key="w_thresholds_dataset").set_value("sea0").run(timeout=TIMEOUT)
-    assert not at.error and "thresholds_sweep" in _charts(at)
+    assert not at.error and "thresholds_sweep" in figures(at)
 
 
 def test_a_missing_data_file_is_an_inline_error_with_the_ways_to_provide_it(
@@ -105,4 +91,4 @@ def test_a_missing_data_file_is_an_inline_error_with_the_ways_to_provide_it(
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and errors[0].startswith("**Stream**: stream 'elec2'")
     assert "1. pass an explicit path" in errors[0] and "2. set PUDD_DATA_DIR" in errors[0]
-    assert "thresholds_false_alarms" in _charts(at)  # the study is a synthetic stream
+    assert "thresholds_false_alarms" in figures(at)  # the study is a synthetic stream

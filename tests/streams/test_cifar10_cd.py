@@ -163,20 +163,22 @@ def test_tarball_is_decoded_once_then_served_from_the_cache(tmp_path, isolated_c
     tar = tmp_path / "tiny.tar.gz"
     expected = _write_tiny_tarball(tar)
     calls = []
-    s = load_stream(
-        "cifar10-cd",
-        path=tar,
-        chunk_size=10,
-        seed=3,
-        progress=lambda done, total: calls.append((done, total)),
-    )
+    with pytest.warns(UserWarning, match="image order"):  # PNGs: no matching index
+        s = load_stream(
+            "cifar10-cd",
+            path=tar,
+            chunk_size=10,
+            seed=3,
+            progress=lambda done, total: calls.append((done, total)),
+        )
     assert calls[-1] == (20, 20)
     assert (len(s), s.feature_shape) == (2, (3, 32, 32))
     idx = s.truth["image_indices"]
     np.testing.assert_array_equal(s.chunk(0)[0], normalise_images(expected[idx[0]]))
     decoded = list((isolated_cache / "cifar10" / "decoded").glob("tarball-*/images.npy"))
     assert len(decoded) == 1
-    again = load_stream("cifar10-cd", path=tar, chunk_size=10, seed=3)
+    with pytest.warns(UserWarning, match="image order"):
+        again = load_stream("cifar10-cd", path=tar, chunk_size=10, seed=3)
     assert again.chunk(1)[0].tobytes() == s.chunk(1)[0].tobytes()
 
 
@@ -189,12 +191,109 @@ def test_image_folder_tree_is_found_in_the_data_folder(tmp_path, monkeypatch):
         Image.fromarray(np.full((32, 32, 3), c, dtype=np.uint8)).save(folder / "0000.png")
     monkeypatch.setenv("PUDD_DATA_DIR", str(tmp_path))
     assert find_image_source().kind == "folder"
-    s = load_stream("cifar10-cd", chunk_size=10, initial_interests=(4,))
+    with pytest.warns(UserWarning, match="image order"):
+        s = load_stream("cifar10-cd", chunk_size=10, initial_interests=(4,))
     assert len(s) == 1
     X, y = s.chunk(0)
     classes = s.truth["image_classes"][0]
     np.testing.assert_array_equal(classes, np.arange(10))
     np.testing.assert_array_equal(y, (classes == 4).astype(np.int64))
+
+
+def test_two_seeds_give_two_different_streams(tmp_path):
+    tar = tmp_path / "tiny.tar.gz"
+    _write_tiny_tarball(tar, per_class=4)
+    with pytest.warns(UserWarning, match="image order"):
+        a, b = (load_stream("cifar10-cd", path=tar, chunk_size=10, seed=s) for s in (0, 1))
+    assert len(a) == len(b) == 4
+    assert not np.array_equal(a.truth["image_indices"], b.truth["image_indices"])
+    assert not np.array_equal(a.truth["transition_matrix"], b.truth["transition_matrix"])
+    assert any(a.chunk(t)[0].tobytes() != b.chunk(t)[0].tobytes() for t in range(4))
+
+
+def _write_tiny_tree(root: Path, per_class: int = 3) -> dict[str, tuple[int, int]]:
+    """An ImageFolder tree root/train/<class>/<k>.png, image (c, k) filled with 10 * k + c.
+
+    Returns its index, member -> (orig_index, label): classes interleaved as in CIFAR-10 and,
+    within a class, files in reverse order, so ImageFolder's order gives other chunks.
+    """
+    from PIL import Image
+
+    index = {}
+    for c, name in enumerate(CIFAR10_CLASSES):
+        folder = root / "train" / name
+        folder.mkdir(parents=True)
+        for k in range(per_class):
+            Image.fromarray(np.full((32, 32, 3), 10 * k + c, dtype=np.uint8)).save(
+                folder / f"{k:04d}.png"
+            )
+            index[f"train/{name}/{k:04d}.png"] = ((per_class - 1 - k) * 10 + c, c)
+    return index
+
+
+def _write_index(path: Path, index: dict[str, tuple[int, int]]) -> None:
+    import pandas as pd
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        {"split": "train", "orig_index": i, "label": c, "jpg_member": m}
+        for m, (i, c) in index.items()
+    ]
+    pd.DataFrame(rows).to_csv(path, index=False)  # gzip from the .gz suffix
+
+
+@pytest.mark.parametrize("where", ["tree", "parent", "data_dir", "cache"])
+def test_tree_follows_the_index_found_where_data_files_are_looked_for(where, tmp_path, monkeypatch):
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    monkeypatch.setenv("PUDD_DATA_DIR", str(data))
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(cache))
+    tree = tmp_path / "mine" / "cifar"
+    index = _write_tiny_tree(tree)
+    folder = {
+        "tree": tree,
+        "parent": tree.parent,
+        "data_dir": data / "cifar10",
+        "cache": cache / "cifar10",
+    }[where]
+    _write_index(folder / "cifar10_index.csv.gz", index)
+    # canonical order: position i holds the image listed with orig_index i
+    expected = np.empty((len(index), 32, 32, 3), dtype=np.uint8)
+    for member, (i, _) in index.items():
+        c, k = CIFAR10_CLASSES.index(member.split("/")[1]), int(member[-8:-4])
+        expected[i] = 10 * k + c
+    images, labels, source = cifar10_train_arrays(path=tree)
+    assert source.index == folder / "cifar10_index.csv.gz"
+    np.testing.assert_array_equal(images, expected)
+    np.testing.assert_array_equal(labels, np.arange(len(index)) % 10)
+    s = load_stream("cifar10-cd", path=tree, chunk_size=10, seed=5)
+    assert s.truth["image_order"] == "torchvision (restored by cifar10_index.csv.gz)"
+    for t in range(len(s)):
+        np.testing.assert_array_equal(
+            s.chunk(t)[0], normalise_images(expected[s.truth["image_indices"][t]])
+        )
+
+
+def test_tree_without_an_index_warns_and_records_imagefolder_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUDD_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))
+    tree = tmp_path / "cifar"
+    _write_tiny_tree(tree)
+    for _ in ("cold", "warm"):  # decoded, then read from the cache: same warning and record
+        with pytest.warns(UserWarning, match=r"put CIFAR-10's cifar10_index\.csv\.gz next to"):
+            s = load_stream("cifar10-cd", path=tree, chunk_size=10, seed=5)
+        assert s.truth["image_order"] == "imagefolder (no index: not torchvision's order)"
+    assert list((tmp_path / "cache" / "cifar10" / "decoded").iterdir())
+    # ImageFolder order: class by class, files sorted by name
+    with pytest.warns(UserWarning, match="image order"):
+        images, labels, source = cifar10_train_arrays(path=tree)
+    assert source.index is None and source.order.startswith("imagefolder")
+    np.testing.assert_array_equal(labels, np.repeat(np.arange(10), 3))
+    np.testing.assert_array_equal(images[:3, 0, 0, 0], [0, 10, 20])
+    # an index listing other images is not applied either, and says so
+    _write_index(tree / "cifar10_index.csv.gz", {"train/cat/9999.png": (0, 3)})
+    with pytest.warns(UserWarning, match="lists other images"):
+        s = load_stream("cifar10-cd", path=tree, chunk_size=10, seed=5)
+    assert s.truth["image_order"].startswith("imagefolder (cifar10_index.csv.gz lists other")
 
 
 @pytest.mark.datasets
@@ -211,6 +310,7 @@ def test_real_cifar10_cd_from_the_jpeg_tarball(tmp_path, monkeypatch):
     exact = np.load(Path(os.environ["PUDD_DATA_DIR"]) / "cifar10" / "cifar10_exact_subset.npz")
     images, labels, source = cifar10_train_arrays()
     assert source.kind == "tarball" and source.index is not None
+    assert s.truth["image_order"] == "torchvision (restored by cifar10_index.csv.gz)"
     np.testing.assert_array_equal(labels, exact["y_train_all"])
     error = np.abs(images[exact["orig_index_train_exact"]].astype(int) - exact["x_train_exact"])
     assert error.mean() < 7.0  # README: JPEG q~75, mean abs error 5.78

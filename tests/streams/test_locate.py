@@ -42,6 +42,20 @@ def test_missing_file_error_names_the_file_and_the_three_ways(offline):
     assert "download=True" in msg
 
 
+def test_missing_elec2_error_also_names_rivers_data_home(offline, tmp_path):
+    river_file = tmp_path / "river" / "Elec2" / "electricity.csv"
+    with pytest.raises(DatasetUnavailableError) as err:
+        load_stream("elec2")
+    for msg in (str(err.value), get_info("elec2").unavailable_reason):
+        assert "3. put it in the cache folder" in msg
+        assert "4. put it where river keeps it: $RIVER_DATA/Elec2/electricity.csv" in msg
+        assert f"(now: {river_file};" in msg
+    # and that place is indeed searched
+    river_file.parent.mkdir(parents=True)
+    river_file.write_text("date,day,period,nswprice,nswdemand,vicprice,vicdemand,transfer,class\n")
+    assert get_info("elec2").available
+
+
 def test_missing_cifar_error_names_the_tarball_and_the_ways(offline):
     with pytest.raises(DatasetUnavailableError, match=r"cifar10_train_test_jpg\.tar\.gz") as err:
         load_stream("cifar10-cd")
@@ -141,7 +155,12 @@ def test_manifest_lists_every_known_file_with_checksums():
         "0bfcb68717a0ecb0d51ed61034906a773d48d424d94b766a46d7d1c55702a4d9"
     )
     for entry in m.values():
-        assert entry.bytes > 0 and entry.licence and entry.source
+        assert entry.licence and entry.source
+        if entry.sha256 or entry.md5:
+            assert entry.bytes is not None and entry.bytes > 0
+    # the paper's airline file is not retrievable: any copy is accepted
+    assert m["airline_driftsurf"].file == "airline/airline.data"
+    assert m["airline_driftsurf"].sha256 is None and m["airline_driftsurf"].bytes is None
 
 
 def test_elec2_download_goes_through_rivers_downloader_into_the_cache(

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pudd_core.streams import load_stream
+from pudd_core.streams import get_info, load_stream
 from pudd_core.streams.real import ELEC2_COLUMNS
 
 
@@ -106,6 +106,42 @@ def test_driftsurf_sparse_airline_file_gives_679_dims_with_a_bias(tmp_path):
     assert X[0, 3] == 1.0 and X[0, 10] == 0.5 and X[0, 678] == 1.0
     assert X[1, 11] == 0.25 and X.sum() == pytest.approx(4 + 2.5 + 1.25 + 2 + 1)
     assert "sparse" in s.truth["variant"]
+
+
+_SPARSE_LINES = ["3:1,10:0.5,678:1,-1", "4:1,11:0.25,1", "3:1,12:1,1", "5:1,-1"] * 3
+
+
+def test_driftsurf_airline_data_in_the_data_folder_is_preferred_over_the_substitute(
+    tmp_path, monkeypatch
+):
+    data = tmp_path / "data"
+    (data / "airline").mkdir(parents=True)
+    monkeypatch.setenv("PUDD_DATA_DIR", str(data))
+    # a (fake) substitute: the card describes it while it is the only airline file
+    (data / "airline" / "airlines_2007_14col_head50482.arff.gz").write_bytes(b"not checked")
+    card = get_info("airline")
+    assert card.available and "SUBSTITUTE" in card.description and card.n_features == 601
+    paper = data / "airline" / "airline.data"
+    paper.write_text("\n".join(_SPARSE_LINES) + "\n")
+    card = get_info("airline")
+    assert card.available and "SUBSTITUTE" not in card.description
+    assert "DriftSurf" in card.title and "airline.data" in card.description
+    assert (card.n_chunks, card.n_features, card.feature_shape) == (58, 679, (679,))
+    s = load_stream("airline", chunk_size=4)  # no checksum error: the substitute is not read
+    assert s.truth["file"] == str(paper) and "sparse" in s.truth["variant"]
+    assert (len(s), s.n_features, s.info.title) == (3, 679, card.title)
+    assert s.chunk(0)[1].tolist() == [0, 1, 1, 0]
+
+
+def test_driftsurf_airline_data_in_the_cache_is_found(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUDD_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))
+    paper = tmp_path / "cache" / "airline" / "airline.data"
+    paper.parent.mkdir(parents=True)
+    paper.write_text("\n".join(_SPARSE_LINES) + "\n")
+    assert get_info("airline").available and get_info("airline").n_features == 679
+    s = load_stream("airline", chunk_size=4)
+    assert s.truth["file"] == str(paper) and s.feature_shape == (679,)
 
 
 def test_driftsurf_sparse_file_rejects_an_index_beyond_679(tmp_path):

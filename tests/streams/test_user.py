@@ -122,6 +122,22 @@ def test_nan_in_the_label_names_the_row_and_column():
         stream_from_csv(io.StringIO(csv), label="y", chunk_size=1)
 
 
+@pytest.mark.parametrize("value", ["inf", "-inf"])
+def test_infinite_numeric_label_names_the_row_and_column(value):
+    csv = f"x,y\n1,0\n2,1\n3,{value}\n4,0\n"
+    with pytest.raises(
+        ValueError, match=r"non-finite value -?inf in label column 'y' at row 2 \(line 4"
+    ):
+        stream_from_csv(io.StringIO(csv), label="y", chunk_size=1)
+
+
+def test_infinite_label_in_a_parquet_file_is_rejected(tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.0, np.inf, 1.0]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"non-finite value inf in label column 'y' at row 1$"):
+        stream_from_csv(path, label="y", chunk_size=1)
+
+
 def test_non_numeric_value_in_a_numeric_column_is_rejected():
     csv = "x,y\n1.5,a\n2.5,b\noops,a\n4.0,b\n"
     with pytest.raises(

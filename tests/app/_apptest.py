@@ -1,0 +1,42 @@
+"""Shared AppTest helpers: open a page as a visitor would, and read its plotly figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def open_page(page: str | None, query: dict[str, str] | None = None, *, timeout: float,
+              via_home: bool = True) -> AppTest:
+    """Run the app and switch to ``page`` with ``query`` in the address bar; no exception.
+
+    ``via_home``: Home is served first (a visitor clicking through the sidebar); otherwise
+    the page is the session's first run (a shared link opened in a new tab).
+    """
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    if via_home:
+        at.run(timeout=timeout)
+    at.query_params.update(query or {})
+    if page is not None:
+        at.switch_page(page).run(timeout=timeout)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def figures(at: AppTest) -> dict[str, dict[str, Any]]:
+    """Plotly figures of the page by widget key, as the JSON the browser receives."""
+    out = {}
+    for el in at.get("plotly_chart"):
+        key = el.proto.id.split("-")[-1] if el.key is None else el.key
+        out[key] = json.loads(el.proto.spec)
+    return out
+
+
+def trace_named(spec: dict[str, Any], name: str) -> dict[str, Any]:
+    """The trace called ``name`` of a figure's JSON."""
+    return next(t for t in spec["data"] if t.get("name") == name)
