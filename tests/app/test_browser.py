@@ -483,7 +483,7 @@ def _write_explorer_bench(first: list[float], computing: list[float], again: lis
 # url_path -> (query giving small work, the chart that must be drawn, the button that starts
 # the work when it does not start by itself and the chart is not there yet)
 LAB_PAGES = {  # small work, so the default suite stays quick; seed 20: drifts at chunks 3, 4
-    "cifar10-cd": ("?chunks=5&detectors=pudd&seed=20", "PUDD-3 error rate", None),
+    "cifar10-cd": ("?chunks=5&detectors=pudd,ddm&seed=20", "DDM error rate", None),
     "thresholds": ("?chunks=30", "Missed drifts", None),
     # an empty store (a fresh clone): run the page's small reproduction (GNB, 20 chunks)
     "reproduction": ("?seeds=1", "PUDD-1/3/5", r"^Run (the )?\d+ (missing )?runs"),
