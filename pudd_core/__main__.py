@@ -74,6 +74,33 @@ def _option_pairs(pairs: Sequence[str]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(out.items()))
 
 
+def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> Any:
+    """Run ``configs`` here, one after the other, and write their per-chunk logs to ``path``.
+
+    One row per tested chunk and seed (CSV, or Parquet for a ``.parquet`` path); returns
+    the runs' summary rows, as a grid would.
+    """
+    import pandas as pd
+
+    from pudd_core.runner import run_experiment
+
+    for cfg in configs:
+        cfg.validate()  # every name and option before any work
+    summaries, logs = [], []
+    for cfg in configs:
+        result = run_experiment(cfg, data_dir=data_dir)
+        summaries.append({**result.summary(), "status": "ok", "error": ""})
+        logs.append(result.to_frame().assign(seed=cfg.seed))
+    log = pd.concat(logs, ignore_index=True)
+    if path.endswith(".parquet"):
+        log.to_parquet(path, index=False)
+    else:
+        log.to_csv(path, index=False)
+    print(f"wrote the per-chunk log of {len(configs)} run(s), {len(log)} rows, to {path}",
+          file=sys.stderr)
+    return pd.DataFrame(summaries)
+
+
 def _run(args: argparse.Namespace) -> int:
     import statistics
 
@@ -88,9 +115,12 @@ def _run(args: argparse.Namespace) -> int:
         classifier_options=_option_pairs(args.classifier_option),
     )
     configs = [dataclasses.replace(base, seed=s) for s in parse_seeds(args.seeds)]
-    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
-                    address=args.address, progress=not args.json and sys.stderr.isatty(),
-                    data_dir=args.data_dir)
+    if args.log is not None:
+        rows = _run_with_log(configs, args.log, args.data_dir)
+    else:
+        rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                        address=args.address, progress=not args.json and sys.stderr.isatty(),
+                        data_dir=args.data_dir)
     errors = rows[rows["status"] != "ok"]
     if len(errors):
         print(f"error: {len(errors)} run(s) failed:\n{errors.iloc[0]['error']}", file=sys.stderr)
@@ -213,6 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="ray and dask need their package (see the grid module)")
     run.add_argument("--n-jobs", type=int, default=None)
     run.add_argument("--address", default=None, help="Ray or Dask cluster address")
+    run.add_argument("--log", default=None, metavar="FILE",
+                     help="also write every tested chunk's log (accuracy, PU summary, each "
+                          "cut's p-value, alarms, winning cut, timings) to FILE (.csv or "
+                          ".parquet); the runs then run here, one after the other, and are "
+                          "not stored")
     run.add_argument("--store", default="results/store", help="results store folder")
     run.add_argument("--data-dir", default=None)
     run.add_argument("--json", action="store_true", help="print the summary as JSON")

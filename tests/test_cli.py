@@ -18,6 +18,26 @@ def test_run_prints_the_summary_as_json(tmp_path, capsys):
     assert abs(out["accuracy_mean"] - mean) < 1e-12
 
 
+def test_run_writes_every_tested_chunk_of_every_seed_to_the_log(tmp_path, capsys):
+    import pandas as pd
+
+    from pudd_core.runner import RunConfig, run_experiment
+
+    log = tmp_path / "log.csv"
+    code = main(["run", "--dataset", "sea0", "--seeds", "0-1", "--n-chunks", "12", "--json",
+                 "--log", str(log)])
+    out = json.loads(capsys.readouterr().out)
+    frame = pd.read_csv(log)
+    assert code == 0 and len(frame) == 2 * 11  # chunk 0 trains; 11 tested chunks per seed
+    for seed in (0, 1):
+        again = run_experiment(RunConfig("sea0", n_chunks=12, seed=seed))
+        rows = frame[frame["seed"] == seed]
+        assert rows["accuracy"].tolist() == pytest.approx([c.accuracy for c in again.chunks])
+        assert rows["p_value"].tolist() == pytest.approx([c.p_value for c in again.chunks])
+        assert out["runs"][seed]["accuracy"] == pytest.approx(again.summary()["accuracy"])
+    assert {"cut_p_values", "cut_point", "alarm"} <= set(frame.columns)
+
+
 def test_grid_file_runs_into_the_store_and_resumes(tmp_path, capsys):
     cfg = tmp_path / "grid.toml"
     cfg.write_text(
