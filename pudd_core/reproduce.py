@@ -215,6 +215,7 @@ class ReproductionReport:
     seeds: tuple[int, ...]
     n_errors: int
     caveats: tuple[str, ...]
+    run_seconds: float = float("nan")  # the ok runs' summed wall time (``elapsed_s``), if known
 
     def within(
         self,
@@ -281,6 +282,9 @@ class ReproductionReport:
             "- Cell: ours / paper (ours − paper), accuracy in %: per run the mean per-chunk "
             "accuracy over the tested chunks, then the mean over seeds. "
             "`[n=k]` marks a cell with fewer seeds, `[e err]` failed runs.",
+            *([f"- Run time: {self.run_seconds / 60:.1f} min summed over the {n_ok} runs "
+               f"({self.run_seconds / max(n_ok, 1):.1f} s per run on one core); "
+               f"{_versions()}."] if not math.isnan(self.run_seconds) else []),
             "",
             "## Caveats",
             "",
@@ -481,7 +485,23 @@ def reproduction_report(
         table, classifier, cells[cols].reset_index(drop=True),
         tuple(sorted(int(s) for s in set(ok["seed"]))), len(err),
         _caveats(table, classifier, runs),
+        float(pd.to_numeric(ok["elapsed_s"]).sum()) if "elapsed_s" in ok else float("nan"),
     )
+
+
+def _versions() -> str:
+    """``python 3.11.7, numpy 2.4.6, …``: what the runs were computed with."""
+    import platform
+    from importlib import metadata
+
+    names = ("numpy", "scipy", "scikit-learn", "river", "torch")
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return ", ".join([f"Python {platform.python_version()}", *found])
 
 
 def _example_runs() -> pd.DataFrame:

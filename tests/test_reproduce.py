@@ -277,3 +277,18 @@ def test_report_of_real_runs_averages_their_accuracies():
     assert _cell(report, "pudd-3")["paper"] == 94.81 and _cell(report, "ddm")["paper"] == 93.97
     assert report.seeds == (0, 1)
     assert "n_chunks=20" in report.markdown()
+
+
+def test_report_says_how_long_the_runs_took_and_with_what():
+    runs = pd.DataFrame({
+        "dataset": "sea0", "classifier": "gnb", "detector": "pudd", "alpha": 1e-3,
+        "regime": "incremental", "seed": [0, 1, 2], "accuracy": [0.95, 0.94, None],
+        "status": ["ok", "ok", "error"], "elapsed_s": [30.0, 90.0, 5.0]})
+    report = reproduction_report(runs, 1, "gnb")
+    assert report.run_seconds == 120.0  # the failed run's time is not counted
+    [line] = [x for x in report.markdown().splitlines() if x.startswith("- Run time")]
+    assert line.startswith("- Run time: 2.0 min summed over the 2 runs (60.0 s per run on one "
+                           "core); Python 3.")
+    assert "numpy " in line and "river " in line
+    no_times = reproduction_report(runs.drop(columns="elapsed_s"), 1, "gnb")
+    assert "- Run time" not in no_times.markdown()
