@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ReportSummary",
+    "AcceptanceHeadline",
     "StoreGroup",
+    "acceptance_headline",
+    "committed_report",
     "default_store",
     "group_key",
     "group_report",
@@ -206,4 +209,76 @@ def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSumma
     return ReportSummary(
         len(cells), len(ran), int((ran["difference"].abs() <= tolerance + 1e-9).sum()),
         int((check["problem"] == "outside").sum()), int((check["problem"] == "not run").sum()),
+    )
+
+
+def committed_report(path: str | os.PathLike[str], table: int = 1,
+                     classifier: str = "gnb") -> ReproductionReport | None:
+    """A report's cells as committed (``results/table1_gnb*.csv``), or None if not there.
+
+    The CSV is what :meth:`ReproductionReport.save` writes; the seeds are not in it, so the
+    report's ``seeds`` count up to the largest ``n_seeds`` of a cell.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pudd_core.reproduce import _example_runs
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _, csv = reproduction_report(_example_runs(), 1, "gnb").save(d)
+    ...     report = committed_report(csv)
+    >>> summarise(report)
+    ReportSummary(cells=10, run=2, within=2, acceptance_outside=0, acceptance_not_run=41)
+    >>> committed_report("no/such/file.csv") is None
+    True
+    """
+    import pandas as pd
+
+    file = Path(path)
+    if not file.is_file():
+        return None
+    cells = pd.read_csv(file)
+    n_seeds = int(cells["n_seeds"].max()) if len(cells) else 0
+    return ReproductionReport(table, classifier, cells, tuple(range(n_seeds)),
+                              int(cells["n_errors"].sum()), ())
+
+
+@dataclass(frozen=True)
+class AcceptanceHeadline:
+    """The acceptance cells of a report at a glance (the Reproduction page's headline).
+
+    ``within`` of ``total`` PUDD-1/3/5 cells on the acceptance datasets, both regimes, are
+    within the tolerance; ``largest_gap`` is the largest |ours − paper| among those run,
+    ``largest_gap_real`` the same on elec2 and powersupply, ``runs`` the runs behind them.
+    """
+
+    within: int
+    total: int
+    largest_gap: float
+    largest_gap_real: float
+    runs: int
+
+
+def acceptance_headline(report: ReproductionReport, tolerance: float = 1.5
+                        ) -> AcceptanceHeadline:
+    """Count and measure the acceptance cells of ``report`` (see :class:`AcceptanceHeadline`).
+
+    Examples
+    --------
+    >>> from pudd_core.reproduce import _example_runs
+    >>> acceptance_headline(reproduction_report(_example_runs(), 1, "gnb"))
+    AcceptanceHeadline(within=1, total=42, largest_gap=0.29, largest_gap_real=nan, runs=2)
+    """
+    from pudd_core.paper import PUDD_DETECTORS
+    from pudd_core.reproduce import ACCEPTANCE_DATASETS
+
+    cells = report.cells
+    ran = cells[cells["detector"].isin(PUDD_DETECTORS) & cells["dataset"].isin(ACCEPTANCE_DATASETS)
+                & cells["paper"].notna() & cells["ours"].notna()]
+    real = ran[ran["dataset"].isin(("elec2", "powersupply"))]
+    total = len(ran) + len(report.within(math.inf))  # run + published but not run
+    return AcceptanceHeadline(
+        total - len(report.within(tolerance)), total,
+        round(float(ran["difference"].abs().max()), 2) if len(ran) else math.nan,
+        round(float(real["difference"].abs().max()), 2) if len(real) else math.nan,
+        int(ran["n_seeds"].sum()),
     )

@@ -10,6 +10,8 @@ import pytest
 from pudd_core.grid import ResultStore, run_grid
 from pudd_core.reproduce import reproduction_configs
 from pudd_core.reproduction_view import (
+    acceptance_headline,
+    committed_report,
     default_store,
     group_key,
     group_report,
@@ -72,3 +74,25 @@ def test_the_headline_counts_and_the_stored_keys(rows: pd.DataFrame):
     assert counts.acceptance_not_run == 41  # 42 acceptance cells, one run here
     assert stored_keys(rows) == frozenset(rows["key"])
     assert stored_keys(pd.DataFrame()) == frozenset()
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.glob("table1_gnb*.csv")))
+def test_the_headline_of_a_committed_report_agrees_with_its_markdown(name: str) -> None:
+    import re
+
+    report = committed_report(RESULTS / name)
+    assert report is not None
+    head = acceptance_headline(report)
+    text = (RESULTS / name).with_suffix(".md").read_text()
+    outside, not_run = map(int, re.search(r"(\d+) cell\(s\) outside, (\d+) not run",
+                                          text).groups())
+    assert head.total == 42
+    assert head.within == 42 - outside - not_run
+    pudd = report.cells[report.cells["detector"].str.startswith("pudd")
+                        & (report.cells["dataset"] != "airline")].dropna(subset=["ours"])
+    assert head.runs == pudd["n_seeds"].sum()
+    assert head.largest_gap == round(pudd["difference"].abs().max(), 2)
+    assert (head.largest_gap > 1.5) == (outside > 0)

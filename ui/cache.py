@@ -12,8 +12,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pudd_core import cifar_view, cost, explorer, illustration
+from pudd_core import cifar_view, cost, explorer, illustration, reproduction_view
 from pudd_core.grid import ResultStore, run_grid
+from pudd_core.reproduce import ReproductionReport
 from pudd_core.runner import RunConfig, RunResult, run_experiment
 from pudd_core.streams import StreamInfo, list_streams
 from pudd_core.sweep import false_alarm_study
@@ -139,6 +140,12 @@ def store_parts(path: str) -> tuple[str, ...]:
     folder = Path(path)
     return tuple(sorted(p.name for p in folder.glob("part-*.parquet"))) if folder.is_dir() \
         else ()
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_report(path: str) -> ReproductionReport | None:
+    """A committed reproduction report's cells (``results/table1_gnb*.csv``), or None."""
+    return reproduction_view.committed_report(path)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

@@ -55,11 +55,19 @@ def test_the_stored_runs_appear_beside_the_papers_numbers(store: Path) -> None:
     assert {m.label: m.value for m in at.metric}["Cells run"] == "2 of 10"
 
 
-def test_the_committed_headline_is_quoted(store: Path) -> None:
+def test_the_committed_headline_is_computed_from_the_committed_report(store: Path) -> None:
+    from pudd_core.reproduction_view import acceptance_headline, committed_report
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    name = next(n for n in ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")
+                if (results / n).is_file())
+    head = acceptance_headline(committed_report(results / name))
     at = _page()
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Acceptance cells within ±1.5"] == "42 of 42"
-    assert "40 of 42 acceptance cells" in " ".join(md.value for md in at.markdown)
+    assert metrics["Acceptance cells within ±1.5"] == f"{head.within} of {head.total}"
+    assert metrics["Largest gap among them"] == f"{head.largest_gap:.2f} points"
+    assert metrics["Runs behind it"] == f"{head.runs:,}"
+    assert f"`results/{name}`" in " ".join(md.value for md in at.markdown)
 
 
 def test_a_small_reproduction_runs_into_the_store_and_updates_the_table(store: Path) -> None:
