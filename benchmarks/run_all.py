@@ -21,9 +21,11 @@ SECTIONS = ROOT / "benchmarks" / "results"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", default=None, help="scripts to re-run")
+    parser.add_argument("--assemble", action="store_true",
+                        help="run nothing: rebuild BENCHMARKS.md from benchmarks/results/")
     args = parser.parse_args()
     SECTIONS.mkdir(exist_ok=True)
-    for name in args.only or SCRIPTS:
+    for name in [] if args.assemble else args.only or SCRIPTS:
         t = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout
