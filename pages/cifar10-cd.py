@@ -85,24 +85,26 @@ elif cfg.detectors:
     runs = cfg.runs()
     live = st.empty()  # the first runs' chart while the others compute
 
+    def finished(results: Sequence[RunResult | None]) -> dict[str, RunResult]:
+        return {n: r for n, r in zip(runs, results, strict=True) if r is not None}
+
+    def draw(done: dict[str, RunResult], what: str, key: str) -> None:
+        controls.plot(plots.runs_figure(done, true_drifts=drift.drift_chunks,
+                                        title=f"{cfg.classifier} on CIFAR-10-CD: {what}"),
+                      key=key)
+
     def draw_so_far(results: Sequence[RunResult | None]) -> None:
-        so_far = {n: r for n, r in zip(runs, results, strict=True) if r is not None}
+        so_far = finished(results)
         with live.container():
-            controls.plot(plots.runs_figure(so_far, true_drifts=drift.drift_chunks,
-                                            title=f"{cfg.classifier} on CIFAR-10-CD: the "
-                                                  "runs finished so far"),
-                          key=f"cifar_runs_{len(so_far)}_of_{len(runs)}")
+            draw(so_far, "the runs finished so far", f"cifar_runs_{len(so_far)}_of_{len(runs)}")
 
     outcome = progress.run_tasks(
         state.CIFAR_JOB, [cache.run_task(c, name) for name, c in runs.items()],
         what="detector runs", auto_seconds=cifar.AUTO_SECONDS, on_result=draw_so_far)
     live.empty()
-    done = {n: r for n, r in zip(runs, outcome.results, strict=True) if r is not None}
+    done = finished(outcome.results)
     if done:
-        controls.plot(plots.runs_figure(done, true_drifts=drift.drift_chunks,
-                                        title=f"{cfg.classifier} on CIFAR-10-CD: error rate "
-                                              "per chunk and alarms"),
-                      key="cifar_runs")
+        draw(done, "error rate per chunk and alarms", "cifar_runs")
         st.dataframe(plots.run_summary_frame(done), hide_index=True,
                      column_config={"accuracy (%)": st.column_config.NumberColumn(format="%.2f"),
                                     "mean delay (chunks)": st.column_config.NumberColumn(

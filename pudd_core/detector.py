@@ -171,8 +171,6 @@ class _Chunk:
 
     @classmethod
     def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> _Chunk:
-        # own copies: the history outlives the call, and callers may reuse their buffers
-        u, correct = u.copy(), correct.copy()
         n_ok = int(np.count_nonzero(correct))
         return cls(
             u=u,
@@ -584,7 +582,8 @@ class ChunkPUDD:
         ok = _validation.as_mask("correct", correct, vals.size, "u")
         if self._drift_detected:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
-        chunk = _Chunk.of(vals, ok, self.reference_split)
+        # own copies: the history outlives the call, and callers may reuse their buffers
+        chunk = _Chunk.of(vals.copy(), ok.copy(), self.reference_split)
         hist = self._history
         hist.append(chunk)
         index = self._chunks_seen

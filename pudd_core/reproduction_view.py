@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pudd_core.paper import LAYOUTS
-from pudd_core.reproduce import ReproductionReport, reproduction_report
+from pudd_core.paper import LAYOUTS, PUDD_DETECTORS
+from pudd_core.reproduce import ACCEPTANCE_DATASETS, ReproductionReport, reproduction_report
 from pudd_core.streams.locate import project_root
 
 if TYPE_CHECKING:
@@ -268,9 +268,6 @@ def acceptance_headline(report: ReproductionReport, tolerance: float = 1.5
     >>> acceptance_headline(reproduction_report(_example_runs(), 1, "gnb"))
     AcceptanceHeadline(within=1, total=42, largest_gap=0.29, largest_gap_real=nan, runs=2)
     """
-    from pudd_core.paper import PUDD_DETECTORS
-    from pudd_core.reproduce import ACCEPTANCE_DATASETS
-
     cells = report.cells
     ran = cells[cells["detector"].isin(PUDD_DETECTORS) & cells["dataset"].isin(ACCEPTANCE_DATASETS)
                 & cells["paper"].notna() & cells["ours"].notna()]

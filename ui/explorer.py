@@ -258,18 +258,18 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
 
 def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:
     """One detector's run as a ``progress.Task``, its result kept by config (and label)."""
-    if upload is None:
-        spec: tuple[Any, ...] = ("explorer", cfg)
+    spec = ("explorer", cfg) if upload is None else ("explorer-csv", cfg, upload.label)
+    # an upload's run ignores n_chunks: its stream() already holds just those chunks
+    config = cfg if upload is None else replace(cfg, n_chunks=None)
+    done = cache.finished(spec)  # looked up once per rerun; estimated only when missing
+    if done is not None:
+        seconds = 0.0
+    elif upload is None:
         seconds = cost.run_seconds(cfg)
-        config = cfg
     else:  # cfg.dataset is the file's hash name: the estimate needs the parsed stream
-        spec = ("explorer-csv", cfg, upload.label)
-        config = replace(cfg, n_chunks=None)
-        seconds = 0.0 if cache.finished(spec) is not None else (  # parse only when needed
-            cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0))
+        seconds = cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0)
 
     def compute(report: progress.Progress) -> RunResult:
-        return run_experiment(config, stream=stream(), progress=report)
+        return cache.keep(spec, run_experiment(config, stream=stream(), progress=report))
 
-    return Task(DETECTORS[cfg.detector], seconds, lambda: cache.finished(spec),
-                lambda report: cache.keep(spec, compute(report)))
+    return Task(DETECTORS[cfg.detector], seconds, lambda: done, compute)

@@ -128,7 +128,7 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
                     return  # a few redraws a second: fast runs report every chunk
                 shown[0] = now
                 frac = min((before + weight * done / max(total, 1)) / max(seconds, 1e-3), 1.0)
-                elapsed = time.monotonic() - start
+                elapsed = now - start
                 left = elapsed / frac * (1.0 - frac) if frac > 0.02 else seconds - elapsed
                 step = f", {task.unit} {done} of {total}" if total > 1 else ""
                 bar.progress(frac, text=f"{what.capitalize()} {n} of {len(missing)}: "

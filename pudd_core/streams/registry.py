@@ -201,8 +201,6 @@ def _availability(key: str, data_dir: str | os.PathLike[str] | None) -> tuple[bo
             return False, "river is not installed: pip install river"
         return True, None
     folder = locate.data_folder(data_dir)
-    if key == "airline" and airline.paper_file(data_dir) is not None:
-        return True, None
     if key == "cifar10-cd":
         if images.find_image_source(None, data_dir) is not None:
             return True, None
@@ -234,9 +232,10 @@ def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> St
     key = _key(name)
     card = _CARDS[key]
     try:
-        available, reason = _availability(key, data_dir)
         if key == "airline" and airline.paper_file(data_dir) is not None:
-            card = airline.paper_card(card)
+            card, available, reason = airline.paper_card(card), True, None
+        else:
+            available, reason = _availability(key, data_dir)
     except Exception as exc:  # noqa: BLE001 - the registry must never crash the app
         available, reason = False, f"{type(exc).__name__}: {exc}"
     return dataclasses.replace(card, available=available, unavailable_reason=reason)

@@ -183,12 +183,13 @@ def stream_from_csv(
         )
 
     label_values = df[label].to_numpy()
-    infinite = [
-        i
-        for i, v in enumerate(label_values)
-        if isinstance(v, float | np.floating) and not np.isfinite(v)
-    ]
-    if infinite:
+    if label_values.dtype.kind == "f":  # NaN is rejected above: non-finite means infinite
+        infinite = np.flatnonzero(np.isinf(label_values))
+    else:  # floats can hide in an object column (Parquet); other kinds hold none
+        infinite = np.flatnonzero([isinstance(v, float | np.floating) and not np.isfinite(v)
+                                   for v in label_values] if label_values.dtype.kind == "O"
+                                  else [])
+    if infinite.size:
         raise ValueError(
             f"non-finite value {label_values[infinite[0]]} in label column {label!r} at "
             f"{_where(infinite[0], parquet)}"
