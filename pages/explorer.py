@@ -18,6 +18,7 @@ st.markdown(
     "The seed is in the sidebar; the address bar holds a link to this exact run."
 )
 
+player.cursor_from_address()  # where the player stopped (it writes ?chunk= itself)
 with st.container(border=True):
     chosen = explorer.settings()
 if chosen.config is None:

@@ -47,8 +47,6 @@ EXPLORER_CHUNK_SIZE = "explorer_chunk_size"
 EXPLORER_N_CHUNKS = "explorer_n_chunks"  # None: the stream's own length
 EXPLORER_LABEL = "explorer_label"  # label column of an uploaded CSV
 EXPLORER_CURSOR = "explorer_chunk"  # the chunk the charts show (1 = first tested chunk)
-EXPLORER_PLAYING = "explorer_playing"
-EXPLORER_SPEED = "explorer_speed"  # seconds per chunk while playing
 EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file"
 EXPLORER_JOB = "explorer_job"  # ui.progress: "" idle, "run", or "stop:<selection>"
 
@@ -105,8 +103,6 @@ DEFAULTS: dict[str, Any] = {
     EXPLORER_N_CHUNKS: None,
     EXPLORER_LABEL: None,
     EXPLORER_CURSOR: 1,
-    EXPLORER_PLAYING: False,
-    EXPLORER_SPEED: 0.3,
     CIFAR_N_CHUNKS: 10,
     CIFAR_CLASSIFIER: "small-cnn",
     CIFAR_DETECTORS: ("pudd", "ddm"),

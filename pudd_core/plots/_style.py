@@ -173,8 +173,8 @@ def vline_shape(x: float, line: Mapping[str, Any], layer: str = "below") -> dict
 
 
 def alarm_shape(x: float, colour: str) -> dict[str, Any]:
-    """A detector's alarm: a dotted full-height line in the detector's colour."""
-    return vline_shape(x, {**ALARM_STYLE, "color": colour})
+    """A detector's alarm: a dotted full-height line in the detector's colour (named "alarm")."""
+    return {**vline_shape(x, {**ALARM_STYLE, "color": colour}), "name": "alarm"}
 
 
 def drift_band_shape(chunk: float) -> dict[str, Any]:

@@ -162,14 +162,19 @@ def detector_error_figure(
             marker={"symbol": "triangle-down", "size": 11, "color": colour},
             hovertemplate=f"{name} alarm at chunk %{{x}}<extra></extra>", showlegend=False,
         ))
+    # a lane of 22 px per detector under 300 px of curves, so every lane keeps its label
+    lanes = 22 * max(len(names), 2)
+    plot = 300 + lanes + 50
+    height = plot + 170 if title else plot + 140
     return one_go(
-        traces, title=title, height=470, shapes=shapes,
+        traces, title=title, height=height, shapes=shapes,
         xaxis={**_chunk_axis(x_range), "anchor": "y2"},
-        yaxis={"domain": [0.3, 1.0], "title": {"text": "Error rate (%)"},
+        yaxis={"domain": [(lanes + 50) / plot, 1.0], "title": {"text": "Error rate (%)"},
                **({"range": [0.0, 100.0 * y_max * 1.05]} if y_max is not None else {})},
-        yaxis2={"domain": [0.0, 0.2], "type": "category", "categoryorder": "array",
+        yaxis2={"domain": [0.0, lanes / plot], "type": "category", "categoryorder": "array",
                 "categoryarray": names[::-1], "range": [-0.6, len(names) - 0.4],
-                "showgrid": False},
+                "showgrid": False, "automargin": True, "tickmode": "array",
+                "tickvals": names[::-1]},
     )
 
 

@@ -40,3 +40,11 @@ def figures(at: AppTest) -> dict[str, dict[str, Any]]:
 def trace_named(spec: dict[str, Any], name: str) -> dict[str, Any]:
     """The trace called ``name`` of a figure's JSON."""
     return next(t for t in spec["data"] if t.get("name") == name)
+
+
+def player(at: AppTest) -> dict[str, Any]:
+    """The Stream explorer player's arguments: ``{"spec": ..., "start": chunk}``."""
+    [el] = [e for e in at.get("component_instance")
+            if "pudd_player" in e.proto.component_name]
+    args: dict[str, Any] = json.loads(el.proto.json_args)
+    return args

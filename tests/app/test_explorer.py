@@ -7,12 +7,13 @@ second; the runs are cached across tests in this process.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
-from tests.app._apptest import figures, open_page, trace_named
+from tests.app._apptest import open_page, player, trace_named
 from ui import cache
 
 TIMEOUT = 60
@@ -26,12 +27,16 @@ def _open(query: dict[str, str] | None = None) -> AppTest:
 
 
 def _chunk(at: AppTest) -> str:
-    return next(m.value for m in at.metric if m.label == "Chunk")
+    """The chunk the player opens at, as its counter shows it."""
+    args = player(at)
+    return f"{args['start']} / {args['spec']['last']}"
 
 
-def _click(at: AppTest, key: str) -> None:
-    at.button(key=key).click().run(timeout=TIMEOUT)
-    assert not at.exception, [e.value for e in at.exception]
+def _charts(at: AppTest) -> dict[str, dict[str, Any]]:
+    """The player's whole-run figures (the browser cuts them at its cursor)."""
+    charts = player(at)["spec"]["charts"]
+    return {"explorer_trace": charts["trace"]["figure"],
+            "explorer_min_p": charts["minp"]["figure"]}
 
 
 # --- rendering ----------------------------------------------------------------------------------
@@ -39,12 +44,12 @@ def test_the_explorer_opens_with_the_default_run_and_its_charts() -> None:
     at = _open()
     assert at.title[0].value == "Stream explorer"
     assert _chunk(at) == "1 / 29"
-    charts = figures(at)
-    assert {"explorer_trace", "explorer_min_p", "explorer_cuts"} <= set(charts)
+    charts = _charts(at)
     names = [t.get("name") for t in charts["explorer_trace"]["data"]]
     assert names[:3] == ["DDM error rate", "ADWIN error rate", "PUDD error rate"]
     assert {"True drift", "PUDD alarm", "ADWIN alarm", "DDM alarm"} <= set(names)
-    assert len(trace_named(charts["explorer_trace"], "PUDD error rate")["x"]) == 1
+    pudd = trace_named(charts["explorer_trace"], "PUDD error rate")
+    assert pudd["x"] == list(range(1, 30)) and pudd["meta"] == "prefix"  # cut by the browser
     assert charts["explorer_trace"]["layout"]["xaxis"]["range"] == [0.5, 29.5]
     assert [t.get("name") for t in charts["explorer_min_p"]["data"]] == [
         "PUDD min p", "threshold α = 1e-03"]
@@ -61,100 +66,61 @@ def test_the_default_link_is_written_back_to_the_address_bar() -> None:
         "baselines": "adwin,ddm", "chunk_size": "1000", "chunk": "1", "seed": "0"}
 
 
-# --- stepping -----------------------------------------------------------------------------------
-def test_next_chunk_advances_the_counter_and_adds_a_point_to_every_series() -> None:
+# --- where the player is ------------------------------------------------------------------------
+def test_the_chunk_the_browser_left_in_the_address_is_where_the_next_run_opens() -> None:
     at = _open()
-    _click(at, "explorer_next")
-    _click(at, "explorer_next")
-    assert _chunk(at) == "3 / 29"
-    charts = figures(at)
-    assert len(trace_named(charts["explorer_trace"], "DDM error rate")["x"]) == 3
-    assert len(trace_named(charts["explorer_min_p"], "PUDD min p")["x"]) == 3
-    assert at.slider(key="w_explorer_chunk").value == 3
-    assert at.query_params["chunk"] == "3"
+    spec_id = player(at)["spec"]["id"]
+    at.query_params["chunk"] = "12"  # the player writes ?chunk= when it stops
+    at.select_slider(key="w_explorer_alpha_exp").set_value(4).run(timeout=TIMEOUT)
+    assert _chunk(at) == "12 / 29" and at.query_params["chunk"] == "12"
+    assert player(at)["spec"]["id"] != spec_id  # a new threshold: new runs for the player
 
 
-def test_the_slider_jumps_and_reset_goes_back_to_the_first_chunk() -> None:
-    at = _open()
-    at.slider(key="w_explorer_chunk").set_value(20).run(timeout=TIMEOUT)
-    assert _chunk(at) == "20 / 29"
-    charts = figures(at)
-    assert "explorer_histogram" in charts  # a test has run by now
-    cuts = charts["explorer_cuts"]["data"][0]
-    assert cuts["x"][0] == 1 and len(cuts["x"]) >= 3
-    table = at.table[0].value  # observed and expected rows of both windows
-    assert table.shape[0] == 4 and table.columns[-1] == "misclassified"
-    _click(at, "explorer_reset")
-    assert _chunk(at) == "1 / 29" and at.slider(key="w_explorer_chunk").value == 1
+def test_a_cursor_past_the_end_opens_at_the_last_chunk() -> None:
+    at = _open({"chunk": "500"})
+    assert _chunk(at) == "29 / 29" and at.query_params["chunk"] == "29"
+
+
+def test_every_chunk_has_its_cut_scan_and_every_test_its_windows_and_table() -> None:
+    spec = player(_open())["spec"]
+    cuts = spec["charts"]["cuts"]["frames"]
+    assert len(cuts) == 29
+    scan = cuts[19]["traces"]["log10 p per cut"]
+    assert scan["x"][0] == 1 and len(scan["x"]) >= 3
+    hist = spec["charts"]["hist"]
+    tested = [i + 1 for i, at in enumerate(hist["at"]) if at == i + 1]
+    assert tested and set(map(str, tested)) == set(hist["frames"]) == set(spec["tables"])
+    table = spec["tables"][str(tested[-1])]
+    assert [r[0] for r in table["rows"]] == ["Reference observed", "Reference expected",
+                                             "Recent observed", "Recent expected"]
+    assert table["columns"][-1] == "misclassified"
 
 
 def test_an_alarm_chunk_says_so_and_the_next_chunk_has_no_test() -> None:
-    at = _open({"chunk": "20"})  # seed 0: PUDD-3 alarms at chunk 20 of this stream
-    deltas = {m.label: m.proto.delta for m in at.metric}
-    assert deltas["PUDD's smallest p"] == "alarm"
-    assert next(m.value for m in at.metric if m.label == "PUDD alarms so far") == "1"
-    assert trace_named(figures(at)["explorer_trace"], "PUDD alarm")["x"] == [20]
-    _click(at, "explorer_next")
-    assert next(m.value for m in at.metric if m.label == "PUDD's smallest p") == "no test"
-    assert {m.label: m.proto.delta for m in at.metric}["PUDD's smallest p"] == "no alarm"
-    assert figures(at)["explorer_cuts"]["layout"]["annotations"][0]["text"] == (
+    spec = player(_open({"chunk": "20"}))["spec"]  # seed 0: PUDD-3 alarms at chunk 20
+    m = spec["metrics"]
+    assert m["alarm"][19] is True and m["alarms_so_far"][19] == 1 and m["alarms_so_far"][18] == 0
+    assert m["p_text"][20] == "no test" and m["alarm"][20] is False
+    assert spec["charts"]["cuts"]["frames"][20]["layout"]["annotations"][0]["text"] == (
         "no test at this chunk")
-    assert "test at chunk 20" in figures(at)["explorer_histogram"]["layout"]["title"]["text"]
-
-
-def _cursor(at: AppTest) -> int:
-    return int(_chunk(at).split(" / ")[0])
-
-
-def test_play_advances_each_rerun_and_shows_progress_instead_of_the_slider() -> None:
-    at = _open()
-    _click(at, "explorer_play")  # AppTest has no timer: each run is one tick
-    first = _cursor(at)  # at least one chunk on; more if the run took longer than 1 s
-    assert first >= 2
-    assert at.session_state["explorer_playing"] is True
-    assert at.button(key="explorer_pause") and not at.slider
-    at.run(timeout=TIMEOUT)
-    second = _cursor(at)
-    assert second > first
-    _click(at, "explorer_pause")
-    assert at.session_state["explorer_playing"] is False
-    assert _cursor(at) == second and at.slider(key="w_explorer_chunk").value == second
-
-
-def test_playing_keeps_time_by_skipping_chunks_the_browser_had_no_time_to_draw() -> None:
-    from ui.player import frame
-
-    clock = (50.0, 1, 0.1)  # started at t = 50 s on chunk 1, at 10 chunks/s
-    assert frame(1, 99, clock, now=50.01) == 2  # every rerun shows a new chunk
-    assert frame(2, 99, clock, now=50.35) == 4  # 0.35 s in: chunk 1 + 3
-    assert frame(4, 99, clock, now=50.36) == 5  # drawing faster than the clock: one by one
-    assert frame(30, 99, clock, now=80.0) == 99  # never past the end
-    slow = (0.0, 10, 1.0)  # 1 chunk/s from chunk 10
-    assert [frame(c, 99, slow, now=t) for c, t in ((10, 1.0), (11, 2.0), (12, 3.5))] == [
-        11, 12, 13]
-
-
-def test_play_stops_by_itself_at_the_last_chunk() -> None:
-    at = _open({"chunk": "28"})
-    _click(at, "explorer_play")
-    assert _chunk(at) == "29 / 29"
-    assert at.session_state["explorer_playing"] is False
-    assert at.button(key="explorer_play")
+    assert spec["charts"]["hist"]["at"][20] == 20  # the latest test is shown, and said so
+    assert "No test ran at chunk 21" in spec["charts"]["hist"]["caption"][20]
+    assert "**PUDD alarms at chunk 20**" in spec["charts"]["trace"]["caption"][19]
 
 
 # --- settings -----------------------------------------------------------------------------------
 def _alarms(at: AppTest) -> list[int]:
-    return trace_named(figures(at)["explorer_trace"], "PUDD alarm")["x"]
+    return trace_named(_charts(at)["explorer_trace"], "PUDD alarm")["x"]
 
 
 def test_a_looser_threshold_gives_pudd_more_alarms_and_the_baselines_keep_theirs() -> None:
     at = _open({"chunk": "29"})
-    strict, ddm = _alarms(at), trace_named(figures(at)["explorer_trace"], "DDM alarm")["x"]
+    strict, ddm = _alarms(at), trace_named(_charts(at)["explorer_trace"], "DDM alarm")["x"]
     at.select_slider(key="w_explorer_alpha_exp").set_value(1).run(timeout=TIMEOUT)
     loose = _alarms(at)
     assert strict and loose != strict and min(loose) < min(strict)  # α = 0.1 alarms earlier
-    assert trace_named(figures(at)["explorer_trace"], "DDM alarm")["x"] == ddm
-    assert figures(at)["explorer_min_p"]["layout"]["shapes"][-1]["y0"] == -1.0
+    assert trace_named(_charts(at)["explorer_trace"], "DDM alarm")["x"] == ddm
+    assert _charts(at)["explorer_min_p"]["layout"]["shapes"][-1]["y0"] == -1.0
     assert at.query_params["alpha"] == "1"
 
 
@@ -172,7 +138,7 @@ def test_a_link_reopens_the_same_run_with_every_setting() -> None:
     assert at.number_input(key="w_explorer_n_chunks").value == 20
     assert at.number_input(key="w_app_seed").value == 3
     assert _chunk(at) == "7 / 19"
-    names = [t.get("name") for t in figures(at)["explorer_trace"]["data"]]
+    names = [t.get("name") for t in _charts(at)["explorer_trace"]["data"]]
     assert "EDDM error rate" in names and "KSWIN error rate" in names
     assert {k: at.query_params[k] for k in link} == link
 
@@ -188,7 +154,7 @@ def test_a_bad_link_value_is_ignored_with_a_warning() -> None:
 def test_removing_every_baseline_leaves_pudd_alone() -> None:
     at = _open()
     at.multiselect(key="w_explorer_baselines").set_value([]).run(timeout=TIMEOUT)
-    names = [t.get("name") for t in figures(at)["explorer_trace"]["data"]]
+    names = [t.get("name") for t in _charts(at)["explorer_trace"]["data"]]
     assert [n for n in names if n.endswith("error rate")] == ["PUDD error rate"]
     assert at.query_params["baselines"] == ""
 
@@ -209,7 +175,7 @@ def test_a_missing_dataset_is_an_inline_error_and_the_settings_stay(no_real_data
     assert len(errors) == 1 and errors[0].startswith("**Dataset**: Elec2 (NSW electricity) "
                                                      "cannot be loaded here")
     assert "PUDD_DATA_DIR" in errors[0]
-    assert not at.get("plotly_chart")
+    assert not at.get("component_instance")
     assert at.select_slider(key="w_explorer_alpha_exp").value == 5
 
 
@@ -247,7 +213,7 @@ def test_an_invalid_csv_upload_is_an_inline_error(monkeypatch: pytest.MonkeyPatc
         "**CSV file**: the file has 1 column; a stream needs at least one feature column and "
         "a label column, separated by commas\n\nUpload a comma-separated file with a header "
         "row, feature columns and a label column."]
-    assert not at.get("plotly_chart")
+    assert not at.get("component_instance")
 
 
 def test_an_upload_with_too_few_rows_names_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -273,14 +239,14 @@ def test_long_runs_wait_for_run_and_then_show_the_charts(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(ui.progress, "AUTO_SECONDS", 0.0)  # every run counts as long
     at = _open({"seed": "11"})  # a selection no other test has computed
-    assert "explorer_trace" not in figures(at)
+    assert not at.get("component_instance")
     [run] = [b for b in at.button if b.label.startswith("Run")]
     assert run.label == "Run 3 runs"
     assert any("3 runs to compute" in c.value for c in at.main.caption)
     run.click().run(timeout=TIMEOUT)
     assert not at.exception
     assert _chunk(at) == "1 / 29"
-    assert "explorer_trace" in figures(at)
+    assert "explorer_trace" in _charts(at)  # the player is there
     assert not [b for b in at.button if b.label.startswith("Run")]
 
 

@@ -1,0 +1,351 @@
+"""The Stream explorer's player: every chunk's charts of a finished run, for the browser to play.
+
+The runs are computed once; stepping and playing only show them up to a cursor. Rather than
+asking the server for each frame, :func:`player_spec` packs the whole run into one JSON-ready
+dict and the browser moves the cursor itself (``ui/player_component``): Pause is immediate and
+a played frame costs the server nothing.
+
+Two kinds of chart make up the spec:
+
+* growing charts (the error rates with their alarm lanes, PUDD's smallest p): one figure of
+  the whole run. Traces whose ``meta`` is ``"prefix"`` and shapes named ``"alarm"`` are cut
+  at the cursor by the browser (points with ``x <= cursor``);
+* per-chunk charts (the cut-point scan, the winning windows' histograms): a template figure,
+  and per chunk an *update*: ``{"traces": {name: {attribute: value}}, "layout": {...}}``,
+  merged into the template by trace name. :func:`apply_update` is that merge in Python; the
+  tests check that a template plus an update equals the figure built directly.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pudd_core.plots._style import BUCKET_EDGE_STYLE, clipped_log10_p, p_text, vline_shape
+from pudd_core.plots.stream import detector_error_figure, min_pvalue_figure
+from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
+
+if TYPE_CHECKING:
+    from pudd_core.runner import ChunkLog, RunResult, WindowRecord
+
+__all__ = ["SPEEDS", "apply_update", "cut_scan_update", "player_spec", "to_json_ready",
+           "window_update"]
+
+#: Chunks per second the player offers, and the default.
+SPEEDS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
+DEFAULT_SPEED = 5.0
+
+
+def to_json_ready(obj: Any) -> Any:
+    """``obj`` with numpy values as Python ones and NaN/inf as ``None`` (strict JSON).
+
+    Examples
+    --------
+    >>> to_json_ready({"y": np.array([1.0, np.nan]), "n": np.int64(3), "t": (1, float("inf"))})
+    {'y': [1.0, None], 'n': 3, 't': [1, None]}
+    >>> import plotly.graph_objects as go  # plotly's base64 arrays become lists too
+    >>> to_json_ready(go.Scatter(y=np.array([0.5, 2.0])).to_plotly_json())["y"]
+    [0.5, 2.0]
+    """
+    if isinstance(obj, Mapping):
+        if "bdata" in obj and "dtype" in obj:  # plotly's base64 form of a numpy array
+            return to_json_ready(_decode(obj))
+        return {str(k): to_json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, np.ndarray):
+        return to_json_ready(obj.tolist())
+    if isinstance(obj, list | tuple):
+        return [to_json_ready(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return to_json_ready(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _decode(typed: Mapping[str, Any]) -> np.ndarray:
+    """A numpy array from plotly's ``{"dtype", "bdata"[, "shape"]}`` (``to_plotly_json``)."""
+    values = np.frombuffer(base64.b64decode(typed["bdata"]), dtype=typed["dtype"])
+    shape = typed.get("shape")
+    if shape:
+        values = values.reshape([int(v) for v in str(shape).split(",")])
+    return values
+
+
+def _figure_json(fig: Any) -> dict[str, Any]:
+    out: dict[str, Any] = to_json_ready(fig.to_plotly_json())
+    return out
+
+
+def apply_update(figure: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """A figure's JSON with an update merged in: each named trace's attributes, then layout.
+
+    Nested dicts (``marker``) merge one level deep; everything else is replaced. The browser
+    does the same (``ui/player_component/player.js``, ``applyUpdate``).
+
+    Examples
+    --------
+    >>> fig = {"data": [{"name": "a", "x": [1], "marker": {"size": 9, "symbol": ["circle"]}}],
+    ...        "layout": {"title": {"text": "t"}}}
+    >>> apply_update(fig, {"traces": {"a": {"x": [1, 2], "marker": {"symbol": ["x", "x"]}}},
+    ...                    "layout": {"title": {"text": "u"}}})
+    {'data': [{'name': 'a', 'x': [1, 2], 'marker': {'size': 9, 'symbol': ['x', 'x']}}],
+     'layout': {'title': {'text': 'u'}}}
+    """
+    traces = update.get("traces", {})
+    data = []
+    for trace in figure["data"]:
+        new = dict(trace)
+        for attr, value in traces.get(trace.get("name"), {}).items():
+            new[attr] = {**new.get(attr, {}), **value} if isinstance(value, dict) else value
+        data.append(new)
+    return {"data": data, "layout": {**figure["layout"], **update.get("layout", {})}}
+
+
+# --- per-chunk updates ----------------------------------------------------------------------------
+def _cut_title(chunk: int) -> dict[str, Any]:
+    return {"text": f"Every cut point's p at chunk {chunk}", "x": 0, "xanchor": "left",
+            "y": 0.98, "yanchor": "top"}
+
+
+_NO_TEST_NOTE = {"text": "no test at this chunk", "x": 0.5, "y": 0.5, "xref": "paper",
+                 "yref": "paper", "showarrow": False, "font": {"size": 16, "color": "#777"}}
+
+
+def cut_scan_update(chunk: int, cuts: Sequence[int], p_values: Sequence[float], *,
+                    floor: float | None) -> dict[str, Any]:
+    """The cut-scan template's update for one chunk (what :func:`cut_scan_figure` draws).
+
+    Examples
+    --------
+    >>> u = cut_scan_update(7, [1, 2, 4], [0.3, 1e-4, 0.02], floor=None)
+    >>> u["traces"]["smallest p"]["x"], u["traces"]["log10 p per cut"]["text"][1]
+    ([2], 'p = 1.0e-04')
+    >>> cut_scan_update(8, [], [], floor=None)["layout"]["annotations"][0]["text"]
+    'no test at this chunk'
+    """
+    y, low = clipped_log10_p(p_values, floor)
+    traces: dict[str, Any] = {
+        "log10 p per cut": {
+            "x": list(cuts), "y": y,
+            "marker": {"symbol": ["triangle-down" if c else "circle" for c in low]},
+            "text": [p_text(p) for p in p_values]},
+        "smallest p": {"x": [], "y": []},
+    }
+    if len(cuts):
+        best = int(np.argmin(np.asarray(p_values, dtype=np.float64)))
+        traces["smallest p"] = {"x": [cuts[best]], "y": [y[best]]}
+    update: dict[str, Any] = to_json_ready({
+        "traces": traces, "layout": {"annotations": [] if len(cuts) else [_NO_TEST_NOTE],
+                                     "title": _cut_title(chunk)}})
+    return update
+
+
+def _hist_title(chunk: int) -> str:
+    return f"The two windows of the winning cut (test at chunk {chunk})"
+
+
+def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
+    """The histogram template's update for the test at ``chunk``, as drawn by the builder.
+
+    What :func:`window_histogram_figure` draws for ``record``, as an update of any other
+    record's figure.
+
+    Examples
+    --------
+    >>> from pudd_core.runner import WindowRecord
+    >>> rec = WindowRecord((8, 2, 0, 0), (0, 0, 1, 1), (5, 3, 0, 0), (0, 0, 1, 3), (0.3,),
+    ...                    (0.1, 0.4), ((6, 4, 2), (4, 4, 4)), ((5.0, 4.0, 3.0), (5.0, 4.0, 3.0)))
+    >>> u = window_update(12, rec)
+    >>> u["traces"]["Recent: tested"]["x"], u["traces"]["Recent: correct"]["y"]
+    (['0.10', '0.40', 'miscl.'], [41.66..., 25.0, 0.0, 0.0])
+    """
+    traces: dict[str, Any] = {}
+    for name, ok, bad in (("Reference", record.ref_correct, record.ref_wrong),
+                          ("Recent", record.new_correct, record.new_wrong)):
+        total = max(sum(ok) + sum(bad), 1)
+        traces[f"{name}: correct"] = {"y": 100.0 * np.asarray(ok, dtype=np.float64) / total}
+        traces[f"{name}: misclassified"] = {
+            "y": 100.0 * np.asarray(bad, dtype=np.float64) / total}
+    order = [*np.argsort(record.bucket_centres).tolist(), len(record.bucket_centres)]
+    labels = [*(f"{c:.2f}" for c in sorted(record.bucket_centres)), "miscl."]
+    for name, row in zip(("Reference", "Recent"), record.table, strict=True):
+        tested = np.asarray(row, dtype=np.float64)[order]
+        traces[f"{name}: tested"] = {"x": labels, "y": 100.0 * tested / max(tested.sum(), 1.0),
+                                     "customdata": tested.astype(np.int64)}
+    shapes = [{**vline_shape(e, BUCKET_EDGE_STYLE, "above"), "yref": "y domain"}
+              for e in record.bucket_edges]  # as window_histogram_figure draws them
+    update: dict[str, Any] = to_json_ready({"traces": traces, "layout": {
+        "shapes": shapes,
+        "title": {"text": _hist_title(chunk), "x": 0, "xanchor": "left", "y": 0.98,
+                  "yanchor": "top"}}})
+    return update
+
+
+# --- the whole spec -----------------------------------------------------------------------------
+def _name(run: RunResult) -> str:
+    from pudd_core.runner import DETECTORS
+
+    return str(DETECTORS[run.config.detector])
+
+
+def _ordered(record: WindowRecord) -> WindowRecord:
+    from pudd_core.explorer import _by_centre
+
+    return _by_centre(record)
+
+
+def _mark_growing(fig: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    for trace in fig["data"]:
+        if trace.get("name") in names:
+            trace["meta"] = "prefix"
+    return fig
+
+
+def _trace_caption(chunk: ChunkLog, drifts: Sequence[int], counts: str) -> str:
+    text = (f"Grey bands: true drifts (chunks {', '.join(map(str, drifts))}); " if drifts
+            else "True drifts: none known for this stream. ")
+    text += (f"dotted lines: PUDD's alarms; triangles: each detector's alarms in its own lane "
+             f"(so far: {counts}). ")
+    if chunk.alarm:
+        text += (f"**PUDD alarms at chunk {chunk.chunk_index}**: its model is retrained on the "
+                 "recent window before the next chunk, and its history starts again.")
+    elif chunk.adapted:
+        text += "PUDD's model was just retrained after the alarm; its history starts again."
+    return text
+
+
+def _cut_caption(chunk: ChunkLog) -> str:
+    if not chunk.cut_p_values:
+        return ("No test at this chunk: PUDD's history holds a single chunk (the first tested "
+                "chunk, or the first after an alarm).")
+    return (f"Cut i: the last i chunks (recent window) against the earlier ones. p = 1: a cut "
+            f"the skip rule spared (the recent window was more accurate) or no change. Ringed, "
+            f"the winning cut {chunk.cut_point}: {p_text(chunk.p_value)}"
+            f"{' < α: alarm' if chunk.alarm else ''}.")
+
+
+def _window_caption(record: WindowRecord, at: int, cursor: int) -> str:
+    k = len(record.bucket_centres)
+    stale = "" if at == cursor else f" No test ran at chunk {cursor}; this is the latest one."
+    return (f"Bars: share of each window by PU-index (misclassified hatched); green dotted "
+            f"lines: the {k} bucket{'s' if k != 1 else ''} PUDD fitted on the reference "
+            f"window's correct predictions. Right: the {k} + 1 columns the χ² test compares."
+            f"{stale}")
+
+
+def _table(record: WindowRecord) -> dict[str, Any]:
+    columns = [*(f"bucket u ≈ {c:.2f}" for c in record.bucket_centres), "misclassified"]
+    rows = []
+    for name, obs, exp in zip(("Reference", "Recent"), record.table, record.expected,
+                              strict=True):
+        rows.append([f"{name} observed", *(f"{v:,.0f}" for v in obs)])
+        rows.append([f"{name} expected", *(f"{v:,.1f}" for v in exp)])
+    return {"columns": columns, "rows": rows}
+
+
+def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: float,
+                alpha_exponent: int) -> dict[str, Any]:
+    """Every chunk of PUDD's run (and the baselines' beside it), ready to play in a browser.
+
+    Keys: ``id`` (changes with the runs), ``last`` (chunks ``1 .. last``), ``metrics`` (per
+    chunk), ``charts`` (``trace``, ``minp``, ``cuts``, ``hist``: figure JSON and per-chunk
+    updates or captions), ``tables`` (contingency tables by test chunk) and ``speeds``.
+
+    Examples
+    --------
+    >>> from pudd_core.explorer import ExplorerConfig
+    >>> from pudd_core.runner import run_experiment
+    >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
+    >>> spec = player_spec(runs[0], runs[1:], alpha=1e-3, alpha_exponent=3)
+    >>> spec["last"], spec["metrics"]["alarms_so_far"][19], spec["metrics"]["alarm"][19]
+    (24, 1, True)
+    >>> spec["metrics"]["p_text"][0], spec["charts"]["hist"]["at"][20]  # chunk 21: no test
+    ('no test', 20)
+    >>> import json; len(json.dumps(spec)) < 400_000
+    True
+    """
+    runs = [pudd, *baselines]
+    names = [_name(r) for r in runs]
+    logs = pudd.chunks
+    last = len(logs)
+    x_range = (0.5, last + 0.5)
+    drifts = tuple(pudd.drift_chunks or ())
+    index = [c.chunk_index for c in logs]
+
+    all_p = [c.p_value for c in logs if c.p_value > 0 and not math.isnan(c.p_value)]
+    min_log10_p = math.log10(min(all_p, default=1.0))
+    floor = float(min(max(min_log10_p, -(2 * alpha_exponent + 6)), -(alpha_exponent + 2)) // 1)
+    max_cut = max((cut for c in logs for cut, _ in c.cut_p_values), default=1)
+    alarms = {n: tuple(r.alarms) for n, r in zip(names, runs, strict=True)}
+
+    trace = detector_error_figure(
+        index, {n: [c.error_rate for c in r.chunks] for n, r in zip(names, runs, strict=True)},
+        alarms=alarms, true_drifts=drifts, x_range=x_range,
+        y_max=max((c.error_rate for r in runs for c in r.chunks), default=1.0),
+        title="Error rate of each detector's model (hover: accuracy)")
+    trace_json = _mark_growing(_figure_json(trace),
+                               [f"{n} {what}" for n in names for what in ("error rate", "alarm")])
+    minp = min_pvalue_figure(index, [c.p_value for c in logs], alpha=alpha,
+                             alarms=alarms[names[0]], true_drifts=drifts, x_range=x_range,
+                             floor=floor, title="PUDD's smallest p, chunk by chunk")
+    minp_json = _mark_growing(_figure_json(minp), ["PUDD min p"])
+
+    cuts_template = _figure_json(cut_scan_figure([1], [1.0], alpha=alpha, max_cut=max_cut,
+                                                 floor=floor, title=_cut_title(1)["text"]))
+    cut_frames = [cut_scan_update(c.chunk_index, [k for k, _ in c.cut_p_values],
+                                  [p for _, p in c.cut_p_values], floor=floor) for c in logs]
+
+    windows: dict[int, WindowRecord] = {c.chunk_index: _ordered(c.window) for c in logs
+                                        if c.window is not None}
+    hist_at: list[int | None] = []
+    latest: int | None = None
+    for c in logs:
+        latest = c.chunk_index if c.chunk_index in windows else latest
+        hist_at.append(latest)
+    hist_template = None
+    if windows:
+        first = next(iter(windows))
+        hist_template = _figure_json(window_histogram_figure(windows[first],
+                                                             title=_hist_title(first)))
+
+    counts_so_far = {n: np.searchsorted(np.asarray(alarms[n]), index, side="right")
+                     for n in names}
+    trace_captions = [
+        _trace_caption(c, drifts, ", ".join(f"{n} {int(counts_so_far[n][i])}" for n in names))
+        for i, c in enumerate(logs)]
+    hist_captions = [None if at is None else _window_caption(windows[at], at, c.chunk_index)
+                     for c, at in zip(logs, hist_at, strict=True)]
+    spec = {
+        "id": hashlib.sha256(repr([r.config for r in runs]).encode()).hexdigest()[:16],
+        "last": last,
+        "speeds": list(SPEEDS),
+        "default_speed": DEFAULT_SPEED,
+        "names": names,
+        "metrics": {
+            "accuracy": [f"{c.accuracy:.3f}" for c in logs],
+            "p_text": [p_text(c.p_value) if c.cut_p_values else "no test" for c in logs],
+            "alarm": [bool(c.alarm) for c in logs],
+            "alarms_so_far": [int(v) for v in counts_so_far[names[0]]],
+        },
+        "charts": {
+            "trace": {"figure": trace_json, "caption": trace_captions},
+            "minp": {"figure": minp_json, "caption": (
+                f"The smallest p over each chunk's cut points: PUDD alarms when it falls below "
+                f"α (dash-dot). Below p = 1e{floor:g}, points sit on the floor as ▼ "
+                "(hover for p).")},
+            "cuts": {"figure": cuts_template, "frames": cut_frames,
+                     "caption": [_cut_caption(c) for c in logs]},
+            "hist": {"figure": hist_template, "at": hist_at, "caption": hist_captions,
+                     "frames": {str(k): window_update(k, w) for k, w in windows.items()}},
+        },
+        "tables": {str(k): _table(w) for k, w in windows.items()},
+        "no_test": ("No χ² test has run yet: PUDD needs two chunks of history, and cuts are "
+                    "skipped while the recent window is the more accurate one."),
+    }
+    out: dict[str, Any] = to_json_ready(spec)
+    return out

@@ -1,0 +1,306 @@
+// The Stream explorer's player: a finished run (pudd_core/plots/player.py's spec) shown up to a
+// chunk cursor that the browser moves itself. Stepping and playing never ask the server for a
+// frame, so Pause stops at once and a class of players costs the server nothing.
+//
+// It speaks Streamlit's component protocol directly (componentReady, render, setFrameHeight);
+// the cursor goes to the page's address (?chunk=) when the player stops, so links follow it.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const PLOT_CONFIG = { displaylogo: false, responsive: true,
+                        modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+  let spec = null;
+  let start = 1;
+  let k = 1;              // the cursor: chunks 1 .. spec.last
+  let playing = false;
+  let speed = 5;          // chunks per second
+  let timer = null;
+  let clock = null;       // {t0, k0}: when and where the current play (or speed) started
+  let shownHist = undefined;
+  let frameHeight = 0;
+  // read by the browser tests and the benchmark: frames drawn and due while playing
+  const stats = { plays: 0, drawn: 0, renders: 0, lastRenderMs: 0, lastPause: null };
+  const shown = [];  // [time, chunk] of the latest frames: which chunk a click saw
+  window.__player = {
+    get cursor() { return k; }, get playing() { return playing; }, get last() {
+      return spec ? spec.last : 0; }, get speed() { return speed; }, stats,
+    get id() { return spec ? spec.id : null; },
+  };
+
+  function send(type, data) {
+    window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type: type }, data), "*");
+  }
+
+  // --- figures ------------------------------------------------------------------------------
+  function clone(obj) { return JSON.parse(JSON.stringify(obj)); }
+
+  // points of a growing trace with x <= cursor (x ascending); arrays of x's length follow
+  function upTo(trace, cursor) {
+    const x = trace.x;
+    if (!Array.isArray(x)) return trace;
+    let n = 0;
+    while (n < x.length && x[n] <= cursor) n++;
+    if (n === x.length) return trace;
+    const length = x.length;
+    const cut = (v) => (Array.isArray(v) && v.length === length ? v.slice(0, n) : v);
+    const out = {};
+    for (const [key, value] of Object.entries(trace)) {
+      if (value && typeof value === "object" && !Array.isArray(value)) {
+        const inner = {};
+        for (const [k2, v2] of Object.entries(value)) inner[k2] = cut(v2);
+        out[key] = inner;
+      } else {
+        out[key] = cut(value);
+      }
+    }
+    return out;
+  }
+
+  function growing(figure, cursor) {
+    const data = figure.data.map((t) => (t.meta === "prefix" ? upTo(t, cursor) : t));
+    const layout = Object.assign({}, figure.layout);
+    if (Array.isArray(layout.shapes)) {
+      layout.shapes = layout.shapes.filter((s) => !(s.name === "alarm" && s.x0 > cursor));
+    }
+    return { data: data, layout: layout };
+  }
+
+  // the template with one chunk's update: the same merge as pudd_core.plots.player.apply_update
+  function applyUpdate(figure, update) {
+    const traces = update.traces || {};
+    const data = figure.data.map((trace) => {
+      const changes = traces[trace.name];
+      if (!changes) return trace;
+      const out = Object.assign({}, trace);
+      for (const [attr, value] of Object.entries(changes)) {
+        out[attr] = value && typeof value === "object" && !Array.isArray(value)
+          ? Object.assign({}, trace[attr] || {}, value) : value;
+      }
+      return out;
+    });
+    return { data: data, layout: Object.assign({}, figure.layout, update.layout || {}) };
+  }
+
+  // the figure's title goes above it as a heading: a legend of many detectors wraps onto
+  // several rows, which plotly makes room for but a title inside the figure would overlap
+  function draw(id, figure) {
+    const f = clone(figure);  // plotly writes computed ranges back into what it is given
+    const title = f.layout.title && f.layout.title.text;
+    const heading = $(id + "-title");
+    if (heading && heading.textContent !== (title || "")) heading.textContent = title || "";
+    f.layout.title = { text: "" };
+    f.layout.margin = Object.assign({}, f.layout.margin || {}, { t: 30 });
+    f.layout.height = (f.layout.height || 400) - 60;
+    return Plotly.react($(id), f.data, f.layout, PLOT_CONFIG);
+  }
+
+  // --- text ---------------------------------------------------------------------------------
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;",
+                                                     '"': "&quot;", "'": "&#39;" })[c]);
+  }
+
+  function markdown(text) {  // the captions use **bold** only
+    return escapeHtml(text || "").replace(/\*\*(.+?)\*\*/g, "<b>$1</b>");
+  }
+
+  function table(t) {
+    const head = "<thead><tr><th></th>" + t.columns.map((c) => `<th>${escapeHtml(c)}</th>`)
+      .join("") + "</tr></thead>";
+    const body = t.rows.map((r) => "<tr>" + r.map((v, i) => (i === 0 ? `<th>${escapeHtml(v)}</th>`
+      : `<td>${escapeHtml(v)}</td>`)).join("") + "</tr>").join("");
+    return head + "<tbody>" + body + "</tbody>";
+  }
+
+  // --- one frame ------------------------------------------------------------------------------
+  function render() {
+    const t = performance.now();
+    const i = k - 1;
+    const m = spec.metrics;
+    $("m-chunk").textContent = `${k} / ${spec.last}`;
+    $("m-accuracy").textContent = m.accuracy[i];
+    $("m-p").textContent = m.p_text[i];
+    $("m-alarm").textContent = m.alarm[i] ? "alarm" : "no alarm";
+    $("m-alarm").className = "delta " + (m.alarm[i] ? "alarm" : "quiet");
+    $("m-alarms").textContent = String(m.alarms_so_far[i]);
+    controls();
+
+    const c = spec.charts;
+    draw("c-trace", growing(c.trace.figure, k));
+    $("cap-trace").innerHTML = markdown(c.trace.caption[i]);
+    draw("c-minp", growing(c.minp.figure, k));
+    $("cap-minp").innerHTML = markdown(c.minp.caption);
+    draw("c-cuts", applyUpdate(c.cuts.figure, c.cuts.frames[i]));
+    $("cap-cuts").innerHTML = markdown(c.cuts.caption[i]);
+
+    const at = c.hist.at[i];
+    $("no-test").hidden = at !== null;
+    $("window-part").hidden = at === null;
+    if (at !== null && at !== shownHist) {
+      draw("c-hist", applyUpdate(c.hist.figure, c.hist.frames[String(at)]));
+      $("table-title").textContent = `Contingency table of the test at chunk ${at}`;
+      $("table").innerHTML = table(spec.tables[String(at)]);
+    }
+    shownHist = at;
+    $("cap-hist").innerHTML = markdown(c.hist.caption[i]);
+    stats.renders++;
+    stats.lastRenderMs = performance.now() - t;
+    shown.push([performance.now(), k]);
+    if (shown.length > 64) shown.shift();
+    remember();
+    resize();
+  }
+
+  function controls() {
+    $("prev").disabled = playing || k <= 1;
+    $("next").disabled = playing || k >= spec.last;
+    $("reset").disabled = playing || k <= 1;
+    $("play").textContent = playing ? "❚❚ Pause" : "▶ Play";
+    $("play").setAttribute("aria-pressed", playing ? "true" : "false");
+    $("play").classList.toggle("primary", playing);
+    $("jump").max = String(spec.last);
+    $("jump").value = String(k);
+    $("jump").disabled = spec.last < 2;
+    $("jump-label").textContent = playing ? `Playing: chunk ${k} of ${spec.last}`
+      : `Chunk ${k} of ${spec.last}`;
+  }
+
+  function resize() {
+    const height = Math.ceil(document.documentElement.scrollHeight);
+    if (height !== frameHeight) {
+      frameHeight = height;
+      send("streamlit:setFrameHeight", { height: height });
+    }
+  }
+
+  // --- where we are: the session (coming back to the page) and the address bar (links) -------
+  function storageKey() { return "pudd-player:" + spec.id; }
+
+  function remember() {
+    try {
+      sessionStorage.setItem(storageKey(), JSON.stringify({ k: k, start: start }));
+    } catch (e) { /* storage off: the position is not kept across pages */ }
+  }
+
+  function syncAddress() {
+    try {
+      const loc = window.parent.location;
+      const params = new URLSearchParams(loc.search);
+      if (params.get("chunk") === String(k)) return;
+      params.set("chunk", String(k));
+      window.parent.history.replaceState(window.parent.history.state, "",
+                                         loc.pathname + "?" + params.toString() + loc.hash);
+    } catch (e) { /* another origin hosts the page: its link keeps the chunk it opened at */ }
+  }
+
+  // --- moving the cursor ----------------------------------------------------------------------
+  function go(to) {
+    const target = Math.min(Math.max(Math.round(to), 1), spec.last);
+    if (target === k && !playing) { controls(); return; }
+    k = target;
+    render();
+    if (!playing) syncAddress();
+  }
+
+  function play() {
+    if (!spec || playing) return;
+    if (k >= spec.last) { k = 1; }
+    playing = true;
+    stats.plays++;
+    clock = { t0: performance.now(), k0: k };
+    render();
+    schedule();
+  }
+
+  // the chunk on screen at time t (an input event's timeStamp)
+  function shownAt(t) {
+    let chunk = shown.length ? shown[0][1] : k;
+    for (const [when, c] of shown) { if (when <= t) chunk = c; }
+    return chunk;
+  }
+
+  function pause(ev) {
+    if (!playing) return;
+    playing = false;
+    clearTimeout(timer);
+    timer = null;
+    if (ev && ev.timeStamp) {  // from the press to stopped: what a person waits and sees
+      stats.lastPause = { delayMs: performance.now() - ev.timeStamp,
+                          seen: shownAt(ev.timeStamp), stopped: k };
+    }
+    controls();
+    syncAddress();
+  }
+
+  // every chunk is drawn: the next frame is due 1/speed s after the previous one was due,
+  // or at once when drawing took longer (then playing runs slower than the chosen speed)
+  function schedule() {
+    const due = clock.t0 + ((k - clock.k0 + 1) * 1000) / speed;
+    timer = setTimeout(() => requestAnimationFrame(tick), Math.max(0, due - performance.now()));
+  }
+
+  function tick() {
+    if (!playing) return;
+    k += 1;
+    stats.drawn++;
+    render();
+    if (k >= spec.last) { pause(); return; }
+    schedule();
+  }
+
+  function setSpeed(value) {
+    speed = Number(value);
+    try { localStorage.setItem("pudd-player:speed", String(speed)); } catch (e) { /* off */ }
+    if (playing) {
+      clearTimeout(timer);
+      clock = { t0: performance.now(), k0: k };
+      schedule();
+    }
+  }
+
+  // --- set-up ---------------------------------------------------------------------------------
+  function load(newSpec, newStart) {
+    pause();
+    spec = newSpec;
+    start = newStart;
+    shownHist = undefined;
+    let stored = null;
+    try { stored = JSON.parse(sessionStorage.getItem(storageKey()) || "null"); } catch (e) { }
+    // the page opened at the chunk it opened at before: coming back, so resume where it was
+    k = stored && stored.start === start ? stored.k : start;
+    k = Math.min(Math.max(k, 1), spec.last);
+    const select = $("speed");
+    select.innerHTML = spec.speeds.map((s) => `<option value="${s}">${s} chunk${s === 1 ? "" : "s"}/s</option>`).join("");
+    let saved = NaN;
+    try { saved = Number(localStorage.getItem("pudd-player:speed")); } catch (e) { }
+    speed = spec.speeds.includes(saved) ? saved : spec.default_speed;
+    select.value = String(speed);
+    render();
+    syncAddress();
+  }
+
+  $("reset").addEventListener("click", () => go(1));
+  $("prev").addEventListener("click", () => go(k - 1));
+  $("next").addEventListener("click", () => go(k + 1));
+  $("play").addEventListener("click", (ev) => (playing ? pause(ev) : play()));
+  $("speed").addEventListener("change", (ev) => setSpeed(ev.target.value));
+  $("jump").addEventListener("input", (ev) => { if (playing) pause(ev); go(Number(ev.target.value)); });
+  document.addEventListener("keydown", (ev) => {
+    if (!spec || ev.target.tagName === "SELECT") return;
+    if (ev.key === "ArrowRight" && !playing) { go(k + 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowLeft" && !playing) { go(k - 1); ev.preventDefault(); }
+    else if (ev.key === " ") { (playing ? pause(ev) : play()); ev.preventDefault(); }
+    else if (ev.key === "Home" && !playing) { go(1); ev.preventDefault(); }
+  });
+  new ResizeObserver(resize).observe($("player"));
+
+  window.addEventListener("message", (ev) => {
+    const msg = ev.data;
+    if (!msg || msg.type !== "streamlit:render") return;
+    const args = msg.args || {};
+    // the same run again (any rerun of the page): keep playing where it is
+    if (!args.spec || (spec && args.spec.id === spec.id)) return;
+    load(args.spec, Number(args.start) || 1);
+  });
+  send("streamlit:componentReady", { apiVersion: 1 });
+})();
