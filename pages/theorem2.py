@@ -61,9 +61,15 @@ with tab2:
         pudd_p, err_p = res.pudd.p_value, res.error_test.p_value
         ddm2 = res.ddm_alarms_window2
         verdicts = st.columns(3)
-        verdicts[0].metric("PUDD: χ² test of the PU table", plots.p_text(pudd_p),
-                       "drift" if pudd_p < alpha else "no drift", delta_arrow="off",
-                       delta_color="orange" if pudd_p < alpha else "gray")
+        if res.pudd.shortcut:  # the authors' rule decided: no χ² test, so no evidence to show
+            verdicts[0].metric("PUDD: χ² test of the PU table", "no test",
+                               "drift by the authors' rule", delta_arrow="off",
+                               delta_color="orange")
+            pudd_p = float("nan")
+        else:
+            verdicts[0].metric("PUDD: χ² test of the PU table", plots.p_text(pudd_p),
+                               "drift" if pudd_p < alpha else "no drift", delta_arrow="off",
+                               delta_color="orange" if pudd_p < alpha else "gray")
         verdicts[1].metric("Error-rate test: 2 × 2 χ²", plots.p_text(err_p),
                        "drift" if err_p < alpha else "no drift", delta_arrow="off",
                        delta_color="orange" if err_p < alpha else "gray")
@@ -71,7 +77,8 @@ with tab2:
                        "drift" if ddm2 else "no drift", delta_arrow="off",
                        delta_color="orange" if ddm2 else "gray")
         if res.pudd.shortcut:
-            verdicts[0].caption(f"No test ran: {res.pudd.shortcut} (p = 0 by the authors' rule).")
+            verdicts[0].caption(f"No test ran: {res.pudd.shortcut}. The authors' code then "
+                                "reports p = 0, a drift by rule; it is not evidence of a change.")
         verdicts[2].caption(
             "DDM, fed the 0/1 errors of window 1 then window 2, has its own 3σ rule (α does "
             "not apply). Alarms anywhere: "

@@ -105,10 +105,17 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
                    "paper's.")
     first, last = (int(v) for v in state.get(state.THRESHOLDS_EXPONENTS))
     n_seeds = int(state.get(state.THRESHOLDS_SEEDS))
+    dataset = str(state.get(state.THRESHOLDS_DATASET))
+    n_chunks = int(state.get(state.THRESHOLDS_N_CHUNKS)) or None
+    own = next((i.n_chunks for i in list_streams() if i.name == dataset), None)
+    if n_chunks is not None and own is not None and n_chunks > own:
+        # a length past the stream's end is not an error to fix: use the whole stream
+        slots["n_chunks"].caption(f"**Stream length**: {titles[dataset]} has {own} chunks; "
+                                  "the whole stream is used.")
+        n_chunks = None
     cfg = SweepConfig(
-        str(state.get(state.THRESHOLDS_DATASET)), str(state.get(state.THRESHOLDS_CLASSIFIER)),
-        tuple(range(first, last + 1)), tuple(range(seed, seed + n_seeds)),
-        int(state.get(state.THRESHOLDS_N_CHUNKS)) or None,
+        dataset, str(state.get(state.THRESHOLDS_CLASSIFIER)),
+        tuple(range(first, last + 1)), tuple(range(seed, seed + n_seeds)), n_chunks,
     )
     return cfg, Slots(slots, labels)
 

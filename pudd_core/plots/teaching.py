@@ -43,16 +43,21 @@ def verdict_figure(
 ) -> go.Figure:
     """Evidence against "no change" of each test: bars of −log10 p against −log10 alpha.
 
+    A NaN p-value is a test that did not run: no bar, and the label says so (a rule that
+    decides without a test is no evidence, however strong its verdict).
+
     Examples
     --------
     >>> fig = verdict_figure(["PUDD", "Error-rate test"], [1e-12, 1.0], alpha=1e-5)
     >>> list(fig.data[0].y), list(fig.data[0].text)
     (['PUDD', 'Error-rate test'], ['p = 1.0e-12: drift', 'p = 1: no drift'])
+    >>> list(verdict_figure(["PUDD"], [float("nan")], alpha=1e-5).data[0].text)
+    ['no test ran']
     """
     p = np.asarray(p_values, dtype=np.float64)
-    strength = -log10_p(p) + 0.0  # + 0.0 turns -0.0 into 0.0
+    strength = np.nan_to_num(-log10_p(p), nan=0.0) + 0.0  # + 0.0 turns -0.0 into 0.0
     drift = p < alpha
-    text = [f"{p_text(v)}: {'drift' if d else 'no drift'}"
+    text = ["no test ran" if np.isnan(v) else f"{p_text(v)}: {'drift' if d else 'no drift'}"
             for v, d in zip(p.tolist(), drift.tolist(), strict=True)]
     fig = new_figure(title=title,
                      x_title="−log₁₀ p-value (longer bar = stronger evidence of change)",

@@ -97,6 +97,19 @@ def test_theorem2_error_rate_slider_changes_both_windows_metrics() -> None:
     assert at.query_params["error_rate"] == "0.3"
 
 
+def test_theorem2_with_every_prediction_wrong_shows_no_test_not_strong_evidence() -> None:
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_error_rate").set_value(1.0).run(timeout=TIMEOUT)
+    assert not at.exception
+    m, d = _metrics(at), _deltas(at)
+    assert m["PUDD: χ² test of the PU table"] == "no test"
+    assert d["PUDD: χ² test of the PU table"] == "drift by the authors' rule"
+    from pudd_core.plots.player import to_json_ready  # decodes plotly's base64 arrays
+
+    verdicts = to_json_ready(figures(at)["theorem2_verdicts"]["data"][0])
+    assert verdicts["text"][0] == "no test ran" and verdicts["x"][0] == 0.0  # no maxed bar
+
+
 def test_theorem2_identical_ranges_silence_pudd() -> None:
     at = _app("pages/theorem2.py")
     at.slider(key="w_theorem2_correct2").set_value((0.0, 0.1))

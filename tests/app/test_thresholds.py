@@ -92,3 +92,11 @@ def test_a_missing_data_file_is_an_inline_error_with_the_ways_to_provide_it(
     assert len(errors) == 1 and errors[0].startswith("**Stream**: stream 'elec2'")
     assert "1. pass an explicit path" in errors[0] and "2. set PUDD_DATA_DIR" in errors[0]
     assert "thresholds_false_alarms" in figures(at)  # the study is a synthetic stream
+
+
+@pytest.mark.datasets
+def test_a_length_past_the_streams_end_uses_the_whole_stream_and_says_so() -> None:
+    at = _page({"dataset": "powersupply", "alphas": "3-3", "seeds": "1", "chunks": "50"})
+    assert not at.exception and not at.error
+    assert any("has 29 chunks; the whole stream is used" in c.value for c in at.main.caption)
+    assert "thresholds_sweep" in figures(at)
