@@ -568,3 +568,131 @@ def test_lab_pages_open_by_url_finish_their_work_and_are_screenshot(
     assert page.get_by_text("Page not found").count() == 0
     _assert_no_exception(page)
     _screenshot(page, slug)
+
+
+# --- a person trying everything ------------------------------------------------------------------
+_GOOD_CSV = "x,z,y\n" + "".join(f"{i % 7},{(i * 3) % 5},{int(i % 7 + (i * 3) % 5 > 5)}\n"
+                                 for i in range(3000))
+_BAD_FILES = {"one_column.csv": "x\n1\n2\n", "empty.csv": "", "header_only.csv": "a,b,c\n",
+              "binary.csv": "\x00\x01\x02PAR1\xff", "few_rows.csv": "a,b\n1,0\n2,1\n"}
+_LINKS = ["explorer?n_chunks=30&chunk=7", "explorer?alpha=42&baselines=adwin,magic",
+          "explorer?chunk=-3", "explorer?n_chunks=1", "explorer?dataset=nope",
+          "explorer?seed=`x`%20[click](https://evil.example/)", "theorem2?error_rate=1",
+          "theorem2?error_rate=2", "fig1?alpha=0", "thresholds?chunks=50&dataset=sea10&alphas=3-3",
+          "explorer?n_chunks=25&baselines=adwin,ddm,eddm,hddma,hddmw,pagehinkley&chunk=20",
+          "cifar10-cd?chunks=7", "reproduction?seeds=99"]
+
+
+@pytest.mark.slow  # several minutes: PUDD_RANDOM_ACTIONS (default 300) actions
+def test_random_interaction_never_shows_an_error(page: Any, app_url: str,
+                                                 tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(int(os.environ.get("PUDD_RANDOM_SEED", "2026")))
+    n_actions = int(os.environ.get("PUDD_RANDOM_ACTIONS", "300"))
+    files = {}
+    for name, text in {"good.csv": _GOOD_CSV, **_BAD_FILES}.items():
+        files[name] = tmp_path / name
+        files[name].write_bytes(text.encode("latin-1"))
+    done: list[str] = []
+
+    def on_page() -> str:
+        return page.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+
+    def explorer_action() -> str:
+        if page.locator(PLAYER).count() == 0:
+            return "explorer without a player"
+        frame = _player(page, timeout=60_000)
+        player = page.frame_locator(PLAYER)
+        what = rng.choice(["next", "back", "reset", "play", "jump", "key", "speed"])
+        if frame.evaluate("() => __player.playing"):
+            _press(page, "#play")  # pause first: every action then starts from a still player
+        if what == "play":
+            player.locator("#speed").select_option(rng.choice(["1", "2", "5", "10"]))
+            _press(page, "#play")
+            page.wait_for_timeout(rng.randint(100, 1500))
+            if frame.evaluate("() => __player.playing"):
+                _press(page, "#play")
+                p = frame.evaluate("() => __player.stats.lastPause")
+                assert p["stopped"] - p["seen"] <= 1, p
+        elif what == "jump":
+            last = frame.evaluate("() => __player.last")
+            player.locator("#jump").fill(str(rng.randint(1, last)))
+        elif what == "key":
+            player.locator("#jump").focus()
+            page.keyboard.press(rng.choice(["ArrowRight", "ArrowLeft", "Home"]))
+        elif what == "speed":
+            player.locator("#speed").select_option(rng.choice(["1", "2", "5", "10"]))
+        else:
+            button = player.locator(f"#{what}")
+            if button.is_enabled():
+                button.click()
+        _agree(frame)
+        return f"player {what}"
+
+    def settings_action() -> str:
+        what = rng.choice(["alpha", "baselines", "upload", "dataset"])
+        if what == "alpha":
+            slider = page.get_by_role("slider").first
+            slider.focus()
+            page.keyboard.press(rng.choice(["ArrowLeft", "ArrowRight"]))
+        elif what == "upload":
+            page.goto(f"{app_url}/explorer?dataset=upload&chunk_size=500")
+            _settle(page, EXPLORER)
+            name = rng.choice(list(files))
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+                str(files[name]))
+            what = f"upload {name}"
+        elif what == "baselines":
+            box = page.locator('[data-testid="stMultiSelect"]').first
+            box.click()
+            options = page.get_by_role("option")
+            if options.count():
+                options.nth(rng.randrange(options.count())).click()
+            page.keyboard.press("Escape")
+        else:
+            box = page.locator('[data-testid="stSelectbox"]').first
+            box.click()
+            options = page.get_by_role("option")
+            choices = [t for t in options.all_inner_texts()
+                       if "slow" not in t and "missing" not in t]
+            if choices:
+                options.filter(has_text=rng.choice(choices)).first.click()
+            else:
+                page.keyboard.press("Escape")
+        return what
+
+    page.goto(f"{app_url}/explorer?n_chunks=30")
+    for i in range(n_actions):
+        kind = rng.random()
+        if kind < 0.12:
+            spec = rng.choice([s for s in PAGES if s.url_path != "cifar10-cd"])
+            page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=spec.title).click()
+            action = f"page {spec.title}"
+        elif kind < 0.22:
+            link = rng.choice(_LINKS)
+            page.goto(f"{app_url}/{link}")
+            action = f"link {link}"
+        elif on_page() == "explorer" and kind < 0.75:
+            _settle(page, EXPLORER)
+            action = explorer_action()
+        elif on_page() == "explorer":
+            _settle(page, EXPLORER)
+            action = settings_action()
+        else:
+            action = "look"
+        _wait_quiet(page)
+        done.append(action)
+        try:
+            _assert_no_exception(page)
+            assert page.locator('a[href*="evil.example"], img[src*="evil.example"]').count() == 0
+        except AssertionError as err:
+            raise AssertionError(f"after action {i} ({action}); the actions: {done}") from err
+
+
+def _wait_quiet(page: Any, timeout: float = 120) -> None:
+    """Until the script has stopped running (the status widget gone) for half a second."""
+    quiet, deadline = 0, time.monotonic() + timeout
+    while quiet < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        quiet = quiet + 1 if not page.evaluate(_RUNNING) else 0
