@@ -27,7 +27,7 @@ from pudd_core.explorer import (
 )
 from pudd_core.runner import DETECTORS, RunConfig, RunResult, run_experiment
 from pudd_core.streams import Stream, StreamInfo
-from ui import cache, controls, player, progress, state
+from ui import cache, controls, messages, player, progress, state
 from ui.progress import Task
 
 REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing it",
@@ -170,10 +170,7 @@ def settings() -> Settings:
         if not ok:
             return Settings(None, upload, slots)
     elif info is not None and not info.available:
-        slots["dataset"].error(
-            f"**Dataset**: {info.title} cannot be loaded here: {info.unavailable_reason}\n\n"
-            "Provide the file as described (then reload), or pick another dataset.",
-            icon=":material/error:")
+        messages.missing_data(slots["dataset"], "Dataset", info, key="explorer")
         return Settings(None, None, slots)
     n_chunks = state.get(state.EXPLORER_N_CHUNKS)
     config = ExplorerConfig(

@@ -11,7 +11,7 @@ import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.runner import RunConfig
-from pudd_core.streams import list_streams
+from pudd_core.streams import DatasetUnavailableError, get_info, list_streams
 from ui import controls, messages, state
 
 LENGTHS = state.THRESHOLDS_LENGTHS  # 0: the stream's own length
@@ -66,9 +66,14 @@ class Slots:
 
     slots: Mapping[str, Any]
     labels: Mapping[str, str]
+    dataset: str | None = None  # the stream chosen, for a missing-data message
 
     def show(self, err: BaseException) -> None:
         """Put ``err`` under the control it concerns (the stream when it names none)."""
+        if isinstance(err, DatasetUnavailableError) and self.dataset is not None:
+            messages.missing_data(self.slots["stream"], self.labels["stream"],
+                                  get_info(self.dataset), key="thresholds")
+            return
         text = str(err)
         name = ("classifier" if text.startswith("classifier ")
                 else "n_chunks" if "n_chunks" in text else "stream")
@@ -117,7 +122,7 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
         dataset, str(state.get(state.THRESHOLDS_CLASSIFIER)),
         tuple(range(first, last + 1)), tuple(range(seed, seed + n_seeds)), n_chunks,
     )
-    return cfg, Slots(slots, labels)
+    return cfg, Slots(slots, labels, dataset)
 
 
 @dataclass(frozen=True)

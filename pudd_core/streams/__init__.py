@@ -10,15 +10,23 @@ from __future__ import annotations
 from pudd_core.streams.chunking import Stream, StreamInfo
 from pudd_core.streams.cifar10_cd import MarkovInterestResult, markov_interest_stream
 from pudd_core.streams.locate import ChecksumMismatchError, DatasetUnavailableError
-from pudd_core.streams.registry import get_info, list_streams, load_stream
+from pudd_core.streams.registry import (
+    DataSource,
+    data_source,
+    get_info,
+    list_streams,
+    load_stream,
+)
 from pudd_core.streams.user import stream_from_csv
 
 __all__ = [
     "ChecksumMismatchError",
+    "DataSource",
     "DatasetUnavailableError",
     "MarkovInterestResult",
     "Stream",
     "StreamInfo",
+    "data_source",
     "get_info",
     "list_streams",
     "load_stream",

@@ -365,7 +365,7 @@ def unavailable_message(
 
     """
     name = Path(entry.file).name
-    folder = str(data_dir) if data_dir is not None else "(PUDD_DATA_DIR is not set)"
+    folder = str(data_dir) if data_dir is not None else "not set"
     lines = [
         f"data file {entry.file!r} for {entry.key!r} was not found. "
         "Provide it in one of these ways:",

@@ -213,6 +213,49 @@ def _availability(key: str, data_dir: str | os.PathLike[str] | None) -> tuple[bo
     return False, locate.unavailable_message(entry, folder, also)
 
 
+@dataclasses.dataclass(frozen=True)
+class DataSource:
+    """Where a real stream's data file goes, and whether the library can download it.
+
+    Attributes
+    ----------
+    file
+        The file's path inside a data folder (``$PUDD_DATA_DIR``) or the cache.
+    cache_path
+        The full path in this machine's cache, where a download or a copy goes.
+    downloadable, size
+        Whether ``load_stream(name, download=True)`` can fetch it (checksum-verified), and
+        the download's size in bytes when known.
+    """
+
+    file: str
+    cache_path: str
+    downloadable: bool
+    size: int | None
+
+
+def data_source(name: str) -> DataSource | None:
+    """The data file a stream needs (``None`` for the synthetic streams).
+
+    Examples
+    --------
+    >>> src = data_source("powersupply")
+    >>> src.file, src.downloadable, src.size
+    ('powersupply/powersupply.arff.gz', True, 396873)
+    >>> data_source("sea0") is None
+    True
+    """
+    key = _key(name)
+    if key == "cifar10-cd":
+        return DataSource("cifar10/cifar-10-batches-py", str(locate.cache_dir() / "cifar10"),
+                          True, 170_498_071)
+    if key not in _FILES:
+        return None
+    entry = locate.manifest_entry(_FILES[key])
+    return DataSource(entry.file, str(locate.cache_dir() / entry.file), entry.url is not None,
+                      entry.uncompressed_bytes or entry.bytes)
+
+
 def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> StreamInfo:
     """Return the registry card of one stream, with its availability checked now.
 

@@ -95,6 +95,7 @@ def _serve(log_dir: Path) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     SERVER_LOGS[url] = log_path
+    SERVER_PIDS[url] = proc.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -160,6 +161,7 @@ def _settle(page: Any, heading: str) -> None:
 
 #: url -> the server's log, read by _assert_no_exception
 SERVER_LOGS: dict[str, Path] = {}
+SERVER_PIDS: dict[str, int] = {}
 _ERROR_DIALOG = '[role="dialog"]:has-text("error"), [role="alertdialog"]'
 
 
@@ -731,8 +733,7 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
     """Not a pass/fail check on time: the numbers go to benchmarks/results/app_capacity.md."""
     n = int(os.environ.get("PUDD_CLASS_SIZE", "30"))
     with _serve(tmp_path) as url:
-        pid = int(subprocess.run(["pgrep", "-f", f"--server.port {url.rsplit(':', 1)[1]}"],
-                                 capture_output=True, text=True).stdout.split()[0])
+        pid = SERVER_PIDS[url]
         contexts, frames, loads = [], [], []
         for i in range(n):  # students open the teacher's link, one after another
             context = browser.new_context(viewport={"width": 1280, "height": 800})

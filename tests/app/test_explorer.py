@@ -172,11 +172,33 @@ def no_real_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_missing_dataset_is_an_inline_error_and_the_settings_stay(no_real_data: None) -> None:
     at = _open({"dataset": "elec2", "alpha": "5"})
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and errors[0].startswith("**Dataset**: Elec2 (NSW electricity) "
-                                                     "cannot be loaded here")
-    assert "PUDD_DATA_DIR" in errors[0]
+    assert errors == ["**Dataset**: the data of Elec2 (NSW electricity) "
+                      "(`elec2/electricity.csv.gz`) is not on this server yet."]
+    assert at.button(key="explorer_download").label.startswith("Download Elec2")
+    assert any("/elec2/electricity.csv.gz" in c.value for c in at.main.caption)
+    assert "load_stream(..., download=True)" in at.expander[0].markdown[0].value  # for Python
     assert not at.get("component_instance")
     assert at.select_slider(key="w_explorer_alpha_exp").value == 5
+
+
+def test_a_download_without_internet_says_where_to_put_the_file(
+    no_real_data: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import urllib.error
+
+    import pudd_core.streams
+
+    def offline(*args: Any, **kwargs: Any) -> None:
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(pudd_core.streams, "load_stream", offline)
+    at = _open({"dataset": "powersupply"})
+    at.button(key="explorer_download").click().run(timeout=TIMEOUT)
+    assert not at.exception
+    message = at.error[-1].value
+    assert message.startswith("The download did not work: <urlopen error [Errno -3]")
+    assert "copy the file to `" in message and "powersupply.arff.gz" in message
+    assert at.selectbox(key="w_explorer_dataset").value == "powersupply"  # nothing lost
 
 
 def test_images_offer_only_the_cnns_and_say_why(no_real_data: None) -> None:
@@ -185,7 +207,7 @@ def test_images_offer_only_the_cnns_and_say_why(no_real_data: None) -> None:
         "Small CNN for CIFAR-10-CD", "ResNet-18 without BatchNorm"]
     assert at.selectbox(key="w_explorer_classifier").value == "small-cnn"
     assert "`gnb` cannot learn CIFAR-10-CD" in at.warning[0].value
-    assert any("cannot be loaded here" in e.value for e in at.error)
+    assert any("is not on this server yet" in e.value for e in at.error)
 
 
 def test_the_smallest_run_has_one_tested_chunk_and_one_chunk_is_refused() -> None:

@@ -89,8 +89,10 @@ def test_a_missing_data_file_is_an_inline_error_with_the_ways_to_provide_it(
     monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))
     at = _page({**SMALL, "dataset": "elec2"})
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and errors[0].startswith("**Stream**: stream 'elec2'")
-    assert "1. pass an explicit path" in errors[0] and "2. set PUDD_DATA_DIR" in errors[0]
+    assert errors == ["**Stream**: the data of Elec2 (NSW electricity) "
+                      "(`elec2/electricity.csv.gz`) is not on this server yet."]
+    assert at.button(key="thresholds_download").label.startswith("Download Elec2")
+    assert "2. set PUDD_DATA_DIR" in at.expander[0].markdown[0].value
     assert "thresholds_false_alarms" in figures(at)  # the study is a synthetic stream
 
 
