@@ -33,8 +33,10 @@ def show_error(where: Any, label: str, err: BaseException, hint: str = "") -> No
 
 
 def missing_data(where: Any, label: str, info: Any, *, key: str) -> None:
-    """A stream whose data file is not on the server: say so, offer the download, say where
-    a copy goes, and keep the library's own instructions one click away.
+    """A stream whose data file is not on the server: what to download, or where to copy it.
+
+    Offers the library's checksum-verified download, says where a copy goes, and keeps the
+    library's own instructions for Python users one click away.
 
     ``where`` is an ``st.empty`` slot (or a container); ``info`` a ``StreamInfo``. A finished
     download clears the registry's cached availability and reruns the page.
