@@ -183,16 +183,23 @@ def csv_columns(data: bytes) -> tuple[str, ...]:
     Traceback (most recent call last):
     ...
     ValueError: the file is empty: a CSV needs a header row and at least one data row
+    >>> csv_columns(b"a,b,c\n")
+    Traceback (most recent call last):
+    ...
+    ValueError: the file has a header row but no data rows: a stream needs rows below the ...
     """
     import pandas as pd
 
     if not data.strip():
         raise ValueError("the file is empty: a CSV needs a header row and at least one data row")
     try:
-        frame = pd.read_csv(io.BytesIO(data), nrows=0)
+        frame = pd.read_csv(io.BytesIO(data), nrows=1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"the file could not be read as CSV: {exc}") from exc
     columns = tuple(str(c) for c in frame.columns)
+    if len(frame) == 0 and len(columns) >= 2:
+        raise ValueError("the file has a header row but no data rows: a stream needs rows "
+                         "below the header, one instance each")
     if len(columns) < 2:
         raise ValueError(f"the file has {len(columns)} column; a stream needs at least one "
                          "feature column and a label column, separated by commas")

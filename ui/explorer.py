@@ -221,7 +221,11 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
         return None, False
     if state.get(state.EXPLORER_LABEL) not in columns:
         _set(state.EXPLORER_LABEL, columns[-1])
-    cols[1].selectbox("Label column", columns, **_bound(state.EXPLORER_LABEL))
+    cols[1].selectbox("Label column", columns, **_bound(state.EXPLORER_LABEL),
+                      help="The column that holds each row's class; the others are features.")
+    if state.get(state.EXPLORER_LABEL) == columns[-1]:
+        cols[1].caption("The last column is the label unless you pick another: make sure it "
+                        "holds the classes.")
     return Upload(data, str(state.get(state.EXPLORER_LABEL))), True
 
 

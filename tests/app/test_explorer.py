@@ -286,3 +286,21 @@ def test_an_upload_is_still_there_after_visiting_another_page(
     assert not at.exception and not at.error
     assert _chunk(at) == "1 / 7"
     assert any("uploaded earlier in this session" in c.value for c in at.main.caption)
+
+
+def test_a_header_only_upload_names_the_file_not_the_chunk_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: b"a,b,c\n")
+    at = _open({"dataset": "upload"})
+    assert [e.value for e in at.error][0].startswith(
+        "**CSV file**: the file has a header row but no data rows")
+
+
+def test_the_label_column_guess_is_said_next_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = "".join(f"{i % 7},{(i * 3) % 5},{int(i % 7 + (i * 3) % 5 > 5)}\n" for i in range(400))
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: f"x,z,y\n{rows}".encode())
+    at = _open({"dataset": "upload", "chunk_size": "50"})
+    assert any("The last column is the label" in c.value for c in at.main.caption)
+    at.selectbox(key="w_explorer_label").set_value("x").run(timeout=TIMEOUT)
+    assert not any("The last column is the label" in c.value for c in at.main.caption)
