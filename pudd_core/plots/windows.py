@@ -83,11 +83,14 @@ def pu_histogram_figure(
     names: tuple[str, str] = ("Window 1", "Window 2"),
     bins: int = 50,
     title: str | None = None,
+    zoom_errors: bool = False,
 ) -> go.Figure:
     """Overlaid PU-index histograms of two windows, correct and misclassified apart.
 
     Bars are the share of each window (%) so windows of different sizes compare;
     misclassified predictions are hatched. ``edges`` (PUDD's bucket edges) are dotted lines.
+    ``zoom_errors`` shows u ≥ 0.5 only, with the y axis fitted to the misclassified bars
+    (a few percent of a window, invisible beside the correct ones).
 
     Examples
     --------
@@ -98,6 +101,10 @@ def pu_histogram_figure(
      'Window 2: misclassified', 'PUDD bucket edges']
     >>> fig.layout.xaxis.title.text
     'PU-index u = 1 − p(true class)'
+    >>> zoom = pu_histogram_figure([0.05, 0.7], [True, False], [0.15, 0.85], [True, False],
+    ...                            zoom_errors=True)
+    >>> zoom.layout.xaxis.range, zoom.layout.yaxis.range
+    ((0.5, 1), (0, 57.49...))
     """
     fig = new_figure(title=title, x_title=_PU_TITLE, y_title="Share of window (%)")
     grid, centres = _bins(bins)
@@ -115,6 +122,11 @@ def pu_histogram_figure(
         fig.add_trace(_edges_proxy())
     fig.update_layout(barmode="overlay", bargap=0)
     fig.update_xaxes(range=[0, 1])
+    if zoom_errors:
+        wrong = [t for t in fig.data if str(t.name).endswith("misclassified")]
+        top = max((float(np.max(t.y, initial=0.0)) for t in wrong), default=0.0)
+        fig.update_xaxes(range=[0.5, 1])
+        fig.update_yaxes(range=[0, max(top * 1.15, 0.1)])
     return fig
 
 

@@ -199,8 +199,11 @@ def test_fig1_shows_equal_accuracies_of_0958() -> None:
     assert m["Accuracy, test set 1"] == m["Accuracy, test set 2"] == "0.958"
     assert m["Errors (set 1 / set 2)"] == "42 / 42"
     charts = figures(at)
-    assert set(charts) == {"fig1_scatter", "fig1_histogram", "fig1_notebook_histogram",
-                           "fig1_pvalue_curve"}
+    assert set(charts) == {"fig1_scatter", "fig1_histogram", "fig1_histogram_errors",
+                           "fig1_notebook_histogram", "fig1_pvalue_curve"}
+    zoom = charts["fig1_histogram_errors"]["layout"]
+    assert zoom["xaxis"]["range"] == [0.5, 1] and zoom["yaxis"]["range"][1] < 5  # errors fill it
+    assert any("does not show PUDD detecting *earlier*" in m.value for m in at.markdown)
     scatter = _trace_names(charts["fig1_scatter"])
     assert scatter.count("GNB boundary p(y=1) = 0.5") == 2
     assert "old concept x0 + x1 = 9" in scatter and "new concept x0 + x1 = 8.2" in scatter
