@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -358,25 +359,34 @@ def explorer_view(pudd: RunResult, baselines: Sequence[RunResult], cursor: int) 
 def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.DataFrame:
     """PUDD's per-chunk log, plus each baseline's alarms and error rate, for a CSV download.
 
-    Columns: PUDD's :meth:`~pudd_core.runner.RunResult.to_frame` (without the timings),
-    ``true_drift`` when the drifts are known, then ``alarm_<baseline>`` and
-    ``error_rate_<baseline>`` per baseline (its own model's error).
+    Columns: PUDD's :meth:`~pudd_core.runner.RunResult.to_frame` (without the timings and
+    the per-instance detections, which only the baselines have), ``tested`` (whether a
+    χ² test ran; ``p_value`` is empty where none did), ``true_drift`` when the drifts are
+    known, then ``alarm_<baseline>``, ``error_rate_<baseline>`` (its own model's error) and
+    ``detections_<baseline>`` (positions within the chunk where it fired, as JSON).
 
     Examples
     --------
     >>> from pudd_core.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=12).run_configs()]
     >>> frame = run_log_frame(runs[0], runs[1:])
-    >>> len(frame), list(frame.columns[-4:])
-    (11, ['alarm_adwin', 'error_rate_adwin', 'alarm_ddm', 'error_rate_ddm'])
+    >>> len(frame), list(frame.columns[-3:])
+    (11, ['alarm_ddm', 'error_rate_ddm', 'detections_ddm'])
+    >>> bool(frame.loc[0, "tested"]), float(frame.loc[0, "p_value"])  # chunk 1: no history yet
+    (False, nan)
     """
-    frame = pudd.to_frame().drop(columns=["predict_ms", "detect_ms", "train_ms"])
+    # PUDD tests chunks, it has no positions within them: detections are the baselines'
+    frame = pudd.to_frame().drop(columns=["predict_ms", "detect_ms", "train_ms", "detections"])
+    tested = [bool(c.cut_p_values) for c in pudd.chunks]
+    frame.insert(frame.columns.get_loc("p_value"), "tested", tested)
+    frame.loc[~frame["tested"], "p_value"] = math.nan  # no test is not p = 1 (the UI: "no test")
     if pudd.drift_chunks is not None:
         frame["true_drift"] = frame["chunk_index"].isin(pudd.drift_chunks)
     for run in baselines:
         name = run.config.detector
         frame[f"alarm_{name}"] = [c.alarm for c in run.chunks]
         frame[f"error_rate_{name}"] = [c.error_rate for c in run.chunks]
+        frame[f"detections_{name}"] = [json.dumps(list(c.detections)) for c in run.chunks]
     return frame
 
 

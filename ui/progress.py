@@ -79,6 +79,18 @@ def _stop(key: str, selection: str) -> None:
     st.session_state[key] = _STOP + selection
 
 
+def count(n: int, what: str) -> str:
+    """``n`` and the plural noun ``what``, singular for one.
+
+    >>> count(1, "runs"), count(3, "runs"), count(1, "alarms so far")
+    ('1 run', '3 runs', '1 alarm so far')
+    """
+    if n != 1:
+        return f"{n} {what}"
+    first, _, rest = what.partition(" ")
+    return f"1 {first[:-1] if first.endswith('s') else first}{' ' + rest if rest else ''}"
+
+
 def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
               auto: bool = True, auto_seconds: float | None = None,
               on_result: Callable[[Sequence[Any]], None] | None = None) -> Outcome:
@@ -111,7 +123,7 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
     buttons.button(f"Stop the {what}", key=f"{key}_stop", on_click=_stop,
                    args=(key, selection), icon=":material/stop_circle:",
                    help="Finished work is kept; the running one is dropped.")
-    bar = slot.progress(0.0, text=f"Starting {len(missing)} {what} (about {duration(seconds)}) …")
+    bar = slot.progress(0.0, text=f"Starting {count(len(missing), what)} (about {duration(seconds)}) …")
     start, before, n = time.monotonic(), 0.0, 0
     shown = [0.0]  # when the bar last moved
     try:
@@ -165,9 +177,10 @@ def _offer(slot: Any, key: str, tasks: Sequence[Task], missing: Sequence[int], s
     """The Run button and what pressing it would cost."""
     done = len(tasks) - len(missing)
     left, right = slot.columns([1, 3], vertical_alignment="center")
-    left.button(f"Run the {len(missing)} missing {what}" if done else f"Run {len(missing)} {what}",
+    noun = count(len(missing), what).split(" ", 1)[1]
+    left.button(f"Run the {len(missing)} missing {noun}" if done else f"Run {len(missing)} {noun}",
                 key=f"{key}_run", type="primary", on_click=_start, args=(key,),
                 icon=":material/play_arrow:")
     note = f"Stopped: {done} of {len(tasks)} {what} finished and kept. " if stopped else ""
-    right.caption(f"{note}{len(missing)} {what} to compute, about {duration(seconds)} on "
+    right.caption(f"{note}{count(len(missing), what)} to compute, about {duration(seconds)} on "
                   "2 CPU cores (estimated from BENCHMARKS.md).")

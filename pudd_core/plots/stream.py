@@ -174,7 +174,7 @@ def detector_error_figure(
         yaxis2={"domain": [0.0, lanes / plot], "type": "category", "categoryorder": "array",
                 "categoryarray": names[::-1], "range": [-0.6, len(names) - 0.4],
                 "showgrid": False, "automargin": True, "tickmode": "array",
-                "tickvals": names[::-1]},
+                "tickvals": names[::-1], "title": {"text": "Alarms"}},
     )
 
 

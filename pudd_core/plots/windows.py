@@ -62,7 +62,9 @@ def _share_bars(centres: NDArray[np.float64], name: str, colour: str,
     """A window's correct and (hatched) misclassified PU counts as shares of the window (%)."""
     return [go.Bar(x=centres, y=100.0 * np.asarray(c, dtype=np.float64) / total,
                    width=1.0 / len(centres), name=f"{name}: {label}",
-                   marker={"color": colour, "pattern": {"shape": pattern}}, opacity=0.55,
+                   marker={"color": colour, "pattern": {"shape": pattern},
+                           "line": {"width": 0}},  # no outline: no white notches between bars
+                   opacity=0.55,
                    hovertemplate=hovertemplate, **extra)
             for label, c, pattern in zip(("correct", "misclassified"), counts, ("", "/"),
                                          strict=True)]
@@ -181,7 +183,8 @@ def window_histogram_figure(record: WindowRecord, *, title: str | None = None) -
         yaxis={"title": {"text": "Share of window (%)"}},
         xaxis2={"domain": [0.72, 1.0], "anchor": "y2", "type": "category",
                 "title": {"text": "Tested: bucket centres u, errors"}},
-        yaxis2={"anchor": "x2", "rangemode": "tozero"},
+        yaxis2={"anchor": "x2", "rangemode": "tozero",
+                "title": {"text": "Share tested (%)", "standoff": 4}},
     )
 
 
