@@ -123,7 +123,8 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
     buttons.button(f"Stop the {what}", key=f"{key}_stop", on_click=_stop,
                    args=(key, selection), icon=":material/stop_circle:",
                    help="Finished work is kept; the running one is dropped.")
-    bar = slot.progress(0.0, text=f"Starting {count(len(missing), what)} (about {duration(seconds)}) …")
+    bar = slot.progress(0.0, text=f"Starting {count(len(missing), what)} "
+                                  f"(about {duration(seconds)}) …")
     start, before, n = time.monotonic(), 0.0, 0
     shown = [0.0]  # when the bar last moved
     try:

@@ -729,6 +729,7 @@ def _rss_mb(pid: int) -> float:
 
 
 @pytest.mark.slow  # a few minutes: 30 browser sessions
+@pytest.mark.timeout(2400)
 def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
     """Not a pass/fail check on time: the numbers go to benchmarks/results/app_capacity.md."""
     n = int(os.environ.get("PUDD_CLASS_SIZE", "30"))
@@ -743,6 +744,7 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
             page.goto(f"{url}/explorer?seed={i % 3}")  # three runs shared by the class
             frames.append(_player(page, 99, timeout=240_000))
             loads.append(time.monotonic() - t)
+            print(f"student {i + 1}: {loads[-1]:.1f} s", flush=True)
             _assert_no_exception(page)
             contexts.append((context, page))
         rss_idle = _rss_mb(pid)
