@@ -16,6 +16,7 @@ test:
 
 test-slow:
 	bash scripts/setup_env.sh dev
+	bash scripts/install_browser.sh
 	.venv/bin/pytest -m slow
 
 lint:
