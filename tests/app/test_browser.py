@@ -380,6 +380,26 @@ def test_explorer_plays_to_the_end_and_keeps_its_place_across_pages(
     _assert_no_exception(page)
 
 
+def test_two_sessions_on_the_same_link_keep_their_own_place(browser: Any, app_url: str) -> None:
+    pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(2)]
+    frames = []
+    for p in pages:
+        p.goto(f"{app_url}/explorer?n_chunks=40&chunk=3")
+        _settle(p, EXPLORER)
+        frames.append(_player(p, 39))
+    pages[0].frame_locator(PLAYER).locator("#jump").fill("30")
+    for _ in range(2):
+        pages[1].frame_locator(PLAYER).locator("#next").click()
+    assert (_agree(frames[0])["cursor"], _agree(frames[1])["cursor"]) == (30, 5)
+    for p in pages:
+        p.reload()
+        _settle(p, EXPLORER)
+    assert [_agree(_player(p, 39))["cursor"] for p in pages] == [30, 5]  # each its own link
+    for p in pages:
+        _assert_no_exception(p)
+        p.context.close()
+
+
 def test_explorer_screenshot_at_an_alarm(page: Any, app_url: str) -> None:
     page.goto(f"{app_url}/explorer?chunk=39")
     _settle(page, EXPLORER)
