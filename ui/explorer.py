@@ -120,14 +120,14 @@ def settings() -> Settings:
     """Draw the settings; return the exploration to run, or ``None`` with errors shown."""
     infos = _infos()
     names = (*infos, state.EXPLORER_UPLOAD)
-    top = st.columns([1.4, 1.4, 1.5, 0.8, 0.8])
+    # two rows, so every label and value fits beside the sidebar on a 1024-pixel projector
+    top = st.columns([1.6, 1.6, 1.2])
     top[0].selectbox("Dataset", names, format_func=_dataset_label(infos),
                      key=state.widget_key(state.EXPLORER_DATASET), on_change=_dataset_changed,
                      help="The registry's streams, or a CSV file of your own.")
     # messages go in full-width slots under the row, each naming its control
     under = st.container()
-    slots: dict[str, Any] = {f: under.empty() for f in ("dataset", "classifier", "chunk_size",
-                                                        "n_chunks")}
+    slots: dict[str, Any] = {f: under.empty() for f in ("dataset", "classifier")}
     dataset = str(state.get(state.EXPLORER_DATASET))
     info = infos.get(dataset)
     allowed = compatible_classifiers(info) if info else _tabular()
@@ -148,18 +148,19 @@ def settings() -> Settings:
             "run on a CPU; the CIFAR-10-CD page explains the stream.")
     top[2].radio("Training regime", list(REGIMES), format_func=lambda r: REGIMES[r].split(":")[0],
                  **_bound(state.EXPLORER_REGIME), help="\n\n".join(REGIMES.values()))
-    top[3].number_input("Chunk size", min_value=10, max_value=100_000, step=100,
+    mid = st.columns([0.8, 0.8, 1.4, 2.2])
+    mid[0].number_input("Chunk size", min_value=10, max_value=100_000, step=100,
                         **_bound(state.EXPLORER_CHUNK_SIZE))
     default_n = info.n_chunks if info else None
-    top[4].number_input("Chunks", min_value=2, max_value=10_000, step=10,
+    mid[1].number_input("Chunks", min_value=2, max_value=10_000, step=10,
                         placeholder=f"all ({default_n})" if default_n else "all",
                         **_bound(state.EXPLORER_N_CHUNKS),
                         help="How many chunks to run; empty for the whole stream.")
-
-    mid = st.columns([1.2, 2.0])
-    with mid[0]:
+    with mid[2]:
         controls.alpha_selector(state.EXPLORER_ALPHA_EXP, label="PUDD's threshold α")
-    mid[1].multiselect("Baseline detectors beside PUDD", list(BASELINES),
+    below = st.container()  # under the second row
+    slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
+    mid[3].multiselect("Baseline detectors beside PUDD", list(BASELINES),
                        format_func=lambda b: DETECTORS[b], **_bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")
