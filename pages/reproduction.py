@@ -45,7 +45,7 @@ if committed is None:
             icon=":material/inventory_2:")
 else:
     head = acceptance_headline(committed)
-    cols = st.columns(4)
+    cols = [*st.columns(2), *st.columns(2)]  # 2 x 2: labels and values fit at 1024 px
     cols[0].metric("Acceptance cells within ±1.5", f"{head.within} of {head.total}",
                    help="PUDD-1/3/5 of GNB-I and GNB-O on sea0, sea10, sea20, sine, mixed, "
                         "elec2 and powersupply, within ±1.5 accuracy points of the paper.")
@@ -84,7 +84,7 @@ else:
                    "other settings need the command line's report.", icon=":material/error:")
     else:
         counts = summarise(report)
-        metric = st.columns(4)
+        metric = [*st.columns(2), *st.columns(2)]
         metric[0].metric("Cells run", f"{counts.run} of {counts.cells}")
         metric[1].metric("Within ±1.5 points", f"{counts.within} of {counts.run}")
         metric[2].metric("Acceptance cells outside ±1.5", f"{counts.acceptance_outside}",
