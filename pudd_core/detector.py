@@ -416,8 +416,12 @@ class ChunkPUDD:
         _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
         _validation.check_positive_int("sample_size", sample_size)
         _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        _validation.check_bool("yates", yates)
+        _validation.check_bool("cache_buckets", cache_buckets)
+        _validation.check_seed("seed", seed)
         if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
-            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+            raise _validation.ParameterError(
+                "min_accuracy", f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
         self.alpha = alpha
         self.cut_points = cut_points
         self.skip_rule = skip_rule

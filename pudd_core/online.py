@@ -143,10 +143,13 @@ class PUDD(DriftDetector):
         _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
         _validation.check_positive_int("sample_size", sample_size)
         _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        _validation.check_bool("yates", yates)
+        _validation.check_seed("seed", seed)
         if min_recent_size is not None:
             _validation.check_positive_int("min_recent_size", min_recent_size)
         if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
-            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+            raise _validation.ParameterError(
+                "min_accuracy", f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
         self.alpha = alpha
         self.cut_every = cut_every
         self.clock = clock
@@ -258,9 +261,7 @@ class PUDD(DriftDetector):
         >>> det.n_seen, det.drift_detected, det.last_scan.n_chunks
         (20, False, 2)
         """
-        u = float(x)
-        if not 0.0 <= u <= 1.0:  # also rejects NaN
-            raise ValueError(f"x must be a PU-index in [0, 1], got {x!r}")
+        u = _validation.as_pu_value("x", x)
         ok = u < 0.5 if correct is None else _validation.as_flag("correct", correct)
         if self._drift_detected:
             self._reset()  # river's semantics: the history goes at the update after an alarm
