@@ -200,10 +200,50 @@ def contingency_table(
     return np.vstack(rows).astype(np.int64)
 
 
-def table_test(observed: NDArray[np.int64], *, clamp_min: int, yates: bool) -> Chi2Result:
-    """Clamp then test a PU table (the authors' order of operations, spec sections 1.7-1.8)."""
+def merge_sparse_columns(obs: NDArray[np.float64], min_expected: float) -> NDArray[np.float64]:
+    """Merge neighbouring columns until every expected count is at least ``min_expected``.
+
+    Cochran's rule for Pearson's test: the column with the smallest total (so the smallest
+    expected counts) joins its neighbour with the smaller total, until every expected count
+    reaches ``min_expected`` or one column is left. Columns are in PU order (the
+    misclassified column last), so only neighbouring PU ranges merge.
+
+    Examples
+    --------
+    >>> merge_sparse_columns(np.array([[900.0, 90, 0], [95, 4, 1]]), 5).tolist()
+    [[900.0, 90.0], [95.0, 5.0]]
+    """
+    obs = obs[:, obs.sum(axis=0) > 0]
+    rows = obs.sum(axis=1)
+    total = rows.sum()
+    while obs.shape[1] > 1:
+        cols = obs.sum(axis=0)
+        j = int(np.argmin(cols))
+        if rows.min() * cols[j] / total >= min_expected:
+            break
+        if j == 0:
+            k = 1
+        elif j == obs.shape[1] - 1:
+            k = j - 1
+        else:
+            k = j - 1 if cols[j - 1] <= cols[j + 1] else j + 1
+        obs = obs.copy()
+        obs[:, k] += obs[:, j]
+        obs = np.delete(obs, j, axis=1)
+    return obs
+
+
+def table_test(
+    observed: NDArray[np.int64], *, clamp_min: int, yates: bool, min_expected: float = 0.0
+) -> Chi2Result:
+    """Clamp then test a PU table (the authors' order of operations, spec sections 1.7-1.8).
+
+    ``min_expected > 0`` merges sparse columns first (:func:`merge_sparse_columns`).
+    """
     table = clamp_table(observed, clamp_min)
     obs = table.astype(np.float64)[:, table.sum(axis=0) > 0]
+    if min_expected > 0:
+        obs = merge_sparse_columns(obs, min_expected)
     return _pearson(obs, obs.sum(axis=1), yates)
 
 
@@ -310,6 +350,7 @@ def evaluate_table(
     clamp_min: int,
     yates: bool,
     errors_column: bool = True,
+    min_expected: float = 0.0,
 ) -> PUTestResult:
     """Apply the shortcut of spec section 1.5, or clamp and test (kernel: no validation)."""
     table = clamp_table(observed, clamp_min)
@@ -320,7 +361,8 @@ def evaluate_table(
             0.0, float("nan"), 0, table, observed, nan, buckets,
             shortcut="no correct prediction in the recent window",
         )
-    res = table_test(observed, clamp_min=clamp_min, yates=yates)
+    res = table_test(observed, clamp_min=clamp_min, yates=yates, min_expected=min_expected)
     expected = np.full(table.shape, np.nan)
-    expected[:, table.sum(axis=0) > 0] = res.expected
+    if res.expected.shape[1] == int((table.sum(axis=0) > 0).sum()):  # no columns merged
+        expected[:, table.sum(axis=0) > 0] = res.expected
     return PUTestResult(res.p_value, res.statistic, res.dof, table, observed, expected, buckets)
