@@ -20,6 +20,7 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.evaluation import DetectionSummary, match_alarms, mean_accuracy
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
+from pudd_core.streams.registry import check_data
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -258,6 +259,8 @@ class RunConfig:
         info = get_info(self.dataset, data_dir=data_dir) if stream is None else stream.info
         if not info.available:
             raise DatasetUnavailableError(f"stream {self.dataset!r}: {info.unavailable_reason}")
+        if stream is None:
+            check_data(self.dataset, data_dir=data_dir)  # a damaged file fails before any run
         images = len(info.feature_shape) == 3
         if images != (self.classifier in _IMAGE_CLASSIFIERS):
             wanted = "small-cnn or resnet18" if images else "gnb, vfdt, dnn or dnn-ensemble"

@@ -260,3 +260,24 @@ def test_sigkill_mid_grid_then_resume_equals_an_uninterrupted_grid(tmp_path):
     a = resumed[cols].sort_values("key").reset_index(drop=True)
     b = whole[cols].sort_values("key").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.datasets
+def test_a_damaged_data_file_fails_before_any_run_with_one_line(tmp_path):
+    import gzip
+
+    source = Path(os.environ["PUDD_DATA_DIR"]) / "elec2" / "electricity.csv.gz"
+    raw = gzip.decompress(source.read_bytes())
+    (tmp_path / "elec2").mkdir()
+    (tmp_path / "elec2" / "electricity.csv.gz").write_bytes(
+        gzip.compress(raw[: len(raw) // 2] + b"garbage,,,\n" + raw[len(raw) // 2:]))
+    res = subprocess.run(
+        [sys.executable, "-m", "pudd_core", "run", "--dataset", "elec2", "--n-chunks", "5",
+         "--data-dir", str(tmp_path), "--store", str(tmp_path / "store")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PUDD_CACHE_DIR": str(tmp_path / "cache")})
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and "Traceback" not in res.stderr
+    assert "does not match the manifest entry 'elec2'" in lines[0]
+    assert "Replace the file" in lines[0]
+    assert not list((tmp_path / "store").glob("part-*"))  # nothing ran
