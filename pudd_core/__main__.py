@@ -85,6 +85,24 @@ def _check_log_path(path: str) -> None:
         os.unlink(target)
 
 
+def _check_out_folder(path: str) -> None:
+    """Fail before any work unless files can be written in the folder ``path`` (--out)."""
+    import os
+    import tempfile
+
+    from pudd_core._validation import ParameterError
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ParameterError("out", f"--out {path} is a file; name a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ParameterError("out", f"--out {path} cannot be written ({exc.strerror}); choose "
+                                    "another folder") from None
+
+
 def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> Any:
     """Run ``configs`` here, one after the other, and write their per-chunk logs to ``path``.
 
@@ -216,6 +234,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
                                    detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
                                    reproduce_frozen_head=args.reproduce_frozen_head)
+    _check_out_folder(args.out)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
