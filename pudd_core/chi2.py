@@ -176,6 +176,22 @@ class PUTestResult:
     buckets: Buckets = field(repr=False, compare=False)
     shortcut: str | None = None
 
+    @property
+    def floored_cells(self) -> int:
+        """How many observed cells the count floor (``clamp_min``) raised before the test.
+
+        Non-zero means the floor, not the data alone, shaped this p-value: with an empty
+        misclassified column in both windows it invents 5 errors in each (see
+        ``results/false_alarms.md``).
+
+        Examples
+        --------
+        >>> u = np.linspace(0.0, 0.4, 100)
+        >>> pu_chi2_test(u, None, u, None).floored_cells  # no errors in either window
+        2
+        """
+        return int(np.count_nonzero(self.table != self.observed))
+
 
 def contingency_table(
     buckets: Buckets,

@@ -49,6 +49,8 @@ LIBRARY: dict[str, tuple[Callable[[], Any], str, str]] = {
     "n_buckets 0": (lambda: ChunkPUDD(n_buckets=0), "n_buckets", ">= 1"),
     "sample_size '100'": (lambda: ChunkPUDD(sample_size="100"), "sample_size", "integer"),
     "clamp_min -1": (lambda: ChunkPUDD(clamp_min=-1), "clamp_min", ">= 0"),
+    "min_expected -1": (lambda: ChunkPUDD(min_expected=-1), "min_expected", ">= 0"),
+    "min_expected '5'": (lambda: ChunkPUDD(min_expected="5"), "min_expected", "real number"),
     "min_bucket_size -2": (lambda: ChunkPUDD(min_bucket_size=-2), "min_bucket_size", ">= 0"),
     "min_accuracy 2": (lambda: ChunkPUDD(min_accuracy=2.0), "min_accuracy", "[0, 1]"),
     "min_accuracy 'x'": (lambda: ChunkPUDD(min_accuracy="x"), "min_accuracy", "real number"),
