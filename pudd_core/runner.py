@@ -303,6 +303,8 @@ class ChunkLog:
     detect_ms: float
     train_ms: float
     window: WindowRecord | None = field(default=None, repr=False)
+    #: Cells of the winning test's table the count floor raised (0: the data alone decided).
+    floored_cells: int = 0
 
     @property
     def error_rate(self) -> float:
@@ -480,6 +482,7 @@ def run_experiment(
         p_value, cut = float("nan"), None
         cut_pvals: tuple[tuple[int, float], ...] = ()
         window: WindowRecord | None = None
+        floored = 0
         hits: tuple[int, ...] = ()
         if isinstance(detector, ChunkPUDD):
             detector.update(u, ok)
@@ -487,6 +490,8 @@ def run_experiment(
             p_value, cut = detector.p_value, detector.cut_point
             scan = detector.last_scan
             cut_pvals = tuple((c.cut, c.p_value) for c in scan.cuts) if scan else ()
+            win = scan.winner if scan is not None else None
+            floored = win.test.floored_cells if win is not None and win.test is not None else 0
             if config.record_windows:
                 window = _window_record(detector)
             retrain = (cut or 1) if config.adaptation == "window" else 1
@@ -508,7 +513,7 @@ def run_experiment(
         logs.append(ChunkLog(
             t, float(ok.mean()), float(u.mean()), float(np.median(u)), float(p_value),
             cut_pvals, alarm, cut, adapted, tuple(hits),
-            (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, window,
+            (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, window, floored,
         ))
         if progress is not None:
             progress(t, stream.n_chunks - 1)
