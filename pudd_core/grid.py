@@ -510,9 +510,10 @@ def run_grid(
     for cfg in cfgs:
         cfg.validate(data_dir)
     st = store if isinstance(store, ResultStore) else ResultStore(store)
-    st.check_writable()  # a bad destination fails now, not after the runs
     done = st.keys(status="ok")
     todo = [c for c in cfgs if c.key() not in done]
+    if todo:
+        st.check_writable()  # a bad destination fails now, not after the runs
     bar = None
     if progress is True and todo:
         from tqdm.auto import tqdm

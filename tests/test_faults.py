@@ -70,6 +70,19 @@ def test_unwritable_store_fails_before_any_run_even_for_root(monkeypatch):
     assert info.value.param == "store" and ran == []
 
 
+def test_a_complete_store_is_read_without_writing(tmp_path, monkeypatch):
+    store = tmp_path / "store"
+    first = _grid(store)
+
+    def refuse(self):
+        raise AssertionError("a store holding every run needs no write check")
+
+    monkeypatch.setattr(ResultStore, "check_writable", refuse)
+    ran = _counting(monkeypatch)
+    pd.testing.assert_frame_equal(_grid(store), first)
+    assert ran == []
+
+
 def test_store_that_is_a_file_fails_before_any_run(tmp_path, monkeypatch):
     ran = _counting(monkeypatch)
     (tmp_path / "f").write_text("x")
