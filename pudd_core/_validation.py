@@ -170,7 +170,9 @@ def as_mask(name: str, values: ArrayLike, length: int, length_name: str) -> NDAr
             "pass one correctness flag per PU-index value",
         )
     if arr.dtype != np.bool_:
-        _check_numeric_dtype(name, arr, "booleans (or 0/1)")
+        if arr.dtype.kind not in "biuf":
+            raise ParameterError(name, f"{name} must be boolean (or 0/1), got values like "
+                                       f"{arr[:3]!r}")
         if arr.size and not np.isin(arr, (0, 1)).all():
             raise ParameterError(name, f"{name} must be boolean (or 0/1), got values like "
                                        f"{arr[:3]!r}")

@@ -83,7 +83,7 @@ LIBRARY: dict[str, tuple[Callable[[], Any], str, str]] = {
     "update u > 1": (lambda: ChunkPUDD().update(U + 0.5, U < 0.5), "u", "[0, 1]"),
     "update u with inf": (lambda: ChunkPUDD().update([0.1, np.inf], [1, 1]), "u", "infinity"),
     "update correct as text": (lambda: ChunkPUDD().update(U, ["yes"] * 10), "correct",
-                               "booleans"),
+                               "boolean (or 0/1)"),
     "update correct too short": (lambda: ChunkPUDD().update(U, [True]), "correct", "10"),
     "update correct 2": (lambda: ChunkPUDD().update(U, np.full(10, 2)), "correct", "0/1"),
     "pu_index complex proba": (lambda: pu_index(np.array([[0.5 + 1j, 0.5]]), [0]), "proba",
