@@ -335,18 +335,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: ParameterError.param -> the option that sets it, named after the message.
+_FLAGS = {
+    "n_chunks": "--n-chunks", "chunk_size": "--chunk-size", "seeds": "--seeds",
+    "alpha": "--alpha", "dataset": "--dataset", "classifier": "--classifier",
+    "detector": "--detector", "detector_options": "--detector-option",
+    "classifier_options": "--classifier-option", "store": "--store",
+}
+
+
+_COMMAND_FLAGS = {
+    "run": tuple(_FLAGS),
+    "reproduce": ("n_chunks", "seeds", "classifier", "store"),
+    "grid": ("store",),
+}
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text
 
 
-def _what_went_wrong(exc: BaseException) -> tuple[str, int]:
+def _what_went_wrong(exc: BaseException, command: str = "") -> tuple[str, int]:
     """One line for an exception, and the exit status: 2 for bad input or destinations."""
     from pudd_core.grid import StoreWriteError
     from pudd_core.streams import ChecksumMismatchError, DatasetUnavailableError
 
     if isinstance(exc, StoreWriteError | ChecksumMismatchError | DatasetUnavailableError):
         return _one_line(exc), 2
+    param = str(getattr(exc, "param", ""))
+    flag = _FLAGS.get(param) if param in _COMMAND_FLAGS.get(command, ()) else None
+    if isinstance(exc, ValueError) and flag and flag not in str(exc):
+        return f"{_one_line(exc)} (see {flag})", 2
     if isinstance(exc, ValueError | FileNotFoundError):
         return _one_line(exc), 2
     if isinstance(exc, MemoryError):
@@ -390,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 130
         except Exception as exc:  # bad input: a message, not a traceback
-            message, status = _what_went_wrong(exc)
+            message, status = _what_went_wrong(exc, str(getattr(args, "command", "")))
             if debug:
                 import traceback
 
