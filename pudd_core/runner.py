@@ -245,6 +245,14 @@ class RunConfig:
         _validation.check_bool("record_windows", self.record_windows)
         if self.detector in ("pudd", "ek"):
             _make_detector(self, 0)  # its own checks: option values, before any work
+        elif self.detector in BASELINES and self.detector_options:
+            try:
+                _make_detector(self, 0)
+            except (TypeError, ValueError) as exc:
+                raise _validation.ParameterError(
+                    "detector_options",
+                    f"detector {self.detector!r} refused its options "
+                    f"{dict(self.detector_options)}: {exc}") from None
         if stream is not None:
             if stream.name != self.dataset:
                 raise _validation.ParameterError(

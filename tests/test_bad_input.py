@@ -439,3 +439,47 @@ def test_cli_yates_false_turns_yates_off(tmp_path, capsys):
     assert main([*common, "--detector-option", "skip_rule=None"]) == 0
     assert json.loads(capsys.readouterr().out)["config"]["detector_options"] == [
         ["skip_rule", None]]
+
+
+# --- the class of problem: every constructor parameter, every text spelling -------------------
+def _typed_parameters(cls: type) -> list[tuple[str, object]]:
+    import inspect
+
+    return [(p.name, p.default) for p in inspect.signature(cls).parameters.values()
+            if p.default is not inspect.Parameter.empty]
+
+
+@pytest.mark.parametrize("cls", [ChunkPUDD, PUDD], ids=["ChunkPUDD", "PUDD"])
+def test_no_parameter_takes_a_string_for_a_number_or_flag(cls):
+    """Text where a number, a flag or a seed belongs is refused for every parameter, by name."""
+    for name, default in _typed_parameters(cls):
+        if isinstance(default, str):
+            continue  # a choice: its own check lists the choices
+        for text in ("False", "1", "x"):
+            with pytest.raises(ParameterError) as info:
+                cls(**{name: text})
+            assert info.value.param == name, (name, text, str(info.value))
+
+
+@pytest.mark.parametrize("detector", ["pudd", "ek", "adwin", "ddm", "kswin", "pagehinkley"])
+def test_cli_option_text_is_parsed_to_the_parameter_type_or_refused(detector):
+    """Whatever text a user writes, an option value is never a stray string for a non-text
+    parameter: it parses to the parameter's type or raises, naming the option."""
+    from pudd_core.runner import _detector_option_names, _option_target
+
+    target = _option_target("detector", detector)
+    defaults = dict(_typed_parameters(target))
+    for name in _detector_option_names(detector):
+        for text in ("False", "no", "None", "1", "1.5", "foo", "[1]"):
+            try:
+                value = dict(parse_option_pairs("detector", detector, [f"{name}={text}"]))[name]
+            except ParameterError as exc:
+                assert exc.param == name
+                continue
+            default = defaults.get(name)
+            if isinstance(value, str):
+                assert default is None or isinstance(default, str), (name, text)
+            if isinstance(default, bool):
+                assert isinstance(value, bool), (name, text, value)
+            if text in ("False", "no") and isinstance(default, bool):
+                assert value is False
