@@ -483,3 +483,34 @@ def test_cli_option_text_is_parsed_to_the_parameter_type_or_refused(detector):
                 assert isinstance(value, bool), (name, text, value)
             if text in ("False", "no") and isinstance(default, bool):
                 assert value is False
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "auto"])
+def test_damaged_files_give_a_value_error_never_another_exception(fmt):
+    """Seeded random byte edits of a valid file: each one is read or refused with a message."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a": rng.random(60).round(3), "c": rng.choice(["red", "blue"], 60),
+                          "b": rng.integers(0, 5, 60), "y": rng.choice(["no", "yes"], 60)})
+    if fmt == "csv":
+        base = frame.to_csv(index=False).encode()
+    else:
+        buf = io.BytesIO()
+        frame.to_parquet(buf)
+        base = buf.getvalue()
+    for _ in range(150):
+        raw = bytearray(base)
+        for _ in range(int(rng.integers(1, 6))):
+            pos = int(rng.integers(0, len(raw)))
+            op = int(rng.integers(0, 3))
+            if op == 0:
+                raw[pos] = int(rng.integers(0, 256))
+            elif op == 1:
+                del raw[pos:pos + int(rng.integers(1, 20))]
+            else:
+                raw[pos:pos] = bytes(rng.integers(0, 256, int(rng.integers(1, 5)), np.uint8))
+        try:
+            stream_from_csv(bytes(raw), label="y", chunk_size=10, format=fmt)
+        except ValueError as exc:
+            assert str(exc)

@@ -112,9 +112,15 @@ def _read_parquet(raw: bytes, source_name: str, max_rows: int) -> pd.DataFrame:
     frames = []
     try:
         for batch in pf.iter_batches(batch_size=_BATCH_ROWS):
-            frames.append(batch.to_pandas())
-    except (pa.ArrowException, OSError) as exc:
-        raise ParameterError("upload", f"{source_name} is a damaged Parquet file ({exc})") from None
+            try:
+                frames.append(batch.to_pandas())
+            except (KeyError, TypeError, ValueError):  # damaged pandas metadata: go without
+                frame = batch.to_pandas(ignore_metadata=True)
+                frames.append(frame.drop(columns=[c for c in frame.columns
+                                                  if str(c).startswith("__index_level_")]))
+    except (pa.ArrowException, OSError, KeyError, TypeError) as exc:
+        raise ParameterError("upload", f"{source_name} is a damaged Parquet file "
+                                       f"({type(exc).__name__}: {exc})") from None
     if not frames:
         return schema.empty_table().to_pandas()
     return pd.concat(frames, ignore_index=True)
