@@ -514,3 +514,31 @@ def test_damaged_files_give_a_value_error_never_another_exception(fmt):
             stream_from_csv(bytes(raw), label="y", chunk_size=10, format=fmt)
         except ValueError as exc:
             assert str(exc)
+
+
+def test_edited_grid_files_are_read_or_refused_with_a_value_error(tmp_path):
+    """Seeded random edits of a valid grid file: each is read or refused with a message."""
+    base = (b'[grid]\ndataset = ["sea0", "sine"]\ndetector = ["pudd", "ddm"]\n'
+            b'alpha = [1e-1, 1e-3]\nseeds = "0-2"\nn_chunks = 12\n'
+            b"detector_options = {yates = false}\n"
+            b'[run]\nstore = "x"\nexecutor = "serial"\nn_jobs = 2\n')
+    alphabet = b"[]{}=,\"'0123456789.-_ abcdefghijklmnopqrstuvwxyz\n"
+    rng = np.random.default_rng(0)
+    path = tmp_path / "grid.toml"
+    for _ in range(300):
+        raw = bytearray(base)
+        for _ in range(int(rng.integers(1, 4))):
+            pos = int(rng.integers(0, len(raw)))
+            op = int(rng.integers(0, 3))
+            if op == 0:
+                raw[pos] = alphabet[int(rng.integers(0, len(alphabet)))]
+            elif op == 1:
+                del raw[pos:pos + int(rng.integers(1, 8))]
+            else:
+                raw[pos:pos] = bytes(alphabet[int(rng.integers(0, len(alphabet)))]
+                                     for _ in range(int(rng.integers(1, 4))))
+        path.write_bytes(bytes(raw))
+        try:
+            load_grid_file(path)
+        except ValueError as exc:
+            assert str(exc)
