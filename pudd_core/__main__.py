@@ -12,7 +12,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 _EXECUTORS = ("serial", "joblib", "ray", "dask")  # pudd_core.grid.EXECUTORS, without pandas
 
@@ -244,6 +244,13 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser; each command is a subparser with a ``handler`` default.
 
@@ -253,10 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     True
 
     """
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="on an error, also print the Python traceback")
-    parser = argparse.ArgumentParser(prog="python -m pudd_core", description=__doc__,
+    parser = _Parser(prog="python -m pudd_core", description=__doc__,
                                      parents=[common])
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     datasets = commands.add_parser(
