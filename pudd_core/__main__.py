@@ -12,7 +12,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 _EXECUTORS = ("serial", "joblib", "ray", "dask")  # pudd_core.grid.EXECUTORS, without pandas
 
@@ -61,41 +61,79 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _option_pairs(pairs: Sequence[str]) -> tuple[tuple[str, Any], ...]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"options are written key=value, got {pair!r}")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
-    return tuple(sorted(out.items()))
+def _check_log_path(path: str) -> None:
+    """Fail before any work if the log cannot be created (missing folder, a folder, no rights)."""
+    import os
+
+    from pudd_core._validation import ParameterError
+
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise ParameterError("log", f"--log {path} is a folder; name a file (.csv or .parquet)")
+    if not os.path.isdir(folder):
+        raise ParameterError("log", f"the folder of --log {path} does not exist; create "
+                                    f"{folder} first or choose another path")
+    existed = os.path.exists(target)
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        raise ParameterError("log", f"--log {path} cannot be written ({exc.strerror}); choose "
+                                    "another path") from None
+    if not existed:
+        os.unlink(target)
+
+
+def _check_out_folder(path: str) -> None:
+    """Fail before any work unless files can be written in the folder ``path`` (--out)."""
+    import os
+    import tempfile
+
+    from pudd_core._validation import ParameterError
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ParameterError("out", f"--out {path} is a file; name a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ParameterError("out", f"--out {path} cannot be written ({exc.strerror}); choose "
+                                    "another folder") from None
 
 
 def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> Any:
     """Run ``configs`` here, one after the other, and write their per-chunk logs to ``path``.
 
     One row per tested chunk and seed (CSV, or Parquet for a ``.parquet`` path); returns
-    the runs' summary rows, as a grid would.
+    the runs' summary rows, as a grid would. If writing fails (a full disk), the log is kept
+    in a fallback file and the error names it.
     """
     import pandas as pd
 
+    from pudd_core.grid import StoreWriteError, save_fallback
     from pudd_core.runner import run_experiment
 
     for cfg in configs:
-        cfg.validate()  # every name and option before any work
+        cfg.validate(data_dir)  # every name and option before any work
+    _check_log_path(path)
     summaries, logs = [], []
     for cfg in configs:
         result = run_experiment(cfg, data_dir=data_dir)
         summaries.append({**result.summary(), "status": "ok", "error": ""})
         logs.append(result.to_frame().assign(seed=cfg.seed))
     log = pd.concat(logs, ignore_index=True)
-    if path.endswith(".parquet"):
-        log.to_parquet(path, index=False)
-    else:
-        log.to_csv(path, index=False)
+    try:
+        if path.endswith(".parquet"):
+            log.to_parquet(path, index=False)
+        else:
+            log.to_csv(path, index=False)
+    except OSError as exc:
+        fallback = save_fallback(log.to_dict("records"), stem="pudd-log")
+        kept = f"the log was saved to {fallback} instead" if fallback else "the log is lost"
+        raise StoreWriteError(f"could not write the log to {path} ({exc.strerror or exc}); "
+                              f"{kept}", fallback) from exc
     print(f"wrote the per-chunk log of {len(configs)} run(s), {len(log)} rows, to {path}",
           file=sys.stderr)
     return pd.DataFrame(summaries)
@@ -105,15 +143,17 @@ def _run(args: argparse.Namespace) -> int:
     import statistics
 
     from pudd_core.grid import parse_seeds, run_grid
-    from pudd_core.runner import RunConfig
+    from pudd_core.runner import RunConfig, parse_option_pairs
 
     base = RunConfig(
         dataset=args.dataset, classifier=args.classifier, detector=args.detector,
         alpha=args.alpha, regime=args.regime, adaptation=args.adaptation,
         n_chunks=args.n_chunks, chunk_size=args.chunk_size,
-        detector_options=_option_pairs(args.detector_option),
-        classifier_options=_option_pairs(args.classifier_option),
+        detector_options=parse_option_pairs("detector", args.detector, args.detector_option),
+        classifier_options=parse_option_pairs("classifier", args.classifier,
+                                              args.classifier_option),
     )
+    base.validate(args.data_dir)
     configs = [dataclasses.replace(base, seed=s) for s in parse_seeds(args.seeds)]
     if args.log is not None:
         rows = _run_with_log(configs, args.log, args.data_dir)
@@ -123,7 +163,11 @@ def _run(args: argparse.Namespace) -> int:
                         data_dir=args.data_dir)
     errors = rows[rows["status"] != "ok"]
     if len(errors):
-        print(f"error: {len(errors)} run(s) failed:\n{errors.iloc[0]['error']}", file=sys.stderr)
+        last = str(errors.iloc[0]["error"]).strip().splitlines()[-1]
+        print(f"error: {len(errors)} run(s) failed; the first: {last} (each run's traceback is "
+              "in the store's 'error' column)", file=sys.stderr)
+        if getattr(args, "debug", False):
+            print(errors.iloc[0]["error"], file=sys.stderr)
         return 1
     accs = [float(a) for a in rows.sort_values("seed")["accuracy"]]
     summary: dict[str, Any] = {
@@ -156,16 +200,9 @@ def _jsonable(value: object) -> object:
 
 
 def _grid(args: argparse.Namespace) -> int:
-    import tomllib
+    from pudd_core.grid import load_grid_file, run_grid
 
-    from pudd_core.grid import expand_grid, run_grid
-
-    with open(args.config, "rb") as fh:
-        spec = tomllib.load(fh)
-    if "grid" not in spec:
-        raise ValueError(f"{args.config} needs a [grid] table of RunConfig fields and 'seeds'")
-    settings = spec.get("run", {})
-    configs = expand_grid(spec["grid"])
+    configs, settings = load_grid_file(args.config)
     store = args.store or settings.get("store", "results/store")
     rows = run_grid(
         configs, store=store, executor=args.executor or settings.get("executor", "joblib"),
@@ -182,7 +219,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     from pudd_core.grid import parse_seeds, run_grid
     from pudd_core.reproduce import reproduction_configs, reproduction_report
 
-    seeds = parse_seeds(args.seeds if "-" in args.seeds or "," in args.seeds else int(args.seeds))
+    text = args.seeds.strip()
+    seeds = parse_seeds(int(text) if text.isdigit() else text)
     detectors = None
     if args.detectors:
         detectors = [d.strip() for d in args.detectors.split(",")]
@@ -196,6 +234,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
                                    detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
                                    reproduce_frozen_head=args.reproduce_frozen_head)
+    _check_out_folder(args.out)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -203,6 +242,13 @@ def _reproduce(args: argparse.Namespace) -> int:
     print(report.markdown())
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
     return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,10 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
     True
 
     """
-    parser = argparse.ArgumentParser(prog="python -m pudd_core", description=__doc__)
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, also print the Python traceback")
+    parser = _Parser(prog="python -m pudd_core", description=__doc__,
+                                     parents=[common])
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     datasets = commands.add_parser(
-        "datasets",
+        "datasets", parents=[common],
         help="list the named streams, their sources and licences, and whether their data "
              "are available",
     )
@@ -227,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     datasets.set_defaults(handler=_datasets)
 
-    run = commands.add_parser("run", help="run one configuration over one or more seeds")
+    run = commands.add_parser("run", parents=[common],
+                              help="run one configuration over one or more seeds")
     run.add_argument("--dataset", default="sea0")
     run.add_argument("--classifier", default="gnb")
     run.add_argument("--detector", default="pudd")
@@ -253,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.set_defaults(handler=_run)
 
-    grid = commands.add_parser("grid", help="run a grid (a TOML file) into the results store")
+    grid = commands.add_parser("grid", parents=[common],
+                               help="run a grid (a TOML file) into the results store")
     grid.add_argument("config", help="TOML file with a [grid] table and an optional [run] table")
     grid.add_argument("--store", default=None)
     grid.add_argument("--executor", default=None, choices=_EXECUTORS)
@@ -263,7 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     grid.set_defaults(handler=_grid)
 
     rep = commands.add_parser(
-        "reproduce", help="run the runs behind a paper table and compare with its numbers"
+        "reproduce", parents=[common],
+        help="run the runs behind a paper table and compare with its numbers",
     )
     rep.add_argument("--table", type=int, choices=(1, 2), required=True,
                      help="1: Table 1 + appendix sea10/sea20; 2: Table 2 (5-DNN ensemble)")
@@ -289,8 +342,59 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: ParameterError.param -> the option that sets it, named after the message.
+_FLAGS = {
+    "n_chunks": "--n-chunks", "chunk_size": "--chunk-size", "seeds": "--seeds",
+    "alpha": "--alpha", "dataset": "--dataset", "classifier": "--classifier",
+    "detector": "--detector", "detector_options": "--detector-option",
+    "classifier_options": "--classifier-option", "store": "--store",
+}
+
+
+_COMMAND_FLAGS = {
+    "run": tuple(_FLAGS),
+    "reproduce": ("n_chunks", "seeds", "classifier", "store"),
+    "grid": ("store",),
+}
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text
+
+
+def _what_went_wrong(exc: BaseException, command: str = "") -> tuple[str, int]:
+    """One line for an exception, and the exit status: 2 for bad input or destinations."""
+    from pudd_core.grid import StoreWriteError
+    from pudd_core.streams import ChecksumMismatchError, DatasetUnavailableError
+
+    if isinstance(exc, StoreWriteError | ChecksumMismatchError | DatasetUnavailableError):
+        return _one_line(exc), 2
+    param = str(getattr(exc, "param", ""))
+    flag = _FLAGS.get(param) if param in _COMMAND_FLAGS.get(command, ()) else None
+    if isinstance(exc, ValueError) and flag and flag not in str(exc):
+        return f"{_one_line(exc)} (see {flag})", 2
+    if isinstance(exc, ValueError | FileNotFoundError):
+        return _one_line(exc), 2
+    if isinstance(exc, MemoryError):
+        return ("out of memory: choose fewer seeds, chunks or a smaller file", 2)
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror or _one_line(exc)}", 2
+    return (f"unexpected {type(exc).__name__}: {_one_line(exc)} (run again with --debug for "
+            "the traceback)", 1)
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    print(f"warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return the exit status.
+
+    Bad input or an unusable destination prints one line ``error: ...`` and returns 2
+    (``--debug`` adds the traceback); a failed run returns 1.
 
     Examples
     --------
@@ -299,12 +403,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     True
 
     """
+    import warnings
+
     args = build_parser().parse_args(argv)
-    try:
-        status: int = args.handler(args)
-    except (ValueError, FileNotFoundError) as exc:  # bad input: a message, not a traceback
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    debug = bool(getattr(args, "debug", False))
+    with warnings.catch_warnings():
+        if not debug:
+            warnings.showwarning = _show_warning
+        try:
+            status: int = args.handler(args)
+        except KeyboardInterrupt:
+            print("interrupted: finished runs are in the store; run again to resume",
+                  file=sys.stderr)
+            return 130
+        except Exception as exc:  # bad input: a message, not a traceback
+            message, status = _what_went_wrong(exc, str(getattr(args, "command", "")))
+            if debug:
+                import traceback
+
+                traceback.print_exc()
+            print(f"error: {message}", file=sys.stderr)
+            return status
     return status
 
 

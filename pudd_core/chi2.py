@@ -176,6 +176,22 @@ class PUTestResult:
     buckets: Buckets = field(repr=False, compare=False)
     shortcut: str | None = None
 
+    @property
+    def floored_cells(self) -> int:
+        """How many observed cells the count floor (``clamp_min``) raised before the test.
+
+        Non-zero means the floor, not the data alone, shaped this p-value: with an empty
+        misclassified column in both windows it invents 5 errors in each (see
+        ``results/false_alarms.md``).
+
+        Examples
+        --------
+        >>> u = np.linspace(0.0, 0.4, 100)
+        >>> pu_chi2_test(u, None, u, None).floored_cells  # no errors in either window
+        2
+        """
+        return int(np.count_nonzero(self.table != self.observed))
+
 
 def contingency_table(
     buckets: Buckets,
@@ -200,10 +216,50 @@ def contingency_table(
     return np.vstack(rows).astype(np.int64)
 
 
-def table_test(observed: NDArray[np.int64], *, clamp_min: int, yates: bool) -> Chi2Result:
-    """Clamp then test a PU table (the authors' order of operations, spec sections 1.7-1.8)."""
+def merge_sparse_columns(obs: NDArray[np.float64], min_expected: float) -> NDArray[np.float64]:
+    """Merge neighbouring columns until every expected count is at least ``min_expected``.
+
+    Cochran's rule for Pearson's test: the column with the smallest total (so the smallest
+    expected counts) joins its neighbour with the smaller total, until every expected count
+    reaches ``min_expected`` or one column is left. Columns are in PU order (the
+    misclassified column last), so only neighbouring PU ranges merge.
+
+    Examples
+    --------
+    >>> merge_sparse_columns(np.array([[900.0, 90, 0], [95, 4, 1]]), 5).tolist()
+    [[900.0, 90.0], [95.0, 5.0]]
+    """
+    obs = obs[:, obs.sum(axis=0) > 0]
+    rows = obs.sum(axis=1)
+    total = rows.sum()
+    while obs.shape[1] > 1:
+        cols = obs.sum(axis=0)
+        j = int(np.argmin(cols))
+        if rows.min() * cols[j] / total >= min_expected:
+            break
+        if j == 0:
+            k = 1
+        elif j == obs.shape[1] - 1:
+            k = j - 1
+        else:
+            k = j - 1 if cols[j - 1] <= cols[j + 1] else j + 1
+        obs = obs.copy()
+        obs[:, k] += obs[:, j]
+        obs = np.delete(obs, j, axis=1)
+    return obs
+
+
+def table_test(
+    observed: NDArray[np.int64], *, clamp_min: int, yates: bool, min_expected: float = 0.0
+) -> Chi2Result:
+    """Clamp then test a PU table (the authors' order of operations, spec sections 1.7-1.8).
+
+    ``min_expected > 0`` merges sparse columns first (:func:`merge_sparse_columns`).
+    """
     table = clamp_table(observed, clamp_min)
     obs = table.astype(np.float64)[:, table.sum(axis=0) > 0]
+    if min_expected > 0:
+        obs = merge_sparse_columns(obs, min_expected)
     return _pearson(obs, obs.sum(axis=1), yates)
 
 
@@ -295,6 +351,7 @@ def pu_chi2_test(
     _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
     _validation.check_positive_int("sample_size", sample_size)
     _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+    _validation.check_bool("yates", yates)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     sample = fitting_sample(u_r, c_r, sample_size=sample_size, rng=rng)
     buckets = build_buckets(sample, u_r.size, u_t.size, n_buckets, min_bucket_size)
@@ -309,6 +366,7 @@ def evaluate_table(
     clamp_min: int,
     yates: bool,
     errors_column: bool = True,
+    min_expected: float = 0.0,
 ) -> PUTestResult:
     """Apply the shortcut of spec section 1.5, or clamp and test (kernel: no validation)."""
     table = clamp_table(observed, clamp_min)
@@ -319,7 +377,8 @@ def evaluate_table(
             0.0, float("nan"), 0, table, observed, nan, buckets,
             shortcut="no correct prediction in the recent window",
         )
-    res = table_test(observed, clamp_min=clamp_min, yates=yates)
+    res = table_test(observed, clamp_min=clamp_min, yates=yates, min_expected=min_expected)
     expected = np.full(table.shape, np.nan)
-    expected[:, table.sum(axis=0) > 0] = res.expected
+    if res.expected.shape[1] == int((table.sum(axis=0) > 0).sum()):  # no columns merged
+        expected[:, table.sum(axis=0) > 0] = res.expected
     return PUTestResult(res.p_value, res.statistic, res.dof, table, observed, expected, buckets)

@@ -355,7 +355,15 @@ class ChunkPUDD:
     sample_size
         Largest bucketing sample (reference windows above it are subsampled).
     clamp_min
-        Floor on every observed cell before the test (0: none).
+        Floor on every observed cell before the test (0: none). The authors' floor of 5
+        decides tests where the misclassified column is (nearly) empty in both windows: on a
+        stationary stream with few errors it raises the false-alarm rate far above ``alpha``
+        (``sweep.pu_false_alarm_table``; ``results/false_alarms.md``).
+    min_expected
+        Merge neighbouring columns until every expected count is at least this (Cochran's
+        rule, :func:`~pudd_core.chi2.merge_sparse_columns`); 0 (default) merges none.
+        ``clamp_min=0, min_expected=5`` is the calibrated variant: no invented counts, and no
+        Pearson test on near-empty columns.
     yates
         Yates' correction on 2 x 2 tables (scipy's default, used by the authors).
     reference_split
@@ -400,6 +408,7 @@ class ChunkPUDD:
         min_bucket_size: int = 50,
         sample_size: int = 1000,
         clamp_min: int = 5,
+        min_expected: float = 0.0,
         yates: bool = True,
         reference_split: Literal["argmax", "pu_lt_0.5"] = "argmax",
         min_accuracy: float = 0.01,
@@ -416,8 +425,15 @@ class ChunkPUDD:
         _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
         _validation.check_positive_int("sample_size", sample_size)
         _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        _validation.check_bool("yates", yates)
+        if _validation.finite_float("min_expected", min_expected) < 0:
+            raise _validation.ParameterError(
+                "min_expected", f"min_expected must be >= 0, got {min_expected!r}")
+        _validation.check_bool("cache_buckets", cache_buckets)
+        _validation.check_seed("seed", seed)
         if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
-            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+            raise _validation.ParameterError(
+                "min_accuracy", f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
         self.alpha = alpha
         self.cut_points = cut_points
         self.skip_rule = skip_rule
@@ -425,6 +441,7 @@ class ChunkPUDD:
         self.min_bucket_size = min_bucket_size
         self.sample_size = sample_size
         self.clamp_min = clamp_min
+        self.min_expected = min_expected
         self.yates = yates
         self.reference_split = reference_split
         self.min_accuracy = min_accuracy
@@ -454,8 +471,8 @@ class ChunkPUDD:
     def _get_params(self) -> dict[str, Any]:
         keys = (
             "alpha", "cut_points", "skip_rule", "n_buckets", "min_bucket_size", "sample_size",
-            "clamp_min", "yates", "reference_split", "min_accuracy", "cache_buckets", "partition",
-            "seed",
+            "clamp_min", "min_expected", "yates", "reference_split", "min_accuracy",
+            "cache_buckets", "partition", "seed",
         )
         return {k: getattr(self, k) for k in keys}
 
@@ -622,5 +639,6 @@ class ChunkPUDD:
         prefix = hist.prefix(m, hist.chunks[-1].u.size)
         observed = np.vstack((prefix.old_row, prefix.recent_row(hist, n)))
         test = evaluate_table(observed, prefix.buckets, clamp_min=self.clamp_min, yates=self.yates,
+                              min_expected=self.min_expected,
                               errors_column=not prefix.ek)
         return CutResult(i, test.p_value, False, test)

@@ -191,8 +191,11 @@ def csv_columns(data: bytes) -> tuple[str, ...]:
     """
     import pandas as pd
 
+    from pudd_core.streams.user import csv_header
+
     if not data.strip():
         raise ValueError("the file is empty: a CSV needs a header row and at least one data row")
+    csv_header(data)  # binary, compressed, UTF-16, duplicate names, no header row
     try:
         frame = pd.read_csv(io.BytesIO(data), nrows=1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -221,7 +224,8 @@ def user_stream(
     >>> s.n_chunks, s.info.n_chunks, s.info.kind
     (3, 3, 'user')
     """
-    stream = stream_from_csv(data, label=label, chunk_size=chunk_size, name=upload_name(data))
+    stream = stream_from_csv(data, label=label, chunk_size=chunk_size, name=upload_name(data),
+                             format="csv")  # the uploader takes CSV files, whatever their bytes
     if n_chunks is not None and n_chunks < stream.n_chunks:
         _validation.check_positive_int("n_chunks", n_chunks)
         info = dataclasses.replace(stream.info, n_chunks=n_chunks)
@@ -230,6 +234,17 @@ def user_stream(
 
 
 _CHUNK_WORDS = ("chunk_size", "fewer than one chunk", "at least two chunks", "rows, fewer")
+
+
+_ADVICE: dict[str, str] = {
+    "label": "Pick the column that holds the class labels.",
+    "chunk_size": "Choose a smaller chunk size (or more chunks) so the stream has at least two.",
+    "n_chunks": "Choose at least two chunks, or leave the field empty for all.",
+    "classifier": "Pick one of the classifiers offered for this dataset.",
+    "upload": ("Upload a comma-separated file with a header row, numeric or text feature "
+               "columns and a label column, without missing values."),
+    "dataset": "Pick another dataset, or provide the data files as described.",
+}
 
 
 def error_field(err: Exception, *, upload: bool = False) -> tuple[Field, str]:
@@ -241,7 +256,12 @@ def error_field(err: Exception, *, upload: bool = False) -> tuple[Field, str]:
     ('chunk_size', 'Choose a smaller chunk size (or more chunks) so the stream has at least two.')
     >>> error_field(ValueError("label column 'y' not found; ..."), upload=True)[0]
     'label'
+    >>> error_field(_validation.ParameterError("n_chunks", "reworded at will"))[0]
+    'n_chunks'
     """
+    param = getattr(err, "param", None)
+    if isinstance(err, _validation.ParameterError) and param in _ADVICE:
+        return param, _ADVICE[param]
     text = str(err)
     if "label column" in text or "single class" in text:
         return "label", "Pick the column that holds the class labels."

@@ -18,51 +18,92 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from pudd_core._validation import ParameterError
 from pudd_core.runner import RunConfig, run_experiment
 
-__all__ = ["EXECUTORS", "ResultStore", "expand_grid", "parse_seeds", "run_grid", "safe_run"]
+__all__ = [
+    "EXECUTORS", "MAX_SEEDS", "ResultStore", "StoreWarning", "StoreWriteError", "expand_grid",
+    "load_grid_file", "parse_seeds", "run_grid", "safe_run", "save_fallback",
+]
 
 EXECUTORS = ("serial", "joblib", "ray", "dask")
 _CONFIG_FIELDS = tuple(f.name for f in fields(RunConfig))
 _ALPHA_DETECTORS = ("pudd", "ek")
 
 
+#: Most seeds one spec may name: a typo such as "0-100000000" is refused, not allocated.
+MAX_SEEDS = 100_000
+
+
+def _seed_error(spec: Any, why: str) -> ParameterError:
+    return ParameterError(
+        "seeds", f"cannot read seeds {spec!r}: {why}; write a range '0-9', a list '0,3,7' "
+                 "or a count")
+
+
+def _check_seed_count(spec: Any, n: int) -> None:
+    if n > MAX_SEEDS:
+        raise ParameterError(
+            "seeds", f"seeds {spec!r} name {n} seeds, more than the {MAX_SEEDS} allowed; "
+                     "split the work into smaller ranges")
+
+
 def parse_seeds(spec: int | str | Sequence[int]) -> list[int]:
-    """Seeds from ``"0-9"``, ``"0,3,7"``, a count ``10`` (seeds 0..9) or a list.
+    """Seeds from ``"0-9"``, ``"0,3,7"``, a count ``10`` (seeds 0..9) or a list of integers.
+
+    Seeds are integers >= 0, at most :data:`MAX_SEEDS` of them; anything else (``1.5``,
+    ``"a"``, an empty list, ``True``) raises :class:`~pudd_core._validation.ParameterError`.
 
     Examples
     --------
     >>> parse_seeds("0-3"), parse_seeds("1,5"), parse_seeds(3)
     ([0, 1, 2, 3], [1, 5], [0, 1, 2])
+    >>> parse_seeds([1.5])
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: cannot read seeds [1.5]: 1.5 is not an integer; ...
     """
-    if isinstance(spec, bool):
-        raise ValueError(f"seeds must be a range like '0-9', a list or a count, got {spec!r}")
-    if isinstance(spec, int):
+    if isinstance(spec, bool | np.bool_):
+        raise _seed_error(spec, "a boolean is not a seed")
+    if isinstance(spec, int | np.integer):
         if spec < 1:
-            raise ValueError(f"a seed count must be at least 1, got {spec}")
-        return list(range(spec))
+            raise ParameterError("seeds", f"a seed count must be at least 1, got {spec}")
+        _check_seed_count(spec, int(spec))
+        return list(range(int(spec)))
     if isinstance(spec, str):
         out: list[int] = []
-        try:
-            for part in spec.split(","):
-                part = part.strip()
-                if "-" in part:
-                    lo, hi = (int(v) for v in part.split("-", 1))
-                    if hi < lo:
-                        raise ValueError
-                    out.extend(range(lo, hi + 1))
-                else:
-                    out.append(int(part))
-        except ValueError:
-            raise ValueError(
-                f"cannot read seeds {spec!r}: write a range '0-9', a list '0,3,7' or a count"
-            ) from None
+        for part in spec.split(","):
+            part = part.strip()
+            lo_text, dash, hi_text = part.partition("-")
+            try:
+                lo = int(lo_text)
+                hi = int(hi_text) if dash else lo
+            except ValueError:
+                raise _seed_error(spec, f"{part!r} is not a seed or a range") from None
+            if hi < lo:
+                raise _seed_error(spec, f"the range {part!r} runs backwards")
+            _check_seed_count(spec, len(out) + hi - lo + 1)
+            out.extend(range(lo, hi + 1))
         if any(s < 0 for s in out):
-            raise ValueError(f"seeds must be non-negative, got {spec!r}")
+            raise ParameterError("seeds", f"seeds must be non-negative, got {spec!r}")
         return out
-    return [int(s) for s in spec]
+    if not isinstance(spec, Sequence) or isinstance(spec, bytes):
+        raise _seed_error(spec, f"a {type(spec).__name__} is not a seed list")
+    if len(spec) == 0:
+        raise _seed_error(spec, "the list is empty: give at least one seed")
+    _check_seed_count(spec, len(spec))
+    seeds: list[int] = []
+    for s in spec:
+        if isinstance(s, bool | np.bool_) or not isinstance(s, int | np.integer):
+            what = f"{s!r} is not an integer"
+            raise _seed_error(spec, what)
+        if s < 0:
+            raise ParameterError("seeds", f"seeds must be non-negative, got {s!r}")
+        seeds.append(int(s))
+    return seeds
 
 
 def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
@@ -79,15 +120,26 @@ def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
     >>> len(cfgs), sorted({(c.detector, c.alpha) for c in cfgs})
     (6, [('ddm', 0.001), ('pudd', 0.001), ('pudd', 0.1)])
     """
+    if not isinstance(spec, Mapping):
+        raise ParameterError(
+            "grid", f"a grid is a table of RunConfig fields and 'seeds', got {spec!r}")
     spec = dict(spec)
     unknown = set(spec) - set(_CONFIG_FIELDS) - {"seeds"}
     if unknown:
-        raise ValueError(
+        raise ParameterError(
+            "grid",
             f"unknown grid keys {sorted(unknown)}; use RunConfig fields "
-            f"({', '.join(_CONFIG_FIELDS)}) and 'seeds'"
+            f"({', '.join(_CONFIG_FIELDS)}) and 'seeds'",
+            (*_CONFIG_FIELDS, "seeds"),
         )
+    if "seed" in spec and "seeds" in spec:
+        raise ParameterError("grid", "give 'seeds' or 'seed', not both")
     if "seeds" in spec:
         spec["seed"] = parse_seeds(spec.pop("seeds"))
+    for key, value in spec.items():
+        if isinstance(value, list) and not value:
+            raise ParameterError(key, f"grid key {key!r} is an empty list: give at least one "
+                                      "value (or leave the key out for the default)")
     axes = {k: v if isinstance(v, list) else [v] for k, v in spec.items()}
     default_alpha = RunConfig().alpha
     seen: set[RunConfig] = set()
@@ -104,14 +156,81 @@ def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
     return out
 
 
+#: The [run] table of a grid file: setting -> what it must be.
+RUN_SETTINGS: Mapping[str, str] = {
+    "store": "a folder path (text)",
+    "executor": f"one of {', '.join(EXECUTORS)}",
+    "n_jobs": "an integer (worker processes)",
+    "address": "a cluster address (text)",
+}
+
+
+def load_grid_file(path: str | os.PathLike[str]) -> tuple[list[RunConfig], dict[str, Any]]:
+    r"""Read a grid TOML file: its ``[grid]`` runs, validated, and its ``[run]`` settings.
+
+    Unknown tables or keys (a misspelt ``stroe``), wrongly typed settings, empty lists and
+    invalid run fields raise :class:`~pudd_core._validation.ParameterError` before any work.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "g.toml"
+    >>> _ = f.write_text("[grid]\nseeds = '0-1'\nn_chunks = 12\n[run]\nstroe = 'x'\n")
+    >>> load_grid_file(f)
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: unknown key 'stroe' in the [run] table of ...g.toml; ...
+    """
+    import tomllib
+
+    file = Path(path)
+    if file.is_dir():
+        raise ParameterError("config", f"{file} is a folder; pass the grid's TOML file")
+    if not file.exists():
+        raise ParameterError("config", f"no grid file {file}; check the path")
+    try:
+        spec = tomllib.loads(file.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ParameterError("config", f"{file} is not a text (TOML) file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ParameterError("config", f"{file} is not valid TOML: {exc}") from None
+    unknown = sorted(set(spec) - {"grid", "run"})
+    if unknown:
+        raise ParameterError(
+            "config", f"unknown table(s) {', '.join(f'[{t}]' for t in unknown)} in {file}; "
+                      "a grid file has a [grid] table and an optional [run] table",
+            ("grid", "run"))
+    grid = spec.get("grid")
+    if not isinstance(grid, dict):
+        raise ParameterError(
+            "grid", f"{file} needs a [grid] table of RunConfig fields and 'seeds'"
+                    + ("" if grid is None else f", not grid = {grid!r}"))
+    settings = spec.get("run", {})
+    if not isinstance(settings, dict):
+        raise ParameterError("run", f"[run] in {file} must be a table, not run = {settings!r}")
+    for key, value in settings.items():
+        if key not in RUN_SETTINGS:
+            raise ParameterError(
+                key, f"unknown key {key!r} in the [run] table of {file}; valid keys: "
+                     f"{', '.join(RUN_SETTINGS)}", tuple(RUN_SETTINGS))
+        ok = {"store": isinstance(value, str) and value != "",
+              "executor": value in EXECUTORS,
+              "n_jobs": isinstance(value, int) and not isinstance(value, bool) and value != 0,
+              "address": isinstance(value, str)}[key]
+        if not ok:
+            raise ParameterError(key, f"[run] {key} in {file} must be {RUN_SETTINGS[key]}, got "
+                                      f"{value!r}")
+    return expand_grid(grid), dict(settings)
+
+
 def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
     """Run one configuration; a crash becomes a row with its traceback, not an exception.
 
     Examples
     --------
-    >>> row = safe_run(RunConfig(n_chunks=1))  # valid, but fails once the stream is loaded
+    >>> row = safe_run(RunConfig(n_chunks=12, stream_options={"bogus": 1}))  # fails at load
     >>> row["status"], row["error"].splitlines()[-1]
-    ('error', 'ValueError: a run needs at least two chunks: chunk 0 trains, the rest are tested')
+    ('error', "TypeError: load_stream('sea0') got unexpected option(s) bogus; accepted: ...")
     """
     try:
         row = run_experiment(config, data_dir=data_dir).summary()
@@ -124,12 +243,47 @@ def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
     return row
 
 
+class StoreWarning(UserWarning):
+    """A part file of a results store could not be read and was set aside."""
+
+
+class StoreWriteError(OSError):
+    """Rows could not be written to the store; ``fallback`` is where they were kept instead."""
+
+    def __init__(self, message: str, fallback: Path | None) -> None:
+        super().__init__(message)
+        self.fallback = fallback
+
+
+def save_fallback(rows: Sequence[Mapping[str, Any]], stem: str = "pudd-results") -> Path | None:
+    """Write ``rows`` as JSON lines to a new file; return its path (``None``: nowhere took them).
+
+    The file goes to the temporary folder, else the current folder, else the home folder.
+    """
+    import json
+    import tempfile
+
+    name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.jsonl"
+    for folder in (tempfile.gettempdir(), os.getcwd(), str(Path.home())):
+        target = Path(folder) / name
+        try:
+            with open(target, "w", encoding="utf-8") as fh:
+                for row in rows:
+                    fh.write(json.dumps(dict(row), default=str) + "\n")
+            return target
+        except OSError:
+            target.unlink(missing_ok=True)
+    return None
+
+
 class ResultStore:
     """Run summaries in Parquet part files under one folder, keyed by config hash.
 
     Rows are buffered and written in batches (``flush_every`` rows or ``flush_seconds``),
     each batch to a new part file via a temporary name and an atomic rename, so a crash
-    loses at most the current batch and never corrupts the store.
+    loses at most the current batch and never corrupts the store. A part file that cannot
+    be read (garbage, empty, half-written by another tool) is moved to ``corrupt/`` with a
+    :class:`StoreWarning` naming it; its runs are then missing and a grid recomputes them.
 
     Examples
     --------
@@ -147,13 +301,67 @@ class ResultStore:
         self.flush_seconds = flush_seconds
         self._buffer: list[dict[str, Any]] = []
         self._last_flush = time.monotonic()
+        self.set_aside: list[Path] = []  # unreadable part files moved out of the way
+
+    def check_writable(self) -> None:
+        """Fail unless new part files can be written here; call it before any work.
+
+        Raises :class:`~pudd_core._validation.ParameterError` with ``param="store"``;
+        creates the folder if needed.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "file"; _ = f.write_text("x")
+        >>> ResultStore(f).check_writable()
+        Traceback (most recent call last):
+        ...
+        pudd_core._validation.ParameterError: results store ... is a file, not a folder; ...
+        """
+        if self.path.exists() and not self.path.is_dir():
+            raise ParameterError(
+                "store", f"results store {self.path} is a file, not a folder; choose a folder "
+                         "(--store)")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            probe = self.path / f".probe-{uuid.uuid4().hex[:8]}.tmp"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise ParameterError(
+                "store", f"results store {self.path} cannot be written ({reason}); choose a "
+                         "writable folder (--store)") from None
 
     def _parts(self) -> list[Path]:
         return sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
 
+    def _read_part(self, part: Path) -> pd.DataFrame | None:
+        import warnings
+
+        try:
+            frame = pd.read_parquet(part)
+            if "key" not in frame.columns:
+                raise ValueError("it has no 'key' column")
+            return frame
+        except Exception as exc:  # any unreadable file: set it aside, keep the store usable
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            where = self.path / "corrupt" / part.name
+            try:
+                where.parent.mkdir(exist_ok=True)
+                part.replace(where)
+                moved = f"moved to {where}"
+            except OSError:
+                moved = "left in place (the store is read-only)"
+            self.set_aside.append(part)
+            warnings.warn(
+                f"results store part {part} cannot be read ({reason}); {moved}; its runs "
+                "will be recomputed", StoreWarning, stacklevel=3)
+            return None
+
     def load(self) -> pd.DataFrame:
         """Every stored row (buffered rows included), newest result per key."""
-        frames = [pd.read_parquet(p) for p in self._parts()]
+        frames = [f for f in (self._read_part(p) for p in self._parts()) if f is not None]
         if self._buffer:
             frames.append(pd.DataFrame(self._buffer))
         if not frames:
@@ -176,11 +384,14 @@ class ResultStore:
             self.flush()
 
     def flush(self) -> None:
-        """Write buffered rows to a new part file."""
+        """Write buffered rows to a new part file.
+
+        Raises :class:`StoreWriteError` if that fails (full disk, permissions): the rows are
+        then kept in a fallback file (:func:`save_fallback`) whose path the error names.
+        """
         self._last_flush = time.monotonic()
         if not self._buffer:
             return
-        self.path.mkdir(parents=True, exist_ok=True)
         frame = pd.DataFrame(self._buffer)
         for col in frame.columns:  # lists (alarms) and mixed objects as text for Parquet
             if frame[col].dtype == object:
@@ -188,8 +399,22 @@ class ResultStore:
         # names sort in write order, so the newest row of a key wins in load()
         name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
         tmp = self.path / f".{name}.tmp"
-        frame.to_parquet(tmp, index=False)
-        tmp.replace(self.path / name)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            frame.to_parquet(tmp, index=False)
+            tmp.replace(self.path / name)
+        except OSError as exc:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+            rows, self._buffer = self._buffer, []
+            fallback = save_fallback(rows)
+            kept = (f"the {len(rows)} computed row(s) were saved to {fallback}" if fallback
+                    else f"the {len(rows)} computed row(s) could not be saved anywhere")
+            raise StoreWriteError(
+                f"could not write to the results store {self.path} "
+                f"({exc.strerror or type(exc).__name__}); {kept}", fallback) from exc
         self._buffer = []
 
 
@@ -287,6 +512,8 @@ def run_grid(
     st = store if isinstance(store, ResultStore) else ResultStore(store)
     done = st.keys(status="ok")
     todo = [c for c in cfgs if c.key() not in done]
+    if todo:
+        st.check_writable()  # a bad destination fails now, not after the runs
     bar = None
     if progress is True and todo:
         from tqdm.auto import tqdm

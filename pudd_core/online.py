@@ -89,6 +89,9 @@ class PUDD(DriftDetector):
         Largest bucketing sample.
     clamp_min
         Floor on every observed cell before the test (0: none).
+    min_expected
+        Merge neighbouring columns until every expected count reaches this (0: none); with
+        ``clamp_min=0`` the calibrated variant, as in :class:`~pudd_core.detector.ChunkPUDD`.
     yates
         Yates' correction on 2 x 2 tables.
     min_accuracy
@@ -128,6 +131,7 @@ class PUDD(DriftDetector):
         min_bucket_size: int = 50,
         sample_size: int = 1000,
         clamp_min: int = 5,
+        min_expected: float = 0.0,
         yates: bool = True,
         min_accuracy: float = 0.01,
         min_recent_size: int | None = None,
@@ -143,10 +147,16 @@ class PUDD(DriftDetector):
         _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
         _validation.check_positive_int("sample_size", sample_size)
         _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
+        if _validation.finite_float("min_expected", min_expected) < 0:
+            raise _validation.ParameterError(
+                "min_expected", f"min_expected must be >= 0, got {min_expected!r}")
+        _validation.check_bool("yates", yates)
+        _validation.check_seed("seed", seed)
         if min_recent_size is not None:
             _validation.check_positive_int("min_recent_size", min_recent_size)
         if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
-            raise ValueError(f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
+            raise _validation.ParameterError(
+                "min_accuracy", f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
         self.alpha = alpha
         self.cut_every = cut_every
         self.clock = clock
@@ -156,6 +166,7 @@ class PUDD(DriftDetector):
         self.min_bucket_size = min_bucket_size
         self.sample_size = sample_size
         self.clamp_min = clamp_min
+        self.min_expected = min_expected
         self.yates = yates
         self.min_accuracy = min_accuracy
         self.min_recent_size = min_recent_size
@@ -258,9 +269,7 @@ class PUDD(DriftDetector):
         >>> det.n_seen, det.drift_detected, det.last_scan.n_chunks
         (20, False, 2)
         """
-        u = float(x)
-        if not 0.0 <= u <= 1.0:  # also rejects NaN
-            raise ValueError(f"x must be a PU-index in [0, 1], got {x!r}")
+        u = _validation.as_pu_value("x", x)
         ok = u < 0.5 if correct is None else _validation.as_flag("correct", correct)
         if self._drift_detected:
             self._reset()  # river's semantics: the history goes at the update after an alarm
@@ -330,7 +339,8 @@ class PUDD(DriftDetector):
             return CutResult(c.cut, 1.0, True)
         observed = np.vstack((c.prefix.old_row, c.base_recent + c.partial_row))
         buckets = c.prefix.buckets
-        test = evaluate_table(observed, buckets, clamp_min=self.clamp_min, yates=self.yates)
+        test = evaluate_table(observed, buckets, clamp_min=self.clamp_min, yates=self.yates,
+                              min_expected=self.min_expected)
         return CutResult(c.cut, test.p_value, False, test)
 
     @property

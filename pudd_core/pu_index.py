@@ -5,51 +5,66 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pudd_core._validation import ParameterError, _check_numeric_dtype
+
 __all__ = ["is_correct", "pu_index"]
 
 _ROW_SUM_TOL = 1e-4  # float32 softmax rows sum to 1 within ~1e-6; GNB within 1e-12
 
 
 def _check(proba: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    p = np.asarray(proba, dtype=np.float64)
+    raw = np.asarray(proba)
+    _check_numeric_dtype("proba", raw, "real class probabilities")
+    p = raw.astype(np.float64, copy=False)
     if p.ndim != 2:
-        raise ValueError(
+        raise ParameterError("proba",
             f"proba must be a 2-D array (n_samples, n_classes) of class probabilities, "
             f"got shape {p.shape}"
         )
     labels = np.asarray(y)
     if labels.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of class indices, got shape {labels.shape}")
+        raise ParameterError("y", f"y must be a 1-D array of class indices, got shape "
+                                  f"{labels.shape}")
     if labels.shape[0] != p.shape[0]:
-        raise ValueError(
-            f"proba has {p.shape[0]} rows but y has {labels.shape[0]} labels: pass one "
+        raise ParameterError(
+            "y", f"proba has {p.shape[0]} rows but y has {labels.shape[0]} labels: pass one "
             "probability row per label"
         )
     if p.size and not np.isfinite(p).all():
         row = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
-        raise ValueError(f"proba contains NaN or infinity (first in row {row})")
+        raise ParameterError("proba", f"proba contains NaN or infinity (first in row {row})")
     if p.size and (p.min() < 0.0 or p.max() > 1.0):
         row = int(np.flatnonzero(((p < 0.0) | (p > 1.0)).any(axis=1))[0])
-        raise ValueError(f"proba must lie in [0, 1]; row {row} is {p[row].tolist()}")
+        raise ParameterError("proba", f"proba must lie in [0, 1]; row {row} is {p[row].tolist()}")
     if p.size:
         sums = p.sum(axis=1)
         bad = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
         if bad.size:
             row = int(bad[0])
-            raise ValueError(
+            raise ParameterError(
+                "proba",
                 f"each row of proba must sum to 1 (within {_ROW_SUM_TOL}); row {row} sums to "
                 f"{sums[row]:.6g}: pass probabilities (e.g. a softmax), not scores or logits"
             )
     if labels.size and not np.issubdtype(labels.dtype, np.integer):
-        if np.issubdtype(labels.dtype, np.floating) and np.all(labels == np.round(labels)):
-            labels = labels.astype(np.intp)
-        else:
-            raise ValueError(f"y must hold integer class indices, got dtype {labels.dtype}")
+        if not np.issubdtype(labels.dtype, np.floating):
+            raise ParameterError("y", f"y must hold integer class indices, got dtype "
+                                      f"{labels.dtype}")
+        finite = np.isfinite(labels)
+        if not finite.all():
+            pos = int(np.flatnonzero(~finite)[0])
+            raise ParameterError("y", f"y must hold integer class indices; y[{pos}] is "
+                                      f"{labels[pos]} (NaN or infinity is no class)")
+        if not np.all(labels == np.round(labels)):
+            pos = int(np.flatnonzero(labels != np.round(labels))[0])
+            raise ParameterError("y", f"y must hold integer class indices; y[{pos}] is "
+                                      f"{labels[pos]}")
+        labels = labels.astype(np.intp)
     labels = labels.astype(np.intp, copy=False)
     if labels.size and (labels.min() < 0 or labels.max() >= p.shape[1]):
         pos = int(np.flatnonzero((labels < 0) | (labels >= p.shape[1]))[0])
-        raise ValueError(
-            f"labels must be class indices in 0..{p.shape[1] - 1} (one per proba column); "
+        raise ParameterError(
+            "y", f"labels must be class indices in 0..{p.shape[1] - 1} (one per proba column); "
             f"y[{pos}] = {labels[pos]}"
         )
     return p, labels

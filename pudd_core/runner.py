@@ -6,7 +6,7 @@ import hashlib
 import inspect
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,11 +20,14 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.evaluation import DetectionSummary, match_alarms, mean_accuracy
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
+from pudd_core.streams.registry import check_data
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DETECTORS", "ChunkLog", "RunConfig", "RunResult", "run_experiment"]
+__all__ = [
+    "DETECTORS", "ChunkLog", "RunConfig", "RunResult", "parse_option_pairs", "run_experiment",
+]
 
 #: Detector name -> display name. PUDD-x is ``detector="pudd"`` with ``alpha=10**-x``.
 DETECTORS: Mapping[str, str] = {
@@ -57,13 +60,76 @@ def _detector_option_names(detector: str) -> list[str]:
     return []  # "none" and "oracle" have no detector
 
 
-def _check_option_names(what: str, given: Options, valid: list[str]) -> None:
+def _check_option_names(what: str, param: str, given: Options, valid: list[str]) -> None:
     unknown = sorted({k for k, _ in given} - set(valid))
     if unknown:
-        raise ValueError(
+        raise _validation.ParameterError(
+            param,
             f"unknown {what} option(s) {', '.join(map(repr, unknown))}; "
-            f"valid options: {', '.join(valid) or 'none'}"
+            f"valid options: {', '.join(valid) or 'none'}",
+            valid,
         )
+
+
+def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callable[..., Any]:
+    if kind == "classifier":
+        return classifiers._ENTRIES[name].factory
+    if name in ("pudd", "ek"):
+        return ChunkPUDD
+    return baselines._spec(name).detector_class
+
+
+def parse_option_pairs(
+    kind: Literal["detector", "classifier"], name: str, pairs: Sequence[str]
+) -> Options:
+    """``KEY=VALUE`` texts -> options, each value parsed by its parameter's type.
+
+    ``yates=False`` is ``False`` and ``skip_rule=None`` is ``None``; an unknown name or a
+    value that does not parse raises :class:`~pudd_core._validation.ParameterError`.
+
+    Examples
+    --------
+    >>> parse_option_pairs("detector", "pudd", ["yates=False", "skip_rule=None", "n_buckets=3"])
+    (('n_buckets', 3), ('skip_rule', None), ('yates', False))
+    >>> parse_option_pairs("detector", "adwin", ["delta=0.01"])
+    (('delta', 0.01),)
+    """
+    from pudd_core import _options
+
+    param = f"{kind}_options"
+    name = ALIASES.get(name, name) if kind == "detector" else name
+    if kind == "detector":
+        if name not in DETECTORS:
+            raise _validation.ParameterError(
+                "detector", f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}",
+                tuple(DETECTORS))
+        valid = _detector_option_names(name)
+    else:
+        if name not in CLASSIFIERS:
+            raise _validation.ParameterError(
+                "classifier",
+                f"unknown classifier {name!r}; choose one of {', '.join(CLASSIFIERS)}",
+                tuple(CLASSIFIERS))
+        valid = classifiers.option_names(name)
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise _validation.ParameterError(
+                param, f"{kind} options are written KEY=VALUE, got {pair!r}")
+        _check_option_names(f"{kind} {name!r}", param, ((key, raw),), valid)
+        out[key] = _options.parse_option(_option_target(kind, name), key, raw)
+    return tuple(sorted(out.items()))
+
+
+def _check_optional_int(name: str, value: Any, minimum: int, why: str) -> None:
+    if value is None:
+        return
+    if (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
+            or value < minimum):
+        raise _validation.ParameterError(
+            name, f"{name} must be None or an integer >= {minimum}{why}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -145,42 +211,69 @@ class RunConfig:
         :class:`~pudd_core.streams.DatasetUnavailableError` with how to provide them. With
         ``stream`` (a user's stream), its card replaces the registry's.
         """
-        if self.detector not in DETECTORS:
-            raise ValueError(
-                f"unknown detector {self.detector!r}; choose one of {', '.join(DETECTORS)}"
+        if not isinstance(self.detector, str) or self.detector not in DETECTORS:
+            raise _validation.ParameterError(
+                "detector",
+                f"unknown detector {self.detector!r}; choose one of {', '.join(DETECTORS)}",
+                tuple(DETECTORS),
             )
-        if self.classifier not in CLASSIFIERS:
-            raise ValueError(
-                f"unknown classifier {self.classifier!r}; choose one of {', '.join(CLASSIFIERS)}"
+        if not isinstance(self.classifier, str) or self.classifier not in CLASSIFIERS:
+            raise _validation.ParameterError(
+                "classifier",
+                f"unknown classifier {self.classifier!r}; choose one of {', '.join(CLASSIFIERS)}",
+                tuple(CLASSIFIERS),
             )
+        if not isinstance(self.dataset, str):
+            raise _validation.ParameterError(
+                "dataset", f"dataset must be a stream name (text), got {self.dataset!r}")
         _check_option_names(
-            f"classifier {self.classifier!r}", self.classifier_options,
+            f"classifier {self.classifier!r}", "classifier_options", self.classifier_options,
             classifiers.option_names(self.classifier),
         )
         _check_option_names(
-            f"detector {self.detector!r}", self.detector_options,
+            f"detector {self.detector!r}", "detector_options", self.detector_options,
             _detector_option_names(self.detector),
         )
         _validation.check_open_unit("alpha", self.alpha)
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
+        _check_optional_int("chunk_size", self.chunk_size, 1, "")
+        _check_optional_int("n_chunks", self.n_chunks, 2,
+                            " (chunk 0 trains, the rest are tested)")
+        _validation.check_bool("double_initial_fit", self.double_initial_fit)
+        _validation.check_bool("record_windows", self.record_windows)
+        if self.detector in ("pudd", "ek"):
+            _make_detector(self, 0)  # its own checks: option values, before any work
+        elif self.detector in BASELINES and self.detector_options:
+            try:
+                _make_detector(self, 0)
+            except (TypeError, ValueError) as exc:
+                raise _validation.ParameterError(
+                    "detector_options",
+                    f"detector {self.detector!r} refused its options "
+                    f"{dict(self.detector_options)}: {exc}") from None
         if stream is not None:
             if stream.name != self.dataset:
-                raise ValueError(
-                    f"dataset {self.dataset!r} does not name the given stream {stream.name!r}"
+                raise _validation.ParameterError(
+                    "dataset",
+                    f"dataset {self.dataset!r} does not name the given stream {stream.name!r}",
                 )
             for name in ("chunk_size", "n_chunks"):
                 if getattr(self, name) not in (None, getattr(stream, name)):
-                    raise ValueError(f"{name} must be None or the given stream's "
+                    raise _validation.ParameterError(
+                        name, f"{name} must be None or the given stream's "
                                      f"{getattr(stream, name)}, got {getattr(self, name)}")
         info = get_info(self.dataset, data_dir=data_dir) if stream is None else stream.info
         if not info.available:
             raise DatasetUnavailableError(f"stream {self.dataset!r}: {info.unavailable_reason}")
+        if stream is None:
+            check_data(self.dataset, data_dir=data_dir)  # a damaged file fails before any run
         images = len(info.feature_shape) == 3
         if images != (self.classifier in _IMAGE_CLASSIFIERS):
             wanted = "small-cnn or resnet18" if images else "gnb, vfdt, dnn or dnn-ensemble"
-            raise ValueError(
+            raise _validation.ParameterError(
+                "classifier",
                 f"classifier {self.classifier!r} cannot learn the {info.kind} stream "
                 f"{self.dataset!r} (features {info.feature_shape}); choose {wanted}"
             )
@@ -218,6 +311,8 @@ class ChunkLog:
     detect_ms: float
     train_ms: float
     window: WindowRecord | None = field(default=None, repr=False)
+    #: Cells of the winning test's table the count floor raised (0: the data alone decided).
+    floored_cells: int = 0
 
     @property
     def error_rate(self) -> float:
@@ -359,7 +454,8 @@ def run_experiment(
             **dict(config.stream_options),
         )
     if stream.n_chunks < 2:
-        raise ValueError("a run needs at least two chunks: chunk 0 trains, the rest are tested")
+        raise _validation.ParameterError(
+            "n_chunks", "a run needs at least two chunks: chunk 0 trains, the rest are tested")
     model = make_classifier(
         config.classifier,
         input_shape=stream.feature_shape,
@@ -394,6 +490,7 @@ def run_experiment(
         p_value, cut = float("nan"), None
         cut_pvals: tuple[tuple[int, float], ...] = ()
         window: WindowRecord | None = None
+        floored = 0
         hits: tuple[int, ...] = ()
         if isinstance(detector, ChunkPUDD):
             detector.update(u, ok)
@@ -401,6 +498,8 @@ def run_experiment(
             p_value, cut = detector.p_value, detector.cut_point
             scan = detector.last_scan
             cut_pvals = tuple((c.cut, c.p_value) for c in scan.cuts) if scan else ()
+            win = scan.winner if scan is not None else None
+            floored = win.test.floored_cells if win is not None and win.test is not None else 0
             if config.record_windows:
                 window = _window_record(detector)
             retrain = (cut or 1) if config.adaptation == "window" else 1
@@ -422,7 +521,7 @@ def run_experiment(
         logs.append(ChunkLog(
             t, float(ok.mean()), float(u.mean()), float(np.median(u)), float(p_value),
             cut_pvals, alarm, cut, adapted, tuple(hits),
-            (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, window,
+            (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, window, floored,
         ))
         if progress is not None:
             progress(t, stream.n_chunks - 1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from pudd_core import _validation
 from pudd_core.classifiers import make_classifier
@@ -23,7 +24,18 @@ from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.runner import RunConfig, run_experiment
 from pudd_core.streams import load_stream
 
-__all__ = ["ALPHA_EXPONENTS", "FalseAlarmStudy", "false_alarm_study", "threshold_sweep"]
+__all__ = [
+    "ALPHA_EXPONENTS", "FLOOR_VARIANTS", "FalseAlarmStudy", "false_alarm_study",
+    "pu_false_alarm_rates", "pu_false_alarm_table", "threshold_sweep",
+]
+
+#: ChunkPUDD settings compared on stationary streams: the authors' floor, none, and the
+#: calibrated variant (no floor; sparse columns merged until expected counts reach 5).
+FLOOR_VARIANTS: dict[str, dict[str, object]] = {
+    "default (floor 5)": {},
+    "clamp_min=0": {"clamp_min": 0},
+    "clamp_min=0, min_expected=5": {"clamp_min": 0, "min_expected": 5.0},
+}
 
 #: The app's threshold scale: PUDD-x for x = 1..10 (the paper reports x = 1, 3, 5).
 ALPHA_EXPONENTS: tuple[int, ...] = tuple(range(1, 11))
@@ -158,3 +170,96 @@ def false_alarm_study(
         pd.DataFrame(cut_rows, columns=["chunk", "cut", "p_value"]),
         pd.DataFrame(chunk_rows, columns=["chunk", "min_p", "n_cuts"]),
     )
+
+
+def _stationary_chunk(
+    rng: np.random.Generator, size: int, error_rate: float
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """One chunk of a stream without drift: correct u ~ Beta(1, 8) below 0.5, errors above."""
+    wrong = rng.random(size) < error_rate
+    u = rng.beta(1.0, 8.0, size)
+    high = u >= 0.5
+    u[high] = rng.uniform(0.0, 0.5, int(high.sum()))  # correct predictions have u < 0.5
+    u[wrong] = 0.5 + 0.5 * rng.beta(2.0, 2.0, int(wrong.sum()))
+    return u, ~wrong
+
+
+def pu_false_alarm_rates(
+    chunk_size: int,
+    error_rate: float,
+    *,
+    n_chunks: int = 2000,
+    alpha: float = 1e-3,
+    seed: int = 0,
+    detector_options: dict[str, object] | None = None,
+) -> dict[str, float]:
+    r"""PUDD's false alarms on a stationary stream of PU values, as a user's detector sees them.
+
+    ``n_chunks`` chunks of ``chunk_size`` predictions, each wrong with probability
+    ``error_rate`` (correct ones: $u \sim$ Beta(1, 8) below 0.5; wrong ones: $u > 0.5$), go
+    through one :class:`~pudd_core.detector.ChunkPUDD` that resets after each alarm, as in a
+    run. ``per_test`` is the share of cut-point tests that ran with $p < \alpha$ (the paper's
+    per-test guarantee: at most about $\alpha$ when calibrated); ``per_chunk`` the share of
+    chunks that alarmed.
+
+    Examples
+    --------
+    >>> r = pu_false_alarm_rates(100, 0.0, n_chunks=200, alpha=1e-3)
+    >>> r["per_chunk"] > 0.05  # the floor of 5 on two empty error cells alarms often
+    True
+    >>> pu_false_alarm_rates(100, 0.0, n_chunks=200, alpha=1e-3,
+    ...                      detector_options={"clamp_min": 0, "min_expected": 5})["alarms"]
+    0
+    """
+    _validation.check_positive_int("chunk_size", chunk_size)
+    _validation.check_positive_int("n_chunks", n_chunks, minimum=2)
+    if not 0.0 <= _validation.finite_float("error_rate", error_rate) < 1.0:
+        raise _validation.ParameterError("error_rate", f"error_rate must lie in [0, 1), got "
+                                                       f"{error_rate!r}")
+    rng = np.random.default_rng(seed)
+    det = ChunkPUDD(alpha=alpha, seed=seed, **(detector_options or {}))  # type: ignore[arg-type]
+    tests = rejections = alarms = 0
+    for _ in range(n_chunks):
+        det.update(*_stationary_chunk(rng, chunk_size, error_rate))
+        scan = det.last_scan
+        if scan is not None and scan.shortcut is None:
+            ran = [c for c in scan.cuts if not c.skipped]
+            tests += len(ran)
+            rejections += sum(c.p_value < alpha for c in ran)
+        alarms += det.drift_detected
+    return {"chunk_size": chunk_size, "error_rate": error_rate, "alpha": alpha,
+            "n_chunks": n_chunks, "tests": tests, "rejections": rejections, "alarms": alarms,
+            "per_test": rejections / tests if tests else 0.0, "per_chunk": alarms / n_chunks}
+
+
+def pu_false_alarm_table(
+    chunk_sizes: Sequence[int] = (50, 100, 500, 1000),
+    error_rates: Sequence[float] = (0.0, 0.005, 0.05, 0.3),
+    variants: dict[str, dict[str, object]] | None = None,
+    *,
+    n_chunks: int = 2000,
+    alpha: float = 1e-3,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """:func:`pu_false_alarm_rates` for every chunk size, error rate and variant.
+
+    One row per cell and variant (``variant`` names a key of ``variants``, default
+    :data:`FLOOR_VARIANTS`); the same seed gives every variant the same stream.
+
+    Examples
+    --------
+    >>> df = pu_false_alarm_table((100,), (0.0,), n_chunks=50)
+    >>> df["variant"].tolist()
+    ['default (floor 5)', 'clamp_min=0', 'clamp_min=0, min_expected=5']
+    """
+    variants = FLOOR_VARIANTS if variants is None else variants
+    rows = []
+    cells = [(c, e, v) for c in chunk_sizes for e in error_rates for v in variants]
+    for i, (size, rate, name) in enumerate(cells, 1):
+        row = pu_false_alarm_rates(size, rate, n_chunks=n_chunks, alpha=alpha, seed=seed,
+                                   detector_options=dict(variants[name]))
+        rows.append({"variant": name, **row})
+        if progress is not None:
+            progress(i, len(cells))
+    return pd.DataFrame(rows)

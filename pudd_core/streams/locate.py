@@ -427,10 +427,25 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
     os.replace(tmp.name, path)
 
 
+_CHECKSUMS = "checksums.json"
+_verified_arrays: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256
+
+
+def _array_sha256(path: Path) -> str:
+    """Sha256 of one cached array file, hashed once per (size, mtime) in this process."""
+    stat = path.stat()
+    memo = (str(path), stat.st_size, stat.st_mtime_ns)
+    if memo not in _verified_arrays:
+        _verified_arrays[memo] = _hash_file(path)
+    return _verified_arrays[memo]
+
+
 def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
     """Save arrays as ``<name>.npy`` in ``folder``, atomically (all or nothing).
 
-    Failures to write (read-only cache) are ignored: the cache is an optimisation.
+    Each file's size and sha256 go to ``checksums.json`` beside them, which
+    :func:`load_arrays` verifies. Failures to write (read-only cache) are ignored: the cache
+    is an optimisation.
 
     Examples
     --------
@@ -447,8 +462,12 @@ def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
     except OSError:
         return
     try:
+        sums = {}
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", array, allow_pickle=False)
+            file = tmp / f"{name}.npy"
+            sums[name] = {"bytes": file.stat().st_size, "sha256": _hash_file(file)}
+        (tmp / _CHECKSUMS).write_text(json.dumps(sums, indent=1))
         os.replace(tmp, folder)
     except OSError:
         pass  # another process won the race, or the disk is full: keep theirs / nothing
@@ -459,6 +478,10 @@ def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
 def load_arrays(folder: Path, names: tuple[str, ...]) -> dict[str, NDArray[Any]] | None:
     """Load ``<name>.npy`` files saved by `save_arrays`; None if any is missing or unreadable.
 
+    Every file is checked against the size and sha256 recorded when it was written; a cache
+    that fails (edited, truncated, written before checksums were recorded) is removed with a
+    warning, so the caller parses the source again and writes a fresh one.
+
     Examples
     --------
     >>> load_arrays(Path("/nonexistent"), ("x",)) is None
@@ -467,7 +490,35 @@ def load_arrays(folder: Path, names: tuple[str, ...]) -> dict[str, NDArray[Any]]
     """
     if not folder.is_dir():
         return None
-    try:
-        return {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in names}
-    except (OSError, ValueError):
+    problem = None
+    if not (folder / _CHECKSUMS).is_file():  # written before checksums were kept: rebuild
+        shutil.rmtree(folder, ignore_errors=True)
         return None
+    try:
+        sums = json.loads((folder / _CHECKSUMS).read_text())
+        out = {}
+        for n in names:
+            file = folder / f"{n}.npy"
+            want = sums.get(n) if isinstance(sums, dict) else None
+            if not isinstance(want, dict):
+                problem = f"{file.name} has no recorded checksum"
+                break
+            if file.stat().st_size != want.get("bytes"):
+                problem = f"{file.name} has {file.stat().st_size} bytes, not {want.get('bytes')}"
+                break
+            if _array_sha256(file) != want.get("sha256"):
+                problem = f"{file.name} does not match its recorded sha256 (edited?)"
+                break
+            out[n] = np.load(file, allow_pickle=False)
+    except FileNotFoundError as exc:
+        problem = f"{Path(str(exc.filename)).name} is missing"
+    except (OSError, ValueError) as exc:
+        problem = f"unreadable ({exc})"
+    if problem is None:
+        return out
+    import warnings
+
+    warnings.warn(f"parsed-data cache {folder} is damaged ({problem}); rebuilding it from the "
+                  "source file", stacklevel=2)
+    shutil.rmtree(folder, ignore_errors=True)
+    return None

@@ -189,8 +189,32 @@ _FILES = {"elec2": "elec2", "powersupply": "powersupply", "airline": "airline"}
 def _key(name: str) -> str:
     key = str(name).strip().lower()
     if key not in _CARDS:
-        raise ValueError(f"unknown stream {name!r}; known streams: {', '.join(_CARDS)}")
+        from pudd_core._validation import ParameterError
+
+        raise ParameterError(
+            "dataset", f"unknown stream {name!r}; known streams: {', '.join(_CARDS)}",
+            tuple(_CARDS))
     return key
+
+
+def check_data(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> None:
+    """Verify a real stream's data file against the manifest's sha256, before any work.
+
+    Raises :class:`~pudd_core.streams.ChecksumMismatchError` for a damaged or edited file;
+    does nothing for synthetic streams or a missing file (see :func:`get_info`). A file's
+    hash is remembered by its size and modification time, so this costs one hash per file.
+
+    Examples
+    --------
+    >>> check_data("sea0")  # synthetic: nothing to verify
+    """
+    key = _key(name)
+    if key not in _FILES or (key == "airline" and airline.paper_file(data_dir) is not None):
+        return
+    entry = locate.manifest_entry(_FILES[key])
+    found = locate.find(entry, locate.data_folder(data_dir))
+    if found is not None:
+        locate.verify(found, entry)
 
 
 def _availability(key: str, data_dir: str | os.PathLike[str] | None) -> tuple[bool, str | None]:
@@ -269,7 +293,7 @@ def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> St
     >>> get_info("nope")
     Traceback (most recent call last):
     ...
-    ValueError: unknown stream 'nope'; known streams: sea0, sea10, sea20, sine, mixed, elec2, ...
+    pudd_core._validation.ParameterError: unknown stream 'nope'; known streams: sea0, ...
 
     """
     key = _key(name)
