@@ -18,23 +18,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import plotly
 import streamlit as st
 import streamlit.components.v1 as components
 
 from pudd_core.explorer import ExplorerConfig
-from pudd_core.plots.player import player_spec
+from pudd_core.plots.player import PLOTLY_JS, player_spec
 from pudd_core.runner import RunResult
 from ui import state
 
 FRONTEND = Path(__file__).with_name("player_component")
-PLOTLY_JS = "plotly.min.js"  # copied from the plotly package: the browser caches it
 
 
 def _frontend() -> Path:
     """The component's folder, with plotly.js beside its own files (copied once)."""
-    target = FRONTEND / PLOTLY_JS
-    source = Path(plotly.__file__).with_name("package_data") / PLOTLY_JS
+    target = FRONTEND / PLOTLY_JS.name  # a copy of the plotly package's: the browser caches it
+    source = PLOTLY_JS
     if not target.is_file() or target.stat().st_size != source.stat().st_size:
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
         shutil.copyfile(source, tmp)

@@ -3,7 +3,6 @@ from __future__ import annotations
 import io
 import os
 import tarfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -299,9 +298,7 @@ def test_tree_without_an_index_warns_and_records_imagefolder_order(tmp_path, mon
 @pytest.mark.datasets
 def test_real_cifar10_cd_from_the_jpeg_tarball(tmp_path, monkeypatch):
     monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))  # cold: decode from scratch
-    start = time.perf_counter()
     s = load_stream("cifar10-cd", seed=0)
-    cold = time.perf_counter() - start
     assert (len(s), s.chunk_size, s.feature_shape, s.n_classes) == (100, 500, (3, 32, 32), 2)
     classes = s.truth["image_classes"]
     np.testing.assert_array_equal(np.apply_along_axis(np.bincount, 1, classes, minlength=10), 50)
@@ -319,10 +316,7 @@ def test_real_cifar10_cd_from_the_jpeg_tarball(tmp_path, monkeypatch):
     np.testing.assert_array_equal(y, np.isin(classes[0], [0, 1, 2]))
     assert s.truth["interests"][0].tolist() == [0, 1, 2]
     assert s.drift_chunks is not None and all(0 < t < 100 for t in s.drift_chunks)
-    assert cold < 60
-    start = time.perf_counter()
-    warm = load_stream("cifar10-cd", seed=0)
-    assert time.perf_counter() - start < 5
+    warm = load_stream("cifar10-cd", seed=0)  # from the decoded cache (times: BENCHMARKS.md)
     assert warm.chunk(99)[0].tobytes() == s.chunk(99)[0].tobytes()
 
 
