@@ -358,8 +358,11 @@ def read_query(page: str) -> None:
         try:
             st.session_state[key] = spec.parse(text)
         except ValueError as err:
-            st.session_state[QUERY_WARNINGS].append(
-                f"Ignored the link's `{spec.name}={text}`: {err}. Using the default instead."
+            from ui.messages import code, escape
+
+            st.session_state[QUERY_WARNINGS].append(  # the link's text, escaped: issue 10
+                f"Ignored the link's {code(f'{spec.name}={text}')}: {escape(err)}. "
+                "Using the default instead."
             )
         _forget_widget(key)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from pudd_core._validation import ParameterError
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.runner import RunConfig
 from pudd_core.streams import DatasetUnavailableError, get_info, list_streams
@@ -74,9 +75,8 @@ class Slots:
             messages.missing_data(self.slots["stream"], self.labels["stream"],
                                   get_info(self.dataset), key="thresholds")
             return
-        text = str(err)
-        name = ("classifier" if text.startswith("classifier ")
-                else "n_chunks" if "n_chunks" in text else "stream")
+        param = err.param if isinstance(err, ParameterError) else None
+        name = param if param in ("classifier", "n_chunks") else "stream"
         hint = {"classifier": "Choose a classifier for this kind of stream.",
                 "n_chunks": "Choose a shorter stream length (or the stream's own).",
                 "stream": "Provide the data as described, or choose another stream; "
