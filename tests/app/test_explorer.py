@@ -304,3 +304,29 @@ def test_the_label_column_guess_is_said_next_to_it(monkeypatch: pytest.MonkeyPat
     assert any("The last column is the label" in c.value for c in at.main.caption)
     at.selectbox(key="w_explorer_label").set_value("x").run(timeout=TIMEOUT)
     assert not any("The last column is the label" in c.value for c in at.main.caption)
+
+
+def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 10: open ?n_chunks=5000, press Run, leave mid-run, come back: no restart."""
+    import streamlit as st
+
+    calls: list[str] = []
+
+    def leave_midway(config: Any, **_: Any) -> Any:
+        calls.append(config.detector)
+        st.stop()  # what Streamlit does to a script run when its page is left mid-run
+
+    monkeypatch.setattr(ui.explorer, "run_experiment", leave_midway)
+    at = _open({"n_chunks": "5000", "seed": "12"})  # a selection no other test computes
+    [run] = [b for b in at.button if b.label.startswith("Run")]
+    run.click().run(timeout=TIMEOUT)
+    assert calls == ["pudd"]
+    at.switch_page("pages/home.py").run(timeout=TIMEOUT)  # the user leaves
+    at.switch_page(PAGE).run(timeout=TIMEOUT)  # and comes back
+    assert not at.exception
+    assert calls == ["pudd"]  # nothing started by itself
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
+    assert any(c.value.startswith("Stopped: 0 of 3 runs") for c in at.main.caption)
+    at.number_input(key="w_explorer_n_chunks").set_value(4000).run(timeout=TIMEOUT)
+    assert calls == ["pudd"]  # another long configuration does not start either
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
