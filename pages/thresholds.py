@@ -110,4 +110,7 @@ tests).
 """
     )
 
+st.subheader("3. The count floor on streams with few errors")
+thresholds.committed_false_alarms()
+
 state.write_query("thresholds")
