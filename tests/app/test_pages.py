@@ -260,7 +260,8 @@ def test_in_tests_an_unexpected_error_stays_an_exception(monkeypatch: pytest.Mon
 
 
 # --- Markdown injection through links (issue 10 item 13) ----------------------------------------
-EVIL = "`x` [click](https://evil.example/) ![i](https://evil.example/p.png)"
+EVIL = "`x` [click](https://evil.example/) ![i](https://evil.example/p.png)"  # issue 10's
+BREAKOUT = "x` [click](https://evil.example/) ![i](https://evil.example/p.png) `y"  # closes `…`
 
 
 def _outside_code_spans(markdown: str) -> str:
@@ -290,20 +291,21 @@ def _outside_code_spans(markdown: str) -> str:
     return "".join(out)
 
 
-@pytest.mark.parametrize(("page", "param"), [("pages/theorem2.py", "wrong2"),
-                                             ("pages/explorer.py", "dataset"),
-                                             (None, "seed")])
-def test_a_links_value_is_shown_as_text_never_as_a_link_or_image(page: str | None,
-                                                                 param: str) -> None:
+@pytest.mark.parametrize(("page", "param", "evil"), [("pages/theorem2.py", "wrong2", EVIL),
+                                                     ("pages/explorer.py", "dataset", EVIL),
+                                                     (None, "seed", EVIL),
+                                                     (None, "seed", BREAKOUT)])
+def test_a_links_value_is_shown_as_text_never_as_a_link_or_image(page: str | None, param: str,
+                                                                 evil: str) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     if page is not None:  # a visitor on Home, then a link to the page
         at.run(timeout=TIMEOUT)
         at.switch_page(page)
-    at.query_params[param] = EVIL
+    at.query_params[param] = evil
     at.run(timeout=TIMEOUT)
     assert not at.exception
     [warning] = [w.value for w in at.sidebar.warning if "Ignored the link" in w.value]
-    assert EVIL in warning  # the value itself, verbatim, inside a code span
+    assert evil in warning  # the value itself, verbatim, inside a code span
     text = _outside_code_spans(warning)
     assert "evil.example" not in text and "](" not in text and "![" not in text
 
@@ -311,7 +313,8 @@ def test_a_links_value_is_shown_as_text_never_as_a_link_or_image(page: str | Non
 def test_the_escaping_helper_keeps_user_text_out_of_markdown_syntax() -> None:
     from ui.messages import code, escape
 
-    unescaped = re.sub(r"\\.", "", escape(EVIL))  # the characters Markdown may read as syntax
+    unescaped = re.sub(r"\\.", "", escape(EVIL + BREAKOUT))  # the characters Markdown may read as syntax
     assert "[" not in unescaped and "]" not in unescaped and "`" not in unescaped
     assert _outside_code_spans(code(EVIL)).strip() == ""
+    assert _outside_code_spans(code(BREAKOUT)).strip() == ""
     assert _outside_code_spans(f"a {code('``` ` ``')} b") == "a  b"
