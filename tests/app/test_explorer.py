@@ -330,3 +330,30 @@ def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.Mon
     at.number_input(key="w_explorer_n_chunks").set_value(4000).run(timeout=TIMEOUT)
     assert calls == ["pudd"]  # another long configuration does not start either
     assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
+
+
+def _no_markdown_link(text: str) -> bool:
+    """No unescaped ``](`` or ``<http`` in ``text``: Markdown would make a link of it."""
+    import re
+
+    bare = re.sub(r"\\.", "", text)  # escaped characters are text
+    return "](" not in bare and "<http" not in bare and "[" not in bare
+
+
+def test_an_uploads_file_and_column_names_are_shown_as_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    evil = "[click](https://evil.example/)"
+    rows = "".join(f"{i % 7},1\n" for i in range(400))  # the label column: a single class
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: f"x,{evil}\n{rows}".encode())
+    at = _open({"dataset": "upload", "chunk_size": "50"})
+    [error] = [e.value for e in at.error]
+    assert "has a single class" in error and _no_markdown_link(error)
+    at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
+    name, data = at.session_state[ui.explorer._KEPT_UPLOAD]
+    at.session_state[ui.explorer._KEPT_UPLOAD] = (f"{evil} ![i](https://evil.example/p.png)",
+                                                  data)
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: None)
+    at.switch_page(PAGE).run(timeout=TIMEOUT)
+    [kept] = [c.value for c in at.main.caption if "uploaded earlier" in c.value]
+    assert "evil.example" in kept and _no_markdown_link(kept) and "![" not in kept

@@ -313,7 +313,8 @@ def test_a_links_value_is_shown_as_text_never_as_a_link_or_image(page: str | Non
 def test_the_escaping_helper_keeps_user_text_out_of_markdown_syntax() -> None:
     from ui.messages import code, escape
 
-    unescaped = re.sub(r"\\.", "", escape(EVIL + BREAKOUT))  # the characters Markdown may read as syntax
+    # what is left once escaped characters are dropped: what Markdown may read as syntax
+    unescaped = re.sub(r"\\.", "", escape(EVIL + BREAKOUT))
     assert "[" not in unescaped and "]" not in unescaped and "`" not in unescaped
     assert _outside_code_spans(code(EVIL)).strip() == ""
     assert _outside_code_spans(code(BREAKOUT)).strip() == ""
