@@ -77,8 +77,8 @@ class ErrorSlots:
 
     def show(self, err: BaseException) -> bool:
         """Put ``err`` under the control of its ``ParameterError.param``; False when none."""
-        name = getattr(err, "param", None) if isinstance(err, ParameterError) else None
-        if name not in self.slots:
+        name = err.param if isinstance(err, ParameterError) else None
+        if name is None or name not in self.slots:
             return False
         hint = _HINTS.get(name.rstrip("12"), "")
         self.slots[name].error(f"**{self.labels[name]}**: {messages.escape(str(err))}. "

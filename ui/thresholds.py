@@ -158,8 +158,8 @@ def study_controls(seed: int, classifier: str) -> tuple[StudyConfig, Any]:
 
 # --- the committed false-alarm table (issue 10 item 6) ------------------------------------------
 #: Written by ``scripts/false_alarm_table.py``; None when installed without the project folder.
-FALSE_ALARMS: Path | None = (None if project_root() is None
-                             else project_root() / "results" / "false_alarms.csv")
+_ROOT = project_root()
+FALSE_ALARMS: Path | None = None if _ROOT is None else _ROOT / "results" / "false_alarms.csv"
 VARIANTS = {  # the CSV's variant -> what it is, in a word
     "default (floor 5)": "the authors' count floor: a cell under 5 counts as 5",
     "clamp_min=0": "no floor: the counts as observed",

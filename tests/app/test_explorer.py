@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
-from tests.app._apptest import open_page, player, trace_named
+from tests.app._apptest import open_page, player, shown, trace_named
 from ui import cache
 
 TIMEOUT = 60
@@ -195,7 +195,7 @@ def test_a_download_without_internet_says_where_to_put_the_file(
     at = _open({"dataset": "powersupply"})
     at.button(key="explorer_download").click().run(timeout=TIMEOUT)
     assert not at.exception
-    message = at.error[-1].value
+    message = shown(at.error[-1].value)
     assert message.startswith("The download did not work: <urlopen error [Errno -3]")
     assert "copy the file to `" in message and "powersupply.arff.gz" in message
     assert at.selectbox(key="w_explorer_dataset").value == "powersupply"  # nothing lost
