@@ -88,3 +88,11 @@ def test_the_librarys_own_theorem_errors_carry_their_control() -> None:
         with pytest.raises(ParameterError) as info:
             theorem2_windows(100, **{name: bad})
         assert info.value.param == name
+
+
+def test_the_examples_of_the_message_helpers_hold() -> None:
+    import doctest
+
+    import ui.messages
+
+    assert doctest.testmod(ui.messages).failed == 0
