@@ -210,7 +210,8 @@ def committed_false_alarms() -> None:
         f"cell, α = {alpha:g}), the share of single tests with p < α, per variant:"
     )
     st.markdown("\n".join(f"- **{v}**: {what}" for v, what in VARIANTS.items()))
-    st.dataframe(false_alarm_table(frame), hide_index=True)
+    table = false_alarm_table(frame)
+    st.dataframe(table, hide_index=True, height=35 * (len(table) + 1) + 3)  # every row shown
     st.caption(
         f"▲: the rate's 95 % lower bound exceeds α = {alpha:g}, so the excess is not sampling "
         f"noise. Streams above α, per variant: {counts}. The default stays the authors' "
