@@ -383,6 +383,27 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     _assert_no_exception(page)
 
 
+def test_a_long_run_left_midway_comes_back_stopped(page: Any, app_url: str) -> None:
+    """Issue 10: /explorer?n_chunks=5000, Run, leave mid-run, come back: no restart."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/explorer?n_chunks=5000&seed=21")  # a selection no test computes
+    _settle(page, EXPLORER)
+    page.get_by_role("button", name=re.compile(r"^(play_arrow)?\s*Run 3 runs")).click()
+    expect(page.get_by_role("button", name=re.compile("Stop the runs"))).to_be_visible()
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Theorem 2").click()
+    _settle(page, "Theorem 2, step by step")
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=EXPLORER).click()
+    _settle(page, EXPLORER)
+    stopped = re.compile(r"^Stopped: \d of 3 runs finished and kept")
+    expect(page.get_by_text(stopped)).to_be_visible()
+    assert page.get_by_role("button", name=re.compile("Stop the runs")).count() == 0
+    assert page.locator('[data-testid="stProgress"]').count() == 0  # nothing computing
+    expect(page.get_by_role("button", name=re.compile(r"Run (the \d missing|3) runs"))
+           ).to_be_visible()
+    _assert_no_exception(page)
+
+
 def test_explorer_plays_to_the_end_and_keeps_its_place_across_pages(
     page: Any, app_url: str
 ) -> None:
