@@ -120,7 +120,7 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
         job = st.session_state[key] = _IDLE
     stopped_here = job == _STOP + selection
     if not missing:
-        if job.startswith(_RUN):
+        if job in (_RUN + selection, _STOP + selection):  # all done: nothing left to offer
             st.session_state[key] = _IDLE
         return Outcome(tuple(results), stopped=False)
     seconds = sum(tasks[i].seconds for i in missing)
