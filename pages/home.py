@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.runner import RunConfig
-from ui import cache, controls, state
+from ui import cache, controls, messages, state
 from ui.pages import PAGES, ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -50,7 +50,8 @@ cfg = RunConfig(dataset="sea0", classifier="gnb", detector="pudd", alpha=1e-3, s
 try:
     result = cache.run(cfg)
 except ValueError as err:
-    st.error(f"This run cannot be made with seed {seed}: {err}. Pick another seed in the sidebar.")
+    st.error(f"This run cannot be made with seed {seed}: {messages.escape(err)}. Pick another "
+             "seed in the sidebar.")
     st.stop()
 frame = result.to_frame()
 drifts = result.drift_chunks or ()

@@ -15,7 +15,7 @@ from pudd_core.reproduction_view import (
     summarise,
 )
 from pudd_core.streams.locate import project_root
-from ui import cache, controls, progress, reproduction, state
+from ui import cache, controls, messages, progress, reproduction, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -80,8 +80,9 @@ else:
     try:
         report = group_report(rows, group.classifier, group.n_chunks)
     except ValueError as err:
-        slot.error(f"**Reproduction in the store**: {err}. Choose another group; runs of "
-                   "other settings need the command line's report.", icon=":material/error:")
+        slot.error(f"**Reproduction in the store**: {messages.escape(err)}. Choose another "
+                   "group; runs of other settings need the command line's report.",
+                   icon=":material/error:")
     else:
         counts = summarise(report)
         metric = [*st.columns(2), *st.columns(2)]

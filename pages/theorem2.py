@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
-from ui import cache, controls, state
+from ui import cache, controls, messages, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -35,7 +35,8 @@ with tab2:
         res = cache.theorem2(cfg)
     except ValueError as err:
         if not slots.show(err):
-            st.error(f"These settings cannot be used: {err}.", icon=":material/error:")
+            st.error(f"These settings cannot be used: {messages.escape(err)}.",
+                     icon=":material/error:")
         st.info("Fix the setting marked above to see steps 2–4; your other settings are kept.")
     else:
         st.subheader("2. Same error rate, same error standard deviation")
@@ -106,7 +107,8 @@ with tab1:
         res1 = cache.theorem1(cfg1)
     except ValueError as err:
         if not slots1.show(err):
-            st.error(f"These settings cannot be used: {err}.", icon=":material/error:")
+            st.error(f"These settings cannot be used: {messages.escape(err)}.",
+                     icon=":material/error:")
     else:
         check = res1.check
         cols1 = st.columns(5)

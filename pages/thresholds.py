@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.streams import DatasetUnavailableError
-from ui import cache, controls, progress, state, thresholds
+from ui import cache, controls, messages, progress, state, thresholds
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -70,7 +70,7 @@ try:
         what="stationary runs").results[0]
 except (ValueError, OSError) as err:
     study = None
-    study_slot.error(f"**Stationary stream**: {err}", icon=":material/error:")
+    study_slot.error(f"**Stationary stream**: {messages.escape(err)}", icon=":material/error:")
 if study is not None:
     alpha = 10.0 ** -int(state.get(state.THRESHOLDS_ALPHA_EXP))
     rates = study.rates(cfg.exponents)
@@ -109,5 +109,8 @@ rate of 0 cannot be told from a small one: open markers sit at half of 1 / (numb
 tests).
 """
     )
+
+st.subheader("3. The count floor on streams with few errors")
+thresholds.committed_false_alarms()
 
 state.write_query("thresholds")

@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 
@@ -233,13 +233,11 @@ def user_stream(
     return stream
 
 
-_CHUNK_WORDS = ("chunk_size", "fewer than one chunk", "at least two chunks", "rows, fewer")
-
-
 _ADVICE: dict[str, str] = {
     "label": "Pick the column that holds the class labels.",
     "chunk_size": "Choose a smaller chunk size (or more chunks) so the stream has at least two.",
-    "n_chunks": "Choose at least two chunks, or leave the field empty for all.",
+    "n_chunks": ("Choose at least two chunks (a smaller chunk size gives more), or leave the "
+                 "field empty for all."),
     "classifier": "Pick one of the classifiers offered for this dataset.",
     "upload": ("Upload a comma-separated file with a header row, numeric or text feature "
                "columns and a label column, without missing values."),
@@ -247,35 +245,37 @@ _ADVICE: dict[str, str] = {
 }
 
 
-def error_field(err: Exception, *, upload: bool = False) -> tuple[Field, str]:
+def error_field(err: BaseException, *, upload: bool = False) -> tuple[Field, str]:
     """Which setting an error is about, and what to do: for placing it next to its control.
+
+    A :class:`~pudd_core._validation.ParameterError` goes to the control of its ``param``,
+    whatever its wording; any other error to the uploader (with a file) or the dataset, and
+    a missing optional package (``ImportError``) to the classifier.
 
     Examples
     --------
-    >>> error_field(ValueError("a run needs at least two chunks: chunk 0 trains, ..."))
-    ('chunk_size', 'Choose a smaller chunk size (or more chunks) so the stream has at least two.')
-    >>> error_field(ValueError("label column 'y' not found; ..."), upload=True)[0]
-    'label'
     >>> error_field(_validation.ParameterError("n_chunks", "reworded at will"))[0]
     'n_chunks'
+    >>> error_field(_validation.ParameterError("label", "anything"), upload=True)[0]
+    'label'
+    >>> error_field(ValueError("a label column, a classifier, n_chunks ..."), upload=True)[0]
+    'upload'
+    >>> error_field(ImportError("No module named 'torch'"))[0]
+    'classifier'
     """
-    param = getattr(err, "param", None)
-    if isinstance(err, _validation.ParameterError) and param in _ADVICE:
-        return param, _ADVICE[param]
-    text = str(err)
-    if "label column" in text or "single class" in text:
-        return "label", "Pick the column that holds the class labels."
-    if any(w in text for w in _CHUNK_WORDS):
-        return "chunk_size", ("Choose a smaller chunk size (or more chunks) so the stream has "
-                              "at least two.")
-    if text.startswith("n_chunks"):
-        return "n_chunks", "Choose at least two chunks, or leave the field empty for all."
-    if "classifier" in text or isinstance(err, ImportError):
-        return "classifier", "Pick one of the classifiers offered for this dataset."
-    if upload:
-        return "upload", ("Upload a comma-separated file with a header row, numeric or text "
-                          "feature columns and a label column, without missing values.")
-    return "dataset", "Pick another dataset, or provide the data files as described."
+    fallback: Field = "upload" if upload else "dataset"
+    if isinstance(err, _validation.ParameterError):
+        param = _PARAM_FIELDS.get(err.param, err.param)
+        field = cast(Field, param) if param in _ADVICE else fallback
+    elif isinstance(err, ImportError):
+        field = "classifier"
+    else:
+        field = fallback
+    return field, _ADVICE[field]
+
+
+#: library parameters whose control has another name
+_PARAM_FIELDS = {"format": "upload"}
 
 
 # --- what the charts show at a cursor -------------------------------------------------------

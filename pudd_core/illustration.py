@@ -135,7 +135,7 @@ def theorem2_demo(config: Theorem2Config) -> Theorem2Result:
     >>> theorem2_demo(Theorem2Config(correct1=(0.3, 0.5)))
     Traceback (most recent call last):
     ...
-    ValueError: correct1 must stay below 0.5 (a correct binary prediction), got (0.3, 0.5)
+    pudd_core._validation.ParameterError: correct1 must stay below 0.5 ...
     """
     c = config
     w = theorem2_windows(
@@ -213,7 +213,8 @@ def theorem1_demo(config: Theorem1Config) -> Theorem1Result:
         src = 1 + int(np.argmax(hist2[1:]))
         dst = src - 1 if src == hist2.size - 1 else src + 1
         if c.amount > hist2[src]:
-            raise ValueError(
+            raise _validation.ParameterError(
+                "amount",
                 f"amount must be at most {hist2[src]} (the fullest error bin of window 2), "
                 f"got {c.amount}"
             )
@@ -221,7 +222,8 @@ def theorem1_demo(config: Theorem1Config) -> Theorem1Result:
         hist2[dst] += c.amount
     elif c.perturbation == "correct_to_error":
         if c.amount > hist2[0]:
-            raise ValueError(
+            raise _validation.ParameterError(
+                "amount",
                 f"amount must be at most {hist2[0]} (the correct predictions of window 2), "
                 f"got {c.amount}"
             )

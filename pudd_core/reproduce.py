@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from pudd_core import _validation
 from pudd_core.baselines import ALIASES
 from pudd_core.paper import (
     DATASETS,
@@ -66,7 +67,8 @@ def _choose(kind: str, chosen: str | Sequence[str] | None, allowed: Sequence[str
     names = [chosen] if isinstance(chosen, str) else list(chosen)
     unknown = [n for n in names if n not in allowed]
     if unknown or not names:
-        raise ValueError(f"{kind}s must be among {', '.join(allowed)}; got {names!r}")
+        raise _validation.ParameterError(
+            f"{kind}s", f"{kind}s must be among {', '.join(allowed)}; got {names!r}", allowed)
     return [n for n in allowed if n in names]  # the table's order, duplicates dropped
 
 

@@ -110,8 +110,9 @@ class TheoremWindows:
 def _check_range(name: str, r: Range, lo: float, hi: float) -> None:
     a, b = float(r[0]), float(r[1])
     if not lo <= a < b <= hi:
-        raise ValueError(
-            f"{name} must be an interval (low, high) with {lo} <= low < high <= {hi}, got {r!r}"
+        raise _validation.ParameterError(
+            name,
+            f"{name} must be an interval (low, high) with {lo} <= low < high <= {hi}, got {r!r}",
         )
 
 
@@ -142,15 +143,18 @@ def theorem2_windows(
     """
     _validation.check_positive_int("n", n, minimum=2)
     if not 0.0 <= _validation.finite_float("error_rate", error_rate) <= 1.0:
-        raise ValueError(f"error_rate must lie in [0, 1], got {error_rate!r}")
+        raise _validation.ParameterError("error_rate",
+                                         f"error_rate must lie in [0, 1], got {error_rate!r}")
     for name, r in (("correct1", correct1), ("correct2", correct2)):
         _check_range(name, r, 0.0, 0.5)
         if r[1] >= 0.5:
-            raise ValueError(f"{name} must stay below 0.5 (a correct binary prediction), got {r!r}")
+            raise _validation.ParameterError(
+                name, f"{name} must stay below 0.5 (a correct binary prediction), got {r!r}")
     for name, r in (("wrong1", wrong1), ("wrong2", wrong2)):
         _check_range(name, r, 0.5, 1.0)
         if r[0] <= 0.5:
-            raise ValueError(f"{name} must stay above 0.5 (a wrong binary prediction), got {r!r}")
+            raise _validation.ParameterError(
+                name, f"{name} must stay above 0.5 (a wrong binary prediction), got {r!r}")
     rng = np.random.default_rng(seed)
     n_wrong = round(error_rate * n)
 

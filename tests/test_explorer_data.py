@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from pudd_core._validation import ParameterError
 from pudd_core.explorer import (
     ExplorerConfig,
     compatible_classifiers,
@@ -179,15 +180,16 @@ def test_bad_upload_settings_raise_the_librarys_message(kwargs, match):
 @pytest.mark.parametrize(
     ("err", "upload", "field"),
     [
-        (ValueError("label column 'y' not found; the columns are: 'a'"), True, "label"),
-        (ValueError("label column 'y' has a single class (1); a stream needs two or more"), True,
+        (ParameterError("label", "label column 'y' not found; the columns are: 'a'"), True,
          "label"),
-        (ValueError("uploaded file has 2 rows, fewer than one chunk of 1000"), True, "chunk_size"),
-        (ValueError("a run needs at least two chunks: chunk 0 trains, the rest are tested"),
-         False, "chunk_size"),
-        (ValueError("chunk_size must be a positive integer, got 0"), False, "chunk_size"),
-        (ValueError("classifier 'gnb' cannot learn the image stream 'cifar10-cd'"), False,
+        (ParameterError("chunk_size", "uploaded file has 2 rows, fewer than one chunk of 1000"),
+         True, "chunk_size"),
+        (ParameterError("n_chunks", "a run needs at least two chunks: chunk 0 trains"), False,
+         "n_chunks"),
+        (ParameterError("classifier", "classifier 'gnb' cannot learn the image stream"), False,
          "classifier"),
+        (ParameterError("format", "format must be 'auto', 'csv' or 'parquet'"), True, "upload"),
+        (ParameterError("alpha", "alpha must be ..."), False, "dataset"),  # no control: fallback
         (ImportError("No module named 'torch'"), False, "classifier"),
         (DatasetUnavailableError("data file 'elec2/electricity.csv.gz' was not found"), False,
          "dataset"),
@@ -197,6 +199,26 @@ def test_bad_upload_settings_raise_the_librarys_message(kwargs, match):
 def test_errors_are_placed_next_to_the_control_that_caused_them(err, upload, field):
     where, hint = error_field(err, upload=upload)
     assert where == field and hint.endswith(".")
+
+
+@pytest.mark.parametrize("param", ["label", "chunk_size", "n_chunks", "classifier", "upload"])
+@pytest.mark.parametrize("wording", ["", "x", "label column classifier chunk_size n_chunks",
+                                     "a run needs at least two chunks", "single class"])
+def test_an_error_goes_by_its_parameter_whatever_its_wording(param, wording):
+    assert error_field(ParameterError(param, wording), upload=True)[0] == param
+
+
+def test_real_library_errors_land_under_their_control():
+    upload = b"a,y\n" + b"".join(b"%d,%d\n" % (i, i % 2) for i in range(30))
+    cases = [
+        (lambda: user_stream(upload, label="nope", chunk_size=10), "label"),
+        (lambda: user_stream(upload, label="y", chunk_size=1000), "chunk_size"),
+        (lambda: user_stream(b"a,y\n" + b"1,3\n" * 30, label="y", chunk_size=10), "label"),
+    ]
+    for call, field in cases:
+        with pytest.raises(ParameterError) as info:
+            call()
+        assert error_field(info.value, upload=True)[0] == field
 
 
 def test_a_shared_stream_gives_each_detector_exactly_its_own_run():

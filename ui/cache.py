@@ -149,6 +149,13 @@ def committed_report(path: str) -> ReproductionReport | None:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
+def committed_frame(path: str) -> pd.DataFrame | None:
+    """A committed CSV of the repository (``results/false_alarms.csv``), or None when missing."""
+    file = Path(path)
+    return pd.read_csv(file) if file.is_file() else None
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
 def committed_text(path: str) -> str:
     """A committed file of the repository (``results/README.md``), or "" when missing."""
     file = Path(path)

@@ -8,8 +8,9 @@ from typing import Any
 
 import streamlit as st
 
+from pudd_core._validation import ParameterError
 from pudd_core.illustration import FIG1_SIZES, Theorem1Config, Theorem2Config
-from ui import state
+from ui import messages, state
 
 PAPER = (
     "P. Lu, J. Lu, A. Liu and G. Zhang, *Early Concept Drift Detection via Prediction "
@@ -74,16 +75,15 @@ class ErrorSlots:
     slots: Mapping[str, Any]
     labels: Mapping[str, str]
 
-    def show(self, err: ValueError) -> bool:
-        """Put ``err`` under the control it names; False when no control matches."""
-        message = str(err)
-        for name, slot in self.slots.items():
-            if message.startswith(f"{name} "):
-                hint = _HINTS.get(name.rstrip("12"), "")
-                slot.error(f"**{self.labels[name]}**: {message}. {hint}".strip(),
-                           icon=":material/error:")
-                return True
-        return False
+    def show(self, err: BaseException) -> bool:
+        """Put ``err`` under the control of its ``ParameterError.param``; False when none."""
+        name = err.param if isinstance(err, ParameterError) else None
+        if name is None or name not in self.slots:
+            return False
+        hint = _HINTS.get(name.rstrip("12"), "")
+        self.slots[name].error(f"**{self.labels[name]}**: {messages.escape(str(err))}. "
+                               f"{hint}".strip(), icon=":material/error:")
+        return True
 
 
 def theorem2_controls(seed: int) -> tuple[Theorem2Config, ErrorSlots]:

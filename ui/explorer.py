@@ -89,7 +89,7 @@ class Settings:
         field, hint = error_field(err, upload=self.upload is not None)
         if field not in self.slots:
             field = "dataset"
-        self.slots[field].error(f"**{LABELS[field]}**: {err}\n\n{hint}",
+        self.slots[field].error(f"**{LABELS[field]}**: {messages.escape(err)}\n\n{hint}",
                                 icon=":material/error:")
 
 
@@ -204,8 +204,8 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
         st.session_state[_KEPT_UPLOAD] = (str(getattr(file, "name", "your file")), data)
     elif returning and _KEPT_UPLOAD in st.session_state:
         name, data = st.session_state[_KEPT_UPLOAD]
-        cols[0].caption(f"Using **{name}**, uploaded earlier in this session; choose another "
-                        "file to replace it.")
+        cols[0].caption(f"Using **{messages.escape(name)}**, uploaded earlier in this "
+                        "session; choose another file to replace it.")
     else:
         st.session_state.pop(_KEPT_UPLOAD, None)
     if data is None:
@@ -216,8 +216,9 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
     try:
         columns = cache.explorer_csv_columns(upload_name(data), data)
     except ValueError as err:
-        slots["upload"].error(f"**CSV file**: {err}\n\nUpload a comma-separated file with a "
-                              "header row, feature columns and a label column.",
+        slots["upload"].error(f"**CSV file**: {messages.escape(err)}\n\nUpload a "
+                              "comma-separated file with a header row, feature columns and a "
+                              "label column.",
                               icon=":material/error:")
         return None, False
     if state.get(state.EXPLORER_LABEL) not in columns:

@@ -9,6 +9,13 @@ also ends the old script run at its next element update, so either the progress 
 sees the flag and raises :class:`Stopped`, or Streamlit's own stop exception ends the run;
 finished tasks are cached (or stored) and stay, the stopped selection does not restart by
 itself, and a message says what was kept.
+
+Only a press of Run starts long work. The job key holds ``"run:<selection>"`` from the press
+until a script run takes it up, then ``"running:<selection>"`` while that run computes. A
+script run that ends without finishing (the user left the page, or changed a setting, and
+Streamlit ended the run) leaves ``"running:…"`` behind; the next run of the page reads it as
+stopped: finished work kept, the Run button offered, nothing restarted (issue 10). A press
+of Run for one selection never starts another.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ Progress = Callable[[int, int], None]
 #: Work estimated to take at most this many seconds starts without pressing Run.
 AUTO_SECONDS = 20.0
 _REDRAW_S = 0.1  # the bar moves at most this often
-_IDLE, _RUN, _STOP = "", "run", "stop:"
+_IDLE, _RUN, _RUNNING, _STOP = "", "run:", "running:", "stop:"
 
 
 class Stopped(Exception):
@@ -71,8 +78,8 @@ def _selection(tasks: Sequence[Task]) -> str:
     return hashlib.sha256("|".join(t.label for t in tasks).encode()).hexdigest()[:12]
 
 
-def _start(key: str) -> None:
-    st.session_state[key] = _RUN
+def _start(key: str, selection: str) -> None:
+    st.session_state[key] = _RUN + selection
 
 
 def _stop(key: str, selection: str) -> None:
@@ -107,17 +114,24 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
     missing = [i for i, r in enumerate(results) if r is None]
     selection = _selection(tasks)
     job = str(st.session_state.get(key, _IDLE))
+    if job.startswith(_RUNNING):  # the run that computed it ended unfinished: stopped
+        job = st.session_state[key] = _STOP + job.removeprefix(_RUNNING)
+    elif job.startswith(_RUN) and job != _RUN + selection:  # Run for another selection
+        job = st.session_state[key] = _IDLE
     stopped_here = job == _STOP + selection
     if not missing:
-        if job == _RUN:
+        if job in (_RUN + selection, _STOP + selection):  # all done: nothing left to offer
             st.session_state[key] = _IDLE
         return Outcome(tuple(results), stopped=False)
     seconds = sum(tasks[i].seconds for i in missing)
     slot = st.container()
     limit = AUTO_SECONDS if auto_seconds is None else auto_seconds
-    if not (job == _RUN or (auto and seconds <= limit and not stopped_here)):
+    pressed = job == _RUN + selection
+    if not (pressed or (auto and seconds <= limit and not stopped_here)):
         _offer(slot, key, tasks, missing, seconds, what, stopped=stopped_here)
         return Outcome(tuple(results), stopped=stopped_here)
+    if pressed:  # taken up: if this run ends unfinished, the next one finds it stopped
+        st.session_state[key] = _RUNNING + selection
 
     buttons = slot.empty()
     buttons.button(f"Stop the {what}", key=f"{key}_stop", on_click=_stop,
@@ -162,8 +176,8 @@ def run_tasks(key: str, tasks: Sequence[Task], *, what: str = "runs",
         return Outcome(tuple(results), stopped=True, computed=n - 1)
     except Exception:
         # a task's error (bad data, bad choice): the page shows it; Streamlit's own
-        # stop/rerun exceptions are BaseExceptions and leave the job as it is
-        if st.session_state.get(key) == _RUN:
+        # stop/rerun exceptions are BaseExceptions and leave "running:" for the next run
+        if str(st.session_state.get(key, _IDLE)).startswith(_RUNNING):
             st.session_state[key] = _IDLE
         raise
     finally:
@@ -180,7 +194,8 @@ def _offer(slot: Any, key: str, tasks: Sequence[Task], missing: Sequence[int], s
     left, right = slot.columns([1, 3], vertical_alignment="center")
     noun = count(len(missing), what).split(" ", 1)[1]
     left.button(f"Run the {len(missing)} missing {noun}" if done else f"Run {len(missing)} {noun}",
-                key=f"{key}_run", type="primary", on_click=_start, args=(key,),
+                key=f"{key}_run", type="primary", on_click=_start,
+                args=(key, _selection(tasks)),
                 icon=":material/play_arrow:")
     note = f"Stopped: {done} of {len(tasks)} {what} finished and kept. " if stopped else ""
     right.caption(f"{note}{count(len(missing), what)} to compute, about {duration(seconds)} on "

@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from pudd_core._validation import ParameterError
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES
 from pudd_core.reproduce import detector_label, reproduction_configs
 from pudd_core.reproduction_view import StoreGroup
@@ -86,10 +87,10 @@ class Slots:
 
     def show(self, err: BaseException) -> None:
         """Put ``err`` under the control it names (the datasets when it names none)."""
-        text = str(err)
-        if text.startswith("detector"):
+        param = err.param if isinstance(err, ParameterError) else None
+        if param == "detectors":
             messages.show_error(self.detectors, "Detectors", err, "Choose at least one.")
-        elif text.startswith("regime"):
+        elif param == "regimes":
             messages.show_error(self.regimes, "Regimes", err, "Choose at least one.")
         else:
             messages.show_error(self.datasets, "Datasets", err,

@@ -48,14 +48,14 @@ EXPLORER_N_CHUNKS = "explorer_n_chunks"  # None: the stream's own length
 EXPLORER_LABEL = "explorer_label"  # label column of an uploaded CSV
 EXPLORER_CURSOR = "explorer_chunk"  # the chunk the charts show (1 = first tested chunk)
 EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file"
-EXPLORER_JOB = "explorer_job"  # ui.progress: "" idle, "run", or "stop:<selection>"
+EXPLORER_JOB = "explorer_job"  # ui.progress: "", "run:<sel>", "running:<sel>", "stop:<sel>"
 
 CIFAR_N_CHUNKS = "cifar_n_chunks"
 CIFAR_CLASSIFIER = "cifar_classifier"
 CIFAR_DETECTORS = "cifar_detectors"  # "pudd" and river baselines, by registry name
 CIFAR_ALPHA_EXP = "cifar_alpha_exp"
 CIFAR_CHUNK = "cifar_chunk"  # the chunk whose images are shown
-CIFAR_JOB = "cifar_job"  # ui.progress: "" idle, "run", or "stop:<selection>"
+CIFAR_JOB = "cifar_job"  # ui.progress: "", "run:<sel>", "running:<sel>", "stop:<sel>"
 
 THRESHOLDS_DATASET = "thresholds_dataset"
 THRESHOLDS_CLASSIFIER = "thresholds_classifier"
@@ -358,8 +358,11 @@ def read_query(page: str) -> None:
         try:
             st.session_state[key] = spec.parse(text)
         except ValueError as err:
-            st.session_state[QUERY_WARNINGS].append(
-                f"Ignored the link's `{spec.name}={text}`: {err}. Using the default instead."
+            from ui.messages import code, escape
+
+            st.session_state[QUERY_WARNINGS].append(  # the link's text, escaped: issue 10
+                f"Ignored the link's {code(f'{spec.name}={text}')}: {escape(err)}. "
+                "Using the default instead."
             )
         _forget_widget(key)
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from pudd_core._validation import ParameterError
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.runner import RunConfig
 from pudd_core.streams import DatasetUnavailableError, get_info, list_streams
-from ui import controls, messages, state
+from pudd_core.streams.locate import project_root
+from ui import cache, controls, messages, state
 
 LENGTHS = state.THRESHOLDS_LENGTHS  # 0: the stream's own length
 STUDY_CHUNKS = (60, 100, 200, 400)
@@ -74,9 +78,8 @@ class Slots:
             messages.missing_data(self.slots["stream"], self.labels["stream"],
                                   get_info(self.dataset), key="thresholds")
             return
-        text = str(err)
-        name = ("classifier" if text.startswith("classifier ")
-                else "n_chunks" if "n_chunks" in text else "stream")
+        param = err.param if isinstance(err, ParameterError) else None
+        name = param if param in ("classifier", "n_chunks") else "stream"
         hint = {"classifier": "Choose a classifier for this kind of stream.",
                 "n_chunks": "Choose a shorter stream length (or the stream's own).",
                 "stream": "Provide the data as described, or choose another stream; "
@@ -151,3 +154,69 @@ def study_controls(seed: int, classifier: str) -> tuple[StudyConfig, Any]:
     return StudyConfig(str(state.get(state.THRESHOLDS_STUDY_DATASET)),
                        classifier if classifier not in _IMAGES else "gnb",
                        int(state.get(state.THRESHOLDS_STUDY_CHUNKS)), seed), slot
+
+
+# --- the committed false-alarm table (issue 10 item 6) ------------------------------------------
+#: Written by ``scripts/false_alarm_table.py``; None when installed without the project folder.
+_ROOT = project_root()
+FALSE_ALARMS: Path | None = None if _ROOT is None else _ROOT / "results" / "false_alarms.csv"
+VARIANTS = {  # the CSV's variant -> what it is, in a word
+    "default (floor 5)": "the authors' count floor: a cell under 5 counts as 5",
+    "clamp_min=0": "no floor: the counts as observed",
+    "clamp_min=0, min_expected=5": "no floor, and columns expected under 5 merged",
+}
+
+
+def _in_order(variants: Any) -> list[str]:
+    """The variants, those of :data:`VARIANTS` first in its order, then any others."""
+    given = [str(v) for v in variants]
+    return [v for v in VARIANTS if v in given] + [v for v in given if v not in VARIANTS]
+
+
+def false_alarm_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The CSV's rows as one line per stream (chunk size × error rate), a column per variant.
+
+    Each cell: the per-test false-alarm rate, ``▲`` where its 95 % lower bound is above α.
+    """
+    frame = frame.assign(cell=[f"{p:.5f}{' ▲' if above else ''}" for p, above in
+                               zip(frame["per_test"], frame["above_alpha"], strict=True)])
+    table = frame.pivot(index=["chunk_size", "error_rate"], columns="variant", values="cell")
+    table = table[_in_order(table.columns)]
+    table = table.reset_index()
+    table["error_rate"] = [f"{100 * r:g} %" for r in table["error_rate"]]
+    table.columns = ["Chunk size", "Error rate", *table.columns[2:]]
+    table.columns.name = None
+    return table
+
+
+def committed_false_alarms() -> None:
+    """The committed stationary false-alarm table with what its three variants are."""
+    frame = None if FALSE_ALARMS is None else cache.committed_frame(str(FALSE_ALARMS))
+    if frame is None:
+        st.info("No committed false-alarm table (`results/false_alarms.csv`) in this "
+                "installation; `scripts/false_alarm_table.py` writes it.",
+                icon=":material/inventory_2:")
+        return
+    alpha = float(frame["alpha"].iloc[0])
+    n_chunks = int(frame["n_chunks"].iloc[0])
+    above = frame.groupby("variant", sort=False)["above_alpha"].agg(["sum", "size"])
+    counts = "; ".join(f"{v}: {int(above.loc[v, 'sum'])} of {int(above.loc[v, 'size'])}"
+                       for v in _in_order(above.index))
+    st.markdown(
+        f"PUDD's χ² test raises every observed count under 5 to 5 before testing (the "
+        f"authors' *count floor*). With few or no misclassified predictions, the empty "
+        f"misclassified column becomes 5 errors in each window and the test can reject "
+        f"where nothing changed. Measured on stationary streams ({n_chunks} chunks per "
+        f"cell, α = {alpha:g}), the share of single tests with p < α, per variant:"
+    )
+    st.markdown("\n".join(f"- **{v}**: {what}" for v, what in VARIANTS.items()))
+    table = false_alarm_table(frame)
+    st.dataframe(table, hide_index=True, height=35 * (len(table) + 1) + 3)  # every row shown
+    st.caption(
+        f"▲: the rate's 95 % lower bound exceeds α = {alpha:g}, so the excess is not sampling "
+        f"noise. Streams above α, per variant: {counts}. The default stays the authors' "
+        "behaviour, for reproducing the paper; `ChunkPUDD(clamp_min=0, min_expected=5)` is "
+        "the variant whose rate stays at or below α. From the committed "
+        "`results/false_alarms.csv`; `results/false_alarms.md` has the command and the "
+        "intervals."
+    )

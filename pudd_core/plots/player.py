@@ -223,14 +223,46 @@ def _trace_caption(chunk: ChunkLog, drifts: Sequence[int], counts: str) -> str:
     return text
 
 
-def _cut_caption(chunk: ChunkLog) -> str:
+def _cut_caption(chunk: ChunkLog, count_floor: int = 5) -> str:
+    """What the cut scan shows at ``chunk``; says when the count floor shaped the winning test.
+
+    Examples
+    --------
+    >>> from pudd_core.runner import ChunkLog
+    >>> log = ChunkLog(3, 0.99, 0.1, 0.1, 1e-4, ((1, 1e-4), (2, 0.3)), True, 1, False, (),
+    ...                0.0, 0.0, 0.0, floored_cells=2)
+    >>> caption = _cut_caption(log)
+    >>> "**The count floor of 5 raised 2 cells of this test's table**" in caption
+    True
+    >>> "the floor, not the data alone, decided this p-value and this alarm" in caption
+    True
+    """
     if not chunk.cut_p_values:
         return ("No test at this chunk: PUDD's history holds a single chunk (the first tested "
                 "chunk, or the first after an alarm).")
-    return (f"Cut i: the last i chunks (recent window) against the earlier ones. p = 1: a cut "
+    text = (f"Cut i: the last i chunks (recent window) against the earlier ones. p = 1: a cut "
             f"the skip rule spared (the recent window was more accurate) or no change. Ringed, "
             f"the winning cut {chunk.cut_point}: {p_text(chunk.p_value)}"
             f"{' < α: alarm' if chunk.alarm else ''}.")
+    n = chunk.floored_cells
+    if n:
+        text += (f" **The count floor of {count_floor} raised {n} cell{'s' if n != 1 else ''} "
+                 f"of this test's table** to {count_floor} (cells with fewer predictions, as "
+                 "an empty misclassified column): the floor, not the data alone, decided this "
+                 f"p-value{' and this alarm' if chunk.alarm else ''} (results/false_alarms.md; "
+                 "clamp_min=0, min_expected=5 is the calibrated variant).")
+    return text
+
+
+def _count_floor(run: RunResult) -> int:
+    """The run's count floor: its ``clamp_min`` option, else ``ChunkPUDD``'s default."""
+    import inspect
+
+    from pudd_core.detector import ChunkPUDD
+
+    options = dict(run.config.detector_options)
+    default = inspect.signature(ChunkPUDD).parameters["clamp_min"].default
+    return int(options.get("clamp_min", default))
 
 
 def _window_caption(record: WindowRecord, at: int, cursor: int) -> str:
@@ -322,6 +354,7 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
     trace_captions = [
         _trace_caption(c, drifts, ", ".join(f"{n} {int(counts_so_far[n][i])}" for n in names))
         for i, c in enumerate(logs)]
+    count_floor = _count_floor(pudd)
     hist_captions = [None if at is None else _window_caption(windows[at], at, c.chunk_index)
                      for c, at in zip(logs, hist_at, strict=True)]
     spec = {
@@ -343,7 +376,7 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
                 f"α (dash-dot). Below p = 1e{floor:g}, points sit on the floor as ▼ "
                 "(hover for p).")},
             "cuts": {"figure": cuts_template, "frames": cut_frames,
-                     "caption": [_cut_caption(c) for c in logs]},
+                     "caption": [_cut_caption(c, count_floor) for c in logs]},
             "hist": {"figure": hist_template, "at": hist_at, "caption": hist_captions,
                      "frames": {str(k): window_update(k, w) for k, w in windows.items()}},
         },

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,11 @@ def open_page(page: str | None, query: dict[str, str] | None = None, *, timeout:
         at.switch_page(page).run(timeout=timeout)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shown(markdown: str) -> str:
+    """The text a reader sees of escaped Markdown (``ui.messages.escape``): escapes dropped."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
 
 
 def figures(at: AppTest) -> dict[str, dict[str, Any]]:

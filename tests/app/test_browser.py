@@ -244,6 +244,30 @@ def test_a_fresh_servers_first_request_for_a_page_url_gets_the_full_app(
         _assert_no_exception(page)
 
 
+EVIL = "`x` [click](https://evil.example/) ![i](https://evil.example/p.png)"  # issue 10's
+BREAKOUT = "x` [click](https://evil.example/) ![i](https://evil.example/p.png) `y"  # closes `…`
+
+
+@pytest.mark.parametrize(("where", "evil"), [("", EVIL), ("theorem2?wrong2=", EVIL),
+                                             ("explorer?dataset=", EVIL), ("", BREAKOUT)])
+def test_a_links_markdown_is_shown_as_text_not_as_a_link_or_image(page: Any, app_url: str,
+                                                                  where: str, evil: str) -> None:
+    """Issue 10: a value in a link reaches the sidebar's warning as text, never as Markdown."""
+    from urllib.parse import quote
+
+    from playwright.sync_api import expect
+
+    url = f"{app_url}/?seed={quote(evil)}" if not where else f"{app_url}/{where}{quote(evil)}"
+    page.goto(url)
+    warning = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').filter(
+        has_text="Ignored the link")
+    expect(warning).to_have_count(1)
+    assert evil in warning.inner_text()  # the value, verbatim
+    assert page.locator('a[href*="evil.example"]').count() == 0
+    assert page.locator('img[src*="evil.example"]').count() == 0
+    _assert_no_exception(page)
+
+
 def test_theorem2_moving_the_error_rate_slider_updates_the_metrics(
     page: Any, app_url: str
 ) -> None:
@@ -356,6 +380,27 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     _settle(page, EXPLORER)
     frame = _player(page, 59)
     assert _agree(frame)["cursor"] == 33
+    _assert_no_exception(page)
+
+
+def test_a_long_run_left_midway_comes_back_stopped(page: Any, app_url: str) -> None:
+    """Issue 10: /explorer?n_chunks=5000, Run, leave mid-run, come back: no restart."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/explorer?n_chunks=5000&seed=21")  # a selection no test computes
+    _settle(page, EXPLORER)
+    page.get_by_role("button", name=re.compile(r"^(play_arrow)?\s*Run 3 runs")).click()
+    expect(page.get_by_role("button", name=re.compile("Stop the runs"))).to_be_visible()
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Theorem 2").click()
+    _settle(page, "Theorem 2, step by step")
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=EXPLORER).click()
+    _settle(page, EXPLORER)
+    stopped = re.compile(r"^Stopped: \d of 3 runs finished and kept")
+    expect(page.get_by_text(stopped)).to_be_visible()
+    assert page.get_by_role("button", name=re.compile("Stop the runs")).count() == 0
+    assert page.locator('[data-testid="stProgress"]').count() == 0  # nothing computing
+    expect(page.get_by_role("button", name=re.compile(r"Run (the \d missing|3) runs"))
+           ).to_be_visible()
     _assert_no_exception(page)
 
 

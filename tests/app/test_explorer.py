@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
-from tests.app._apptest import open_page, player, trace_named
+from tests.app._apptest import open_page, player, shown, trace_named
 from ui import cache
 
 TIMEOUT = 60
@@ -195,7 +195,7 @@ def test_a_download_without_internet_says_where_to_put_the_file(
     at = _open({"dataset": "powersupply"})
     at.button(key="explorer_download").click().run(timeout=TIMEOUT)
     assert not at.exception
-    message = at.error[-1].value
+    message = shown(at.error[-1].value)
     assert message.startswith("The download did not work: <urlopen error [Errno -3]")
     assert "copy the file to `" in message and "powersupply.arff.gz" in message
     assert at.selectbox(key="w_explorer_dataset").value == "powersupply"  # nothing lost
@@ -304,3 +304,56 @@ def test_the_label_column_guess_is_said_next_to_it(monkeypatch: pytest.MonkeyPat
     assert any("The last column is the label" in c.value for c in at.main.caption)
     at.selectbox(key="w_explorer_label").set_value("x").run(timeout=TIMEOUT)
     assert not any("The last column is the label" in c.value for c in at.main.caption)
+
+
+def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 10: open ?n_chunks=5000, press Run, leave mid-run, come back: no restart."""
+    import streamlit as st
+
+    calls: list[str] = []
+
+    def leave_midway(config: Any, **_: Any) -> Any:
+        calls.append(config.detector)
+        st.stop()  # what Streamlit does to a script run when its page is left mid-run
+
+    monkeypatch.setattr(ui.explorer, "run_experiment", leave_midway)
+    at = _open({"n_chunks": "5000", "seed": "12"})  # a selection no other test computes
+    [run] = [b for b in at.button if b.label.startswith("Run")]
+    run.click().run(timeout=TIMEOUT)
+    assert calls == ["pudd"]
+    at.switch_page("pages/home.py").run(timeout=TIMEOUT)  # the user leaves
+    at.switch_page(PAGE).run(timeout=TIMEOUT)  # and comes back
+    assert not at.exception
+    assert calls == ["pudd"]  # nothing started by itself
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
+    assert any(c.value.startswith("Stopped: 0 of 3 runs") for c in at.main.caption)
+    at.number_input(key="w_explorer_n_chunks").set_value(4000).run(timeout=TIMEOUT)
+    assert calls == ["pudd"]  # another long configuration does not start either
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
+
+
+def _no_markdown_link(text: str) -> bool:
+    """No unescaped ``](`` or ``<http`` in ``text``: Markdown would make a link of it."""
+    import re
+
+    bare = re.sub(r"\\.", "", text)  # escaped characters are text
+    return "](" not in bare and "<http" not in bare and "[" not in bare
+
+
+def test_an_uploads_file_and_column_names_are_shown_as_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    evil = "[click](https://evil.example/)"
+    rows = "".join(f"{i % 7},1\n" for i in range(400))  # the label column: a single class
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: f"x,{evil}\n{rows}".encode())
+    at = _open({"dataset": "upload", "chunk_size": "50"})
+    [error] = [e.value for e in at.error]
+    assert "has a single class" in error and _no_markdown_link(error)
+    at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
+    name, data = at.session_state[ui.explorer._KEPT_UPLOAD]
+    at.session_state[ui.explorer._KEPT_UPLOAD] = (f"{evil} ![i](https://evil.example/p.png)",
+                                                  data)
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: None)
+    at.switch_page(PAGE).run(timeout=TIMEOUT)
+    [kept] = [c.value for c in at.main.caption if "uploaded earlier" in c.value]
+    assert "evil.example" in kept and _no_markdown_link(kept) and "![" not in kept

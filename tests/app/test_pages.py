@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +257,65 @@ def test_in_tests_an_unexpected_error_stays_an_exception(monkeypatch: pytest.Mon
     at.switch_page("pages/cifar10-cd.py").run()
     assert len(at.exception) == 1  # (its message is redacted: showErrorDetails = "none")
     assert not [e for e in at.error if "could not finish" in e.value]
+
+
+# --- Markdown injection through links (issue 10 item 13) ----------------------------------------
+EVIL = "`x` [click](https://evil.example/) ![i](https://evil.example/p.png)"  # issue 10's
+BREAKOUT = "x` [click](https://evil.example/) ![i](https://evil.example/p.png) `y"  # closes `…`
+
+
+def _outside_code_spans(markdown: str) -> str:
+    """``markdown`` with its code spans removed (CommonMark: a run of n backticks closes at
+    the next run of exactly n); an unclosed run stays as text."""
+    out, i = [], 0
+    while i < len(markdown):
+        if markdown[i] != "`":
+            out.append(markdown[i])
+            i += 1
+            continue
+        n = len(markdown[i:]) - len(markdown[i:].lstrip("`"))
+        j = i + n
+        while j < len(markdown):
+            if markdown[j] == "`":
+                m = len(markdown[j:]) - len(markdown[j:].lstrip("`"))
+                if m == n:
+                    break
+                j += m
+            else:
+                j += 1
+        if j >= len(markdown):  # no closing run: literal backticks
+            out.append(markdown[i:i + n])
+            i += n
+        else:
+            i = j + n
+    return "".join(out)
+
+
+@pytest.mark.parametrize(("page", "param", "evil"), [("pages/theorem2.py", "wrong2", EVIL),
+                                                     ("pages/explorer.py", "dataset", EVIL),
+                                                     (None, "seed", EVIL),
+                                                     (None, "seed", BREAKOUT)])
+def test_a_links_value_is_shown_as_text_never_as_a_link_or_image(page: str | None, param: str,
+                                                                 evil: str) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    if page is not None:  # a visitor on Home, then a link to the page
+        at.run(timeout=TIMEOUT)
+        at.switch_page(page)
+    at.query_params[param] = evil
+    at.run(timeout=TIMEOUT)
+    assert not at.exception
+    [warning] = [w.value for w in at.sidebar.warning if "Ignored the link" in w.value]
+    assert evil in warning  # the value itself, verbatim, inside a code span
+    text = _outside_code_spans(warning)
+    assert "evil.example" not in text and "](" not in text and "![" not in text
+
+
+def test_the_escaping_helper_keeps_user_text_out_of_markdown_syntax() -> None:
+    from ui.messages import code, escape
+
+    # what is left once escaped characters are dropped: what Markdown may read as syntax
+    unescaped = re.sub(r"\\.", "", escape(EVIL + BREAKOUT))
+    assert "[" not in unescaped and "]" not in unescaped and "`" not in unescaped
+    assert _outside_code_spans(code(EVIL)).strip() == ""
+    assert _outside_code_spans(code(BREAKOUT)).strip() == ""
+    assert _outside_code_spans(f"a {code('``` ` ``')} b") == "a  b"

@@ -8,8 +8,13 @@ TIMEOUT = 30
 
 
 def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "",
-            auto_seconds: float | None = None) -> None:
-    """Three fake tasks; ``stop_in`` presses Stop while that task runs, ``fail_in`` raises."""
+            auto_seconds: float | None = None, leave_in: str = "") -> None:
+    """Three fake tasks; ``stop_in`` presses Stop while that task runs, ``fail_in`` raises.
+
+    ``leave_in``: Streamlit ends the script run while that task runs, as it does when the
+    user leaves the page or changes a setting mid-run (once). ``session_state["names"]``
+    replaces the tasks' names (another selection).
+    """
     import hashlib
     from typing import Any
 
@@ -25,6 +30,9 @@ def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "",
             calls.append(name)
             if name == fail_in:
                 raise ValueError(f"{name} cannot run")
+            if name == leave_in and not st.session_state.get("left"):
+                st.session_state["left"] = True
+                st.stop()  # Streamlit's StopException, a BaseException, mid-task
             if name == stop_in:
                 st.session_state["job"] = "stop:" + st.session_state["selection"]
             progress(1, 2)
@@ -33,8 +41,9 @@ def _script(seconds: float = 1.0, stop_in: str = "", fail_in: str = "",
             return done[name]
         return run
 
-    tasks = [Task(n, seconds, lambda n=n: done.get(n), compute(n)) for n in "abc"]
-    st.session_state["selection"] = hashlib.sha256("|".join("abc").encode()).hexdigest()[:12]
+    names = st.session_state.get("names", "abc")
+    tasks = [Task(n, seconds, lambda n=n: done.get(n), compute(n)) for n in names]
+    st.session_state["selection"] = hashlib.sha256("|".join(names).encode()).hexdigest()[:12]
     try:
         out = run_tasks("job", tasks, auto_seconds=auto_seconds,
                         on_result=lambda so_far: st.write(f"so far {list(so_far)}"))
@@ -106,3 +115,47 @@ def test_a_page_can_start_longer_work_by_itself() -> None:
     at.run()  # 3 x 10 s: under the page's 30 s, over the default 20 s
     assert not at.button
     assert _texts(at)[-1].endswith("stopped False computed 3")
+
+
+def test_a_long_run_left_midway_comes_back_stopped_and_does_not_restart() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 60.0, "leave_in": "b"},
+                               default_timeout=TIMEOUT)
+    at.run()
+    at.button(key="job_run").click().run()  # Run, then the user leaves while b computes
+    assert not at.exception
+    assert at.session_state["calls"] == ["a", "b"]
+    at.run()  # the user comes back
+    assert not at.exception
+    assert at.session_state["calls"] == ["a", "b"]  # nothing started by itself
+    assert [b.label for b in at.button] == ["Run the 2 missing runs"]
+    assert at.caption[0].value.startswith("Stopped: 1 of 3 runs finished and kept.")
+    at.run()  # and stays stopped
+    assert at.session_state["calls"] == ["a", "b"]
+    at.button(key="job_run").click().run()  # only Run starts it again
+    assert at.session_state["calls"] == ["a", "b", "b", "c"]
+    assert _texts(at)[-1].endswith("stopped False computed 2")
+
+
+def test_another_long_selection_chosen_meanwhile_waits_for_run_too() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 60.0, "leave_in": "b"},
+                               default_timeout=TIMEOUT)
+    at.run()
+    at.button(key="job_run").click().run()  # left while b computes
+    at.session_state["names"] = "xyz"  # another long configuration, chosen meanwhile
+    at.run()
+    assert not at.exception
+    assert at.session_state["calls"] == ["a", "b"]
+    assert [b.label for b in at.button] == ["Run 3 runs"]
+    at.session_state["names"] = "abc"  # back to the first: still stopped
+    at.run()
+    assert at.session_state["calls"] == ["a", "b"]
+    assert [b.label for b in at.button] == ["Run the 2 missing runs"]
+
+
+def test_a_run_pressed_for_one_selection_does_not_start_another() -> None:
+    at = AppTest.from_function(_script, kwargs={"seconds": 60.0}, default_timeout=TIMEOUT)
+    at.run()
+    at.session_state["names"] = "xyz"  # changed in the same rerun as the press
+    at.button(key="job_run").click().run()
+    assert at.session_state["calls"] == []
+    assert [b.label for b in at.button] == ["Run 3 runs"]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app._apptest import figures, open_page, trace_named
 
 TIMEOUT = 120
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"alphas": "1-3", "seeds": "1", "chunks": "20"}  # 3 quick GNB runs
 
 
@@ -102,3 +104,49 @@ def test_a_length_past_the_streams_end_uses_the_whole_stream_and_says_so() -> No
     assert not at.exception and not at.error
     assert any("has 29 chunks; the whole stream is used" in c.value for c in at.main.caption)
     assert "thresholds_sweep" in figures(at)
+
+
+# --- the committed false-alarm table (issue 10 item 6) ------------------------------------------
+def _false_alarm_frame(at: AppTest) -> pd.DataFrame:
+    [frame] = [d.value for d in at.dataframe if "Chunk size" in d.value.columns]
+    return frame
+
+
+def test_the_committed_false_alarm_table_is_shown_from_its_csv() -> None:
+    committed = pd.read_csv(ROOT / "results" / "false_alarms.csv")
+    at = _page()
+    assert not at.exception
+    frame = _false_alarm_frame(at)
+    assert list(frame.columns) == ["Chunk size", "Error rate", "default (floor 5)",
+                                   "clamp_min=0", "clamp_min=0, min_expected=5"]
+    assert len(frame) == committed.groupby(["chunk_size", "error_rate"]).ngroups
+    for row in committed.itertuples():
+        [line] = frame[(frame["Chunk size"] == row.chunk_size)
+                       & (frame["Error rate"] == f"{100 * row.error_rate:g} %")].itertuples()
+        cell = getattr(line, f"_{list(frame.columns).index(row.variant) + 1}")
+        assert cell == f"{row.per_test:.5f}" + (" ▲" if row.above_alpha else "")
+    caption = " ".join(c.value for c in at.main.caption)
+    for variant, rows in committed.groupby("variant"):
+        assert f"{variant}: {int(rows['above_alpha'].sum())} of {len(rows)}" in caption
+    text = " ".join(md.value for md in at.markdown)
+    assert "count floor" in text and "clamp_min=0, min_expected=5" in text
+
+
+def test_the_false_alarm_table_follows_the_csv_not_fixed_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ui.thresholds
+
+    committed = pd.read_csv(ROOT / "results" / "false_alarms.csv")
+    changed = committed.assign(per_test=0.123456, above_alpha=True, alpha=0.01, n_chunks=77)
+    csv = tmp_path / "false_alarms.csv"
+    changed.to_csv(csv, index=False)
+    monkeypatch.setattr(ui.thresholds, "FALSE_ALARMS", csv)
+    at = _page()
+    frame = _false_alarm_frame(at)
+    assert set(frame["default (floor 5)"]) == {"0.12346 ▲"}
+    assert "77 chunks per cell, α = 0.01" in " ".join(md.value for md in at.markdown)
+    monkeypatch.setattr(ui.thresholds, "FALSE_ALARMS", tmp_path / "missing.csv")
+    at = _page()
+    assert not at.exception
+    assert any("No committed false-alarm table" in i.value for i in at.info)

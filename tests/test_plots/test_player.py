@@ -103,3 +103,37 @@ def test_the_spec_is_strict_json_and_names_its_runs(
     assert json.loads(text) == spec
     other = player_spec(runs[0], runs[1:2], alpha=1e-3, alpha_exponent=3)
     assert other["id"] != spec["id"] and other["names"] == ["PUDD", "ADWIN"]
+
+
+# --- the count floor (issue 10 item 6) ----------------------------------------------------------
+FLOOR_WORDS = "The count floor of"
+
+
+@pytest.mark.parametrize(("options", "floor"), [({}, 5), ({"clamp_min": 3}, 3)])
+def test_the_cut_caption_says_when_the_count_floor_decided_a_test(options: dict[str, int],
+                                                                  floor: int) -> None:
+    from pudd_core.runner import RunConfig
+
+    run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
+                                   detector_options=options))
+    captions = player_spec(run, alpha=1e-3, alpha_exponent=3)["charts"]["cuts"]["caption"]
+    floored = [c for c in run.chunks if c.floored_cells]
+    assert floored  # small chunks with few errors: the floor raises cells of some tests
+    for log, caption in zip(run.chunks, captions, strict=True):
+        n = log.floored_cells
+        if not n:
+            assert FLOOR_WORDS not in caption
+            continue
+        cells = f"{n} cell{'s' if n != 1 else ''}"
+        assert f"**{FLOOR_WORDS} {floor} raised {cells} of this test's table**" in caption
+        assert ("decided this p-value and this alarm" in caption) == log.alarm
+
+
+def test_without_a_floor_no_caption_mentions_it() -> None:
+    from pudd_core.runner import RunConfig
+
+    run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
+                                   detector_options={"clamp_min": 0}))
+    assert not any(c.floored_cells for c in run.chunks)
+    captions = player_spec(run, alpha=1e-3, alpha_exponent=3)["charts"]["cuts"]["caption"]
+    assert not any(FLOOR_WORDS in c for c in captions)
