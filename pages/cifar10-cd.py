@@ -125,9 +125,9 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
         if weak:
             st.warning(
                 f"**The model is no better than the majority class** in the run(s) of "
-                f"{', '.join(weak)}: {cfg.classifier} has learned nothing from the images "
-                "(it answers the majority label), so its errors carry no signal and no detector "
-                "has anything to detect. Choose the pretrained CNN."
+                f"{', '.join(weak)}: {cfg.classifier} has learned nothing from the images that "
+                "always answering the majority label would not give, so its errors carry no "
+                "signal and no detector has anything to detect. Choose the pretrained CNN."
                 if cfg.classifier != "pretrained-cnn" else
                 f"**The model is no better than the majority class** in the run(s) of "
                 f"{', '.join(weak)}: its errors carry no signal for a detector.",
