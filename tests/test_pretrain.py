@@ -78,7 +78,8 @@ def test_the_head_learns_on_frozen_features_and_a_seed_repeats_it(backbone_file:
 def test_the_backbone_stays_frozen_and_adapt_resets_the_head(backbone_file: Path) -> None:
     x, _ = _images(30)
     y = np.arange(30) % 2
-    clf = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0)
+    clf = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0,
+                                  reset_on_adapt=True)
     before = {k: v.clone() for k, v in clf.backbone.state_dict().items()}
     clf.fit(x, y)
     clf.partial_fit(x, y)
