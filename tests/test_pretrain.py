@@ -89,6 +89,21 @@ def test_the_backbone_stays_frozen_and_adapt_resets_the_head(backbone_file: Path
     assert not all(torch.equal(a, b) for a, b in zip(head, clf.head.parameters(), strict=True))
 
 
+def test_classifiers_on_one_backbone_pass_each_image_through_it_once(
+    backbone_file: Path,
+) -> None:
+    x, _ = _images(20)
+    first = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0)
+    expected = first.predict_proba(x)
+    second = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0)
+    calls: list[int] = []
+    second.backbone.register_forward_hook(lambda *_: calls.append(1))
+    np.testing.assert_array_equal(second.predict_proba(x), expected)
+    assert not calls
+    second.predict_proba(x[::-1].copy())  # the same images in another order: still cached
+    assert not calls
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,8 +17,19 @@ if TYPE_CHECKING:
     import torch
 
 
-#: Most images whose backbone features a classifier remembers (64 chunks of 500; 33 MB).
+#: Most images whose backbone features are remembered per backbone file (64 chunks of 500).
 FEATURE_CACHE = 32_000
+# Shared by every classifier on the same weights file and device, so the runs of several
+# detectors on one stream (the CIFAR-10-CD page) pass each image through the backbone once.
+_CACHES: dict[tuple[str, int, int, str], OrderedDict[bytes, torch.Tensor]] = {}
+_LOCK = threading.Lock()
+
+
+def _feature_cache(path: Path, device: str) -> OrderedDict[bytes, torch.Tensor]:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, device)
+    with _LOCK:
+        return _CACHES.setdefault(key, OrderedDict())
 
 
 class PretrainedCNNClassifier:
@@ -101,7 +113,7 @@ class PretrainedCNNClassifier:
         self.weights_path = Path(weights_path)
         self.backbone = _pretrain.load_backbone(self.weights_path).to(self.device)
         self._n_features = int(_pretrain.WIDTHS[-1])
-        self._features: OrderedDict[bytes, torch.Tensor] = OrderedDict()
+        self._features = _feature_cache(self.weights_path, self.device)
         self._rng = np.random.default_rng(seed)
         self._new_head()
 
@@ -127,28 +139,34 @@ class PretrainedCNNClassifier:
         """The backbone's ``(n, 128)`` features of ``X``.
 
         The backbone is frozen, so an image's features never change: they are remembered by
-        the image's hash (up to ``FEATURE_CACHE`` images), and retraining on a window of
-        chunks already seen costs no backbone pass.
+        the image's hash (up to ``FEATURE_CACHE`` images per weights file and device, shared
+        by all instances), so retraining on a window of chunks already seen, or a second
+        detector's run on the same stream, costs no backbone pass.
         """
         import torch
 
         arr = _base.check_images(X)
         keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in arr]
-        missing = [i for i, k in enumerate(keys) if k not in self._features]
-        if missing:
-            x = torch.from_numpy(arr[missing])
+        with _LOCK:
+            known = {k: self._features[k] for k in keys if k in self._features}
+        if len(known) < len(set(keys)):
+            # The whole input in blocks of 500, not only the missing rows: a backbone pass
+            # can differ in the last bit with the batch's size, and the runner always shows a
+            # chunk alone first, so every run gets the same features whatever ran before.
+            x = torch.from_numpy(arr)
             with torch.no_grad():
                 new = torch.cat([self.backbone(x[i : i + 500].to(self.device))
                                  for i in range(0, len(x), 500)])
-            for i, row in zip(missing, new, strict=True):
-                self._features[keys[i]] = row
-        for k in keys:
-            self._features.move_to_end(k)
-        out = (torch.stack([self._features[k] for k in keys]) if keys
-               else torch.zeros(0, self._n_features, device=self.device))
-        while len(self._features) > FEATURE_CACHE:
-            self._features.popitem(last=False)
-        return out
+            known.update((k, row) for k, row in zip(keys, new, strict=True) if k not in known)
+        with _LOCK:
+            for k in keys:
+                self._features[k] = known[k]
+                self._features.move_to_end(k)
+            while len(self._features) > FEATURE_CACHE:
+                self._features.popitem(last=False)
+        if not keys:
+            return torch.zeros(0, self._n_features, device=self.device)
+        return torch.stack([known[k] for k in keys])
 
     def _train(self, X: ArrayLike, y: ArrayLike) -> None:
         import torch
