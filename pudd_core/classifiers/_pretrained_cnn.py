@@ -60,7 +60,7 @@ class PretrainedCNNClassifier:
         ``adapt`` re-initialises the head (and its optimizer) before training on the window.
         Off by default, as the authors' CIFAR rule (no reset): a new head trained on one
         chunk is weak, keeps improving over the next chunks, and PUDD sees that change as
-        drift (BENCHMARKS.md: 3.4 against 1.8 false alarms per 50 chunks).
+        drift (BENCHMARKS.md: 3.4 against 1.8 false alarms per 50 chunks, 10 epochs).
     weights_path
         A backbone weights file; None uses (and builds if needed) the cached default.
     device
@@ -75,7 +75,7 @@ class PretrainedCNNClassifier:
         *,
         n_outputs: int = 10,
         hidden: int = 64,
-        epochs: int = 10,
+        epochs: int = 20,
         batch_size: int = 50,
         lr: float = 0.003,
         weight_decay: float = 0.0,
