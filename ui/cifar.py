@@ -157,7 +157,7 @@ def ensure_backbone() -> bool:
     def trained(done: int, total: int) -> None:
         bar.progress(0.05 + 0.95 * done / max(total, 1),
                      text=f"Pretraining the backbone once on CIFAR-10's 10,000 test images "
-                          f"(never in the stream): step {done} of {total}. About 2 min on 2 "
+                          f"(never in the stream): step {done} of {total}. About 3 min on 2 "
                           "CPU cores; later visits load it in under a second.")
 
     try:

@@ -304,7 +304,7 @@ def pretrained_backbone(
 
     The weights are used only when their sha256 equals the one recorded in the JSON beside
     them and the record names the same recipe; otherwise (no file, corrupt, truncated) the
-    backbone is pretrained again, which takes about 2 min on 2 CPU cores for the default recipe
+    backbone is pretrained again, which takes about 3 min on 2 CPU cores for the default recipe
     (BENCHMARKS.md). ``decode_progress`` follows the first decoding of the test images,
     ``progress(step, steps)`` the training. ``cache`` replaces the cache folder for the
     weights (the decoded images stay in the usual cache).

@@ -36,7 +36,7 @@ class PretrainedCNNClassifier:
     """A small head on the frozen 128-feature backbone pretrained on CIFAR-10's test images.
 
     The backbone (:func:`~pudd_core.classifiers._pretrain.pretrained_backbone`) never saw a
-    CIFAR-10-CD image; it is built once into the data cache (about 2 min on 2 CPU cores) and
+    CIFAR-10-CD image; it is built once into the data cache (about 3 min on 2 CPU cores) and
     loaded in well under a second afterwards. Each training call runs ``epochs`` passes of
     mini-batch Adam (``batch_size`` images) over the chunk's features, so a 500-image chunk
     trains in a fraction of a second on a CPU. The head keeps the authors' 10 logits (labels

@@ -163,7 +163,7 @@ def test_a_link_length_the_slider_cannot_show_is_ignored_with_a_warning(no_image
 @pytest.mark.datasets
 @pytest.mark.slow
 def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None:
-    # the first visit builds the backbone (about 2 min on 2 cores), later ones load it
+    # the first visit builds the backbone (about 3 min on 2 cores), later ones load it
     at = _page({"chunks": "10", "detectors": "pudd"})
     assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"
     assert not at.exception and not at.error
