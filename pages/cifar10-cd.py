@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from pudd_core import plots
+from pudd_core import cifar_view, plots
 from pudd_core.runner import RunResult
 from pudd_core.streams import get_info
 from ui import cache, cifar, controls, progress, state
@@ -24,7 +24,8 @@ st.markdown(
     "chain, so the concept drifts while the images themselves do not change. A classifier "
     "learns the binary task; the detectors watch its predictions."
 )
-cfg = cifar.controls_row(seed)
+device = cache.device()
+cfg = cifar.controls_row(seed, device)
 drift = cache.interest_drift(seed, cfg.n_chunks)
 names = drift.class_names
 
@@ -76,12 +77,14 @@ st.subheader("3. PUDD against the baselines")
 if not info.available:
     st.info("The detector runs need the images: provide them as described in section 2.",
             icon=":material/image_not_supported:")
-elif cfg.detectors:
+elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backbone()):
     st.markdown(
         f"Each detector runs the whole stream with its own **{cfg.classifier}**, trained on "
         "chunk 0, then tested and trained on every later chunk (-I); after an alarm the model "
         "is adapted on the recent data. Finished runs are kept, so coming back is instant."
     )
+    st.caption(f"Runs on **{device}** (CUDA, then Apple MPS, then the CPU). "
+               + (cifar.backbone_caption() if cfg.classifier == "pretrained-cnn" else ""))
     runs = cfg.runs()
     live = st.empty()  # the first runs' chart while the others compute
 
@@ -109,6 +112,26 @@ elif cfg.detectors:
                      column_config={"accuracy (%)": st.column_config.NumberColumn(format="%.2f"),
                                     "mean delay (chunks)": st.column_config.NumberColumn(
                                         format="%.1f")})
+        verdicts = {n: cifar_view.majority_verdict(
+            {c.chunk_index: c.accuracy for c in r.chunks}, drift) for n, r in done.items()}
+        first = next(iter(verdicts.values()))
+        st.markdown(
+            f"**Model against the majority class:** {cfg.classifier} is right on "
+            f"{100 * first.accuracy:.1f} % of the images of the tested chunks "
+            f"({next(iter(done))}'s run); always answering the majority label (*negative*, "
+            f"{100 * first.majority:.1f} % of these chunks) scores that without looking at an "
+            "image.")
+        weak = [n for n, v in verdicts.items() if not v.learned]
+        if weak:
+            st.warning(
+                f"**The model is no better than the majority class** in the run(s) of "
+                f"{', '.join(weak)}: {cfg.classifier} has learned nothing from the images that "
+                "always answering the majority label would not give, so its errors carry no "
+                "signal and no detector has anything to detect. Choose the pretrained CNN."
+                if cfg.classifier != "pretrained-cnn" else
+                f"**The model is no better than the majority class** in the run(s) of "
+                f"{', '.join(weak)}: its errors carry no signal for a detector.",
+                icon=":material/warning:")
         st.caption(
             "Grey bands: true drifts (new positive set). A drift is detected by the first alarm "
             "in its segment; later alarms there, and alarms before the first drift, are false "

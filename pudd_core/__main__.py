@@ -139,6 +139,43 @@ def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> An
     return pd.DataFrame(summaries)
 
 
+def _progress_line(what: str) -> Any:
+    """A ``progress(done, total)`` that rewrites one line on stderr."""
+
+    def report(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        print(f"\r{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+    return report
+
+
+def _prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None) -> str | None:
+    """Say which device a torch classifier uses; build the pretrained backbone once, here.
+
+    Returns the device name (None for the classifiers without torch). Building the backbone
+    before the runs keeps parallel workers from each pretraining their own copy.
+    """
+    if name not in ("pretrained-cnn", "small-cnn", "resnet18", "dnn", "dnn-ensemble"):
+        return None
+    from pudd_core.classifiers import _base
+
+    device = _base.resolve_device(str(options.get("device", "auto")))
+    print(f"{name} runs on {device}", file=sys.stderr)
+    if name == "pretrained-cnn" and "weights_path" not in options:
+        from pudd_core.classifiers import _pretrain
+
+        info = _pretrain.pretrained_backbone(
+            data_dir=data_dir,
+            decode_progress=_progress_line("decoding the CIFAR-10 test images"),
+            progress=_progress_line("pretraining the backbone on the CIFAR-10 test images"),
+        )
+        how = "built" if info.built else "loaded"
+        print(f"backbone {how}: {info.path} (sha256 {info.sha256[:12]}, "
+              f"{info.record['n_train_images']} test images, held-out 10-class accuracy "
+              f"{100 * info.record['holdout_accuracy']:.1f} %)", file=sys.stderr)
+    return device
+
+
 def _run(args: argparse.Namespace) -> int:
     import statistics
 
@@ -155,6 +192,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     base.validate(args.data_dir)
     configs = [dataclasses.replace(base, seed=s) for s in parse_seeds(args.seeds)]
+    base.validate(args.data_dir)
+    device = _prepare_classifier(base.classifier, dict(base.classifier_options), args.data_dir)
     if args.log is not None:
         rows = _run_with_log(configs, args.log, args.data_dir)
     else:
@@ -176,6 +215,7 @@ def _run(args: argparse.Namespace) -> int:
         "accuracy_mean": statistics.fmean(accs),
         "accuracy_std": statistics.stdev(accs) if len(accs) > 1 else 0.0,
         "alarms_mean": float(rows["n_alarms"].mean()),
+        "device": device,
         "runs": [
             {k: r[k] for k in ("seed", "accuracy", "n_alarms", "mean_delay", "missed",
                                "false_alarms", "elapsed_s")}
@@ -189,7 +229,8 @@ def _run(args: argparse.Namespace) -> int:
               f"{f' alpha={base.alpha:g}' if base.detector in ('pudd', 'ek') else ''}"
               f" / {base.regime}: accuracy {100 * summary['accuracy_mean']:.2f}"
               f" ± {100 * summary['accuracy_std']:.2f} % over {len(accs)} seed(s),"
-              f" {summary['alarms_mean']:.1f} alarms per run")
+              f" {summary['alarms_mean']:.1f} alarms per run"
+              f"{f' (device: {device})' if device else ''}")
     return 0
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "Thumbnails",
     "chunk_thumbnails",
     "interest_drift",
+    "majority_verdict",
     "stream_seed",
 ]
 
@@ -104,6 +105,21 @@ class InterestDrift:
         0.132
         """
         return 1.0 - self.stay_probability ** int(self.interests.shape[1])
+
+    def majority_rates(self) -> NDArray[np.float64]:
+        """Per chunk, the accuracy of always answering the chunk's majority label.
+
+        A chunk holds every class equally, so with *k* positive classes it is ``1 - k/10``
+        (0.7 with three distinct interests, 0.8 when two collide).
+
+        Examples
+        --------
+        >>> interest_drift(0, n_chunks=3).majority_rates().tolist()
+        [0.7, 0.7, 0.7]
+        """
+        share = np.array([len(c) for c in self.positive_classes]) / len(self.class_names)
+        rates: NDArray[np.float64] = np.maximum(share, 1.0 - share)
+        return rates
 
     def positive_mask(self) -> NDArray[np.bool_]:
         """``(n_classes, n_chunks)``: True where the class is an interest of the chunk.
@@ -235,3 +251,51 @@ def chunk_thumbnails(
         source.labels[chunk][keep].astype(np.int64),
         str(stream.truth["image_source"]),
     )
+
+
+@dataclass(frozen=True)
+class MajorityVerdict:
+    """A run's accuracy against always answering the majority label, on the same chunks.
+
+    Attributes
+    ----------
+    accuracy
+        The model's mean accuracy over the tested chunks (chunk 1 on).
+    majority
+        The majority-label rate over the same chunks.
+    learned
+        Whether the model is better than the majority rate by more than ``margin``.
+    """
+
+    accuracy: float
+    majority: float
+    learned: bool
+
+    @property
+    def gain(self) -> float:
+        """Accuracy minus the majority rate, in percentage points."""
+        return 100.0 * (self.accuracy - self.majority)
+
+
+def majority_verdict(
+    chunk_accuracies: dict[int, float], drift: InterestDrift, *, margin: float = 0.01
+) -> MajorityVerdict:
+    """Compare a run's per-chunk accuracies (chunk index -> accuracy) with the majority rate.
+
+    A model within ``margin`` (1 point) of the majority rate, or below it, has learned
+    nothing a detector could watch: it is flagged.
+
+    Examples
+    --------
+    >>> drift = interest_drift(0, n_chunks=4)
+    >>> majority_verdict({1: 0.7, 2: 0.7, 3: 0.7}, drift)
+    MajorityVerdict(accuracy=0.7, majority=0.7, learned=False)
+    >>> majority_verdict({1: 0.8, 2: 0.85, 3: 0.9}, drift).learned
+    True
+    """
+    rates = drift.majority_rates()
+    chunks = sorted(chunk_accuracies)
+    accuracy = float(np.mean([chunk_accuracies[t] for t in chunks]))
+    majority = float(np.mean(rates[chunks]))
+    return MajorityVerdict(round(accuracy, 12), round(majority, 12),
+                           accuracy > majority + margin)

@@ -14,7 +14,8 @@ __all__ = ["CHUNK_SECONDS", "DETECTOR_CHUNK_SECONDS", "run_seconds", "runs_secon
 #: stream's default chunk size: BENCHMARKS.md, "Runner episodes" and the classifier table
 #: (small-cnn and resnet18: 500 CIFAR images, 10 SGD steps).
 CHUNK_SECONDS: Mapping[str, float] = MappingProxyType({
-    "gnb": 0.01, "vfdt": 0.07, "dnn": 0.35, "dnn-ensemble": 3.3, "small-cnn": 2.0,
+    "gnb": 0.01, "vfdt": 0.07, "dnn": 0.35, "dnn-ensemble": 3.3, "pretrained-cnn": 1.0,
+    "small-cnn": 2.0,
     "resnet18": 25.0,
 })
 #: Extra seconds per 1000-instance chunk for detectors that cost more than the classifier:

@@ -60,7 +60,7 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     --------
     >>> from pudd_core.streams import get_info
     >>> compatible_classifiers(get_info("sea0")), compatible_classifiers(get_info("cifar10-cd"))
-    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('small-cnn', 'resnet18'))
+    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
     """
     images = len(info.feature_shape) == 3
     return tuple(c for c in CLASSIFIERS if (c in _IMAGE_CLASSIFIERS) == images)

@@ -38,7 +38,7 @@ DETECTORS: Mapping[str, str] = {
     "oracle": "Oracle (true drifts)",
 }
 HIST_EDGES = np.linspace(0.0, 1.0, 41)  # PU histograms for plots: 40 bins of width 0.025
-_IMAGE_CLASSIFIERS = ("small-cnn", "resnet18")
+_IMAGE_CLASSIFIERS = ("pretrained-cnn", "small-cnn", "resnet18")
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
 
 Options = tuple[tuple[str, Any], ...]
@@ -141,7 +141,8 @@ class RunConfig:
     dataset
         A stream name of the registry (``pudd_core.streams.list_streams``).
     classifier
-        ``"gnb"``, ``"vfdt"``, ``"dnn"``, ``"dnn-ensemble"``, ``"small-cnn"`` or ``"resnet18"``.
+        ``"gnb"``, ``"vfdt"``, ``"dnn"``, ``"dnn-ensemble"``, ``"pretrained-cnn"``,
+        ``"small-cnn"`` or ``"resnet18"``.
     detector
         ``"pudd"``, ``"ek"``, a river baseline (``"adwin"``, ``"ddm"``, ``"eddm"``,
         ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"none"`` or ``"oracle"``.
@@ -271,7 +272,10 @@ class RunConfig:
             check_data(self.dataset, data_dir=data_dir)  # a damaged file fails before any run
         images = len(info.feature_shape) == 3
         if images != (self.classifier in _IMAGE_CLASSIFIERS):
-            wanted = "small-cnn or resnet18" if images else "gnb, vfdt, dnn or dnn-ensemble"
+            wanted = (
+                "pretrained-cnn, small-cnn or resnet18" if images
+                else "gnb, vfdt, dnn or dnn-ensemble"
+            )
             raise _validation.ParameterError(
                 "classifier",
                 f"classifier {self.classifier!r} cannot learn the {info.kind} stream "

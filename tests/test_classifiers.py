@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,9 +26,32 @@ SHAPES = {
     "vfdt": (3,),
     "dnn": (3,),
     "dnn-ensemble": (3,),
+    "pretrained-cnn": IMAGE,
     "small-cnn": IMAGE,
     "resnet18": IMAGE,
 }
+
+
+@pytest.fixture(scope="module")
+def tiny_backbone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Weights of a backbone pretrained for one step on noise: no data, no 2-min build."""
+    from pudd_core.classifiers._pretrain import PretrainRecipe, _state_bytes, pretrain_network
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(16, *IMAGE)).astype(np.float32)
+    net = pretrain_network(x, np.arange(16) % 10, PretrainRecipe(epochs=1, batch_size=16))
+    path = tmp_path_factory.mktemp("backbone") / "tiny.pt"
+    path.write_bytes(_state_bytes(net))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _no_backbone_build(monkeypatch: pytest.MonkeyPatch, tiny_backbone: Path) -> None:
+    """pretrained-cnn without weights_path uses the tiny backbone instead of the cache."""
+    from pudd_core.classifiers import _pretrain
+
+    monkeypatch.setattr(_pretrain, "pretrained_backbone", lambda *a, **k: _pretrain.BackboneInfo(
+        tiny_backbone, {}, built=False))
 
 
 def sea_like(seed: int, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:

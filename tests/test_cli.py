@@ -127,3 +127,16 @@ def test_reproduce_rejects_the_frozen_head_switch_for_other_classifiers(tmp_path
                  "--reproduce-frozen-head", "--store", str(tmp_path / "s")])
     err = capsys.readouterr().err
     assert code == 2 and "reproduce_frozen_head applies to classifier 'dnn'" in err
+
+
+def test_run_says_which_device_a_torch_classifier_uses(tmp_path, capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    code = main(["run", "--classifier", "dnn", "--n-chunks", "3", "--json", "--store",
+                 str(tmp_path), "--executor", "serial", "--classifier-option", "epochs=2"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["device"] == "cpu"
+    assert "dnn runs on cpu" in captured.err
+    code = main(["run", "--n-chunks", "3", "--store", str(tmp_path), "--executor", "serial"])
+    assert code == 0 and "device" not in capsys.readouterr().out  # gnb: no torch

@@ -70,7 +70,8 @@ def test_the_shown_code_reproduces_the_runs(runs):
 
 
 def test_image_streams_offer_only_the_cnns():
-    assert compatible_classifiers(get_info("cifar10-cd")) == ("small-cnn", "resnet18")
+    assert compatible_classifiers(get_info("cifar10-cd")) == (
+        "pretrained-cnn", "small-cnn", "resnet18")
     assert "gnb" in compatible_classifiers(get_info("elec2"))
 
 

@@ -113,7 +113,8 @@ def test_config_key_is_stable_and_options_are_normalised():
         ({"alpha": 0.0}, "alpha"),
         ({"regime": "sometimes"}, "regime"),
         ({"classifier": "resnet18"}, "cannot learn the synthetic stream 'sea0'"),
-        ({"dataset": "cifar10-cd", "classifier": "gnb"}, "choose small-cnn or resnet18"),
+        ({"dataset": "cifar10-cd", "classifier": "gnb"},
+         "choose pretrained-cnn, small-cnn or resnet18"),
     ],
 )
 def test_bad_configs_fail_before_any_work(kwargs, match):

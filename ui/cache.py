@@ -116,6 +116,14 @@ def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
                                           progress=progress))
 
 
+@st.cache_resource(show_spinner=False)
+def device() -> str:
+    """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``."""
+    from pudd_core.classifiers import _base
+
+    return _base.resolve_device("auto")
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def interest_drift(seed: int, n_chunks: int) -> cifar_view.InterestDrift:
     """CIFAR-10-CD's Markov interest process for a run's seed (no images needed)."""

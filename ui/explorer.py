@@ -65,7 +65,7 @@ def _dataset_changed() -> None:
 
 
 def _tabular() -> tuple[str, ...]:
-    return tuple(c for c in CLASSIFIERS if c not in ("small-cnn", "resnet18"))
+    return tuple(c for c in CLASSIFIERS if c not in ("pretrained-cnn", "small-cnn", "resnet18"))
 
 
 @dataclass(frozen=True)

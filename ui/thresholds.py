@@ -20,7 +20,7 @@ from ui import cache, controls, messages, state
 
 LENGTHS = state.THRESHOLDS_LENGTHS  # 0: the stream's own length
 STUDY_CHUNKS = (60, 100, 200, 400)
-_IMAGES = ("small-cnn", "resnet18")
+_IMAGES = ("pretrained-cnn", "small-cnn", "resnet18")
 
 
 def _bound(key: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
+from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "DNNClassifier",
     "DNNEnsembleClassifier",
     "GNBClassifier",
+    "PretrainedCNNClassifier",
     "VFDTClassifier",
     "make_classifier",
     "option_names",
@@ -43,8 +45,18 @@ _ENTRIES: dict[str, _Entry] = {
     "vfdt": _Entry("Hoeffding tree (river VFDT), regrown on alarm", VFDTClassifier, False, False),
     "dnn": _Entry("MLP d-64-64-C, Adam; new last layer on alarm", DNNClassifier, False, True),
     "dnn-ensemble": _Entry("Five MLPs, soft vote (Table 2)", DNNEnsembleClassifier, False, True),
+    "pretrained-cnn": _Entry(
+        "CNN pretrained on CIFAR-10's test images (frozen), head trained per chunk; fast on CPU",
+        PretrainedCNNClassifier,
+        True,
+        True,
+    ),
     "small-cnn": _Entry(
-        "Small CNN for CIFAR-10-CD, fast on CPU", CNNClassifier, True, True, {"arch": "small-cnn"}
+        "Small CNN from scratch (learns nothing on CIFAR-10-CD: the honest failure mode)",
+        CNNClassifier,
+        True,
+        True,
+        {"arch": "small-cnn"},
     ),
     "resnet18": _Entry(
         "ResNet-18 without BatchNorm, from scratch (slow on CPU)",
@@ -103,7 +115,8 @@ def make_classifier(
     Parameters
     ----------
     name
-        ``"gnb"``, ``"vfdt"``, ``"dnn"``, ``"dnn-ensemble"``, ``"small-cnn"`` or ``"resnet18"``.
+        ``"gnb"``, ``"vfdt"``, ``"dnn"``, ``"dnn-ensemble"``, ``"pretrained-cnn"``,
+        ``"small-cnn"`` or ``"resnet18"``.
     input_shape
         Shape of one instance: ``(d,)`` for the tabular models, ``(3, 32, 32)`` for the image nets.
     n_classes
@@ -149,7 +162,7 @@ def make_classifier(
     if not entry.images and len(shape) != 1:
         raise ValueError(
             f"{name} needs a 1-D input_shape (d,), got {shape}; flatten the features, "
-            "or use small-cnn or resnet18 for (3, 32, 32) images."
+            "or use pretrained-cnn, small-cnn or resnet18 for (3, 32, 32) images."
         )
     allowed = _option_names(entry)
     unknown = sorted(set(options) - set(allowed))

@@ -103,6 +103,9 @@ class CNNClassifier:
         Optional local ``state_dict`` file loaded with ``torch.load`` after the seeded init;
         entries whose name or shape does not match (BatchNorm, a 1000-way ``fc``) are skipped.
         Nothing is ever downloaded.
+    device
+        ``"auto"`` (CUDA, then Apple MPS, then CPU), ``"cpu"``, ``"cuda"`` or ``"mps"``;
+        weights are drawn on the CPU, so a seed gives the same initial network everywhere.
     seed
         Seeds the initial weights; the global torch RNG is untouched.
 
@@ -130,8 +133,10 @@ class CNNClassifier:
         finetune_lr: float = 1e-4,
         max_batch: int | None = 1000,
         weights_path: str | Path | None = None,
+        device: str = "auto",
         seed: int | None = None,
     ) -> None:
+        self.device = _base.resolve_device(device)
         self.name = self.arch = _base.check_choice("arch", arch, ARCHITECTURES)
         self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
         self.n_outputs = _base.check_positive_int("n_outputs", n_outputs, minimum=2)
@@ -175,6 +180,7 @@ class CNNClassifier:
         self._head: torch.nn.Module = head
         if self.weights_path is not None:
             self._load_weights(Path(self.weights_path))
+        self.network.to(self.device)
         self._optimizer = torch.optim.SGD(
             self.network.parameters(), lr=self.lr, momentum=self.momentum
         )
@@ -200,7 +206,7 @@ class CNNClassifier:
 
         Xa = _base.check_images(X)
         ya = _base.check_labels(y, self.n_classes, len(Xa))
-        return torch.from_numpy(Xa), torch.from_numpy(ya)
+        return torch.from_numpy(Xa).to(self.device), torch.from_numpy(ya).to(self.device)
 
     def _train(self, X: torch.Tensor, y: torch.Tensor, steps: int) -> None:
         import torch
@@ -258,6 +264,7 @@ class CNNClassifier:
         size = max(1, len(Xt)) if self.max_batch is None else self.max_batch
         self.network.eval()
         with torch.inference_mode():
-            parts = [self.network(Xt[i : i + size]) for i in range(0, len(Xt), size)]
+            parts = [self.network(Xt[i : i + size].to(self.device))
+                     for i in range(0, len(Xt), size)]
             logits = torch.cat(parts) if parts else torch.zeros(0, self.n_outputs)
         return _base.softmax_proba(logits)

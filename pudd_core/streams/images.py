@@ -165,13 +165,15 @@ def unavailable_error(data_dir: PathLike | None) -> locate.DatasetUnavailableErr
     )
 
 
-def _fingerprint(source: ImageSource) -> str:
+def _fingerprint(source: ImageSource, split: str = "train") -> str:
     """Cache key of the decoded arrays: content checksums where cheap, else names/sizes/mtimes."""
     h = hashlib.sha256(source.kind.encode())
+    if split != "train":  # the training split keeps the key it always had
+        h.update(split.encode())
     if source.kind == "tarball":
         h.update(locate.sha256_of(source.path).encode())
     else:
-        root = source.path / ("cifar-10-batches-py" if source.kind == "official" else "train")
+        root = source.path / ("cifar-10-batches-py" if source.kind == "official" else split)
         for f in sorted(p for p in root.rglob("*") if p.is_file()):
             st = f.stat()
             h.update(f"{f.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
@@ -187,8 +189,8 @@ def _decode_image(data: bytes) -> NDArray[np.uint8]:
         return np.asarray(im.convert("RGB"), dtype=np.uint8)
 
 
-def _train_members(source: ImageSource) -> Iterable[tuple[str, bytes]]:
-    """Yield ``("train/<class>/<file>", bytes)`` for every training image of a tarball or tree."""
+def _train_members(source: ImageSource, split: str = "train") -> Iterable[tuple[str, bytes]]:
+    """Yield ``("<split>/<class>/<file>", bytes)`` for each image of one split (tar or tree)."""
     if source.kind == "tarball":
         with tarfile.open(source.path, "r:*") as tar:
             for member in tar:
@@ -196,22 +198,26 @@ def _train_members(source: ImageSource) -> Iterable[tuple[str, bytes]]:
                 if (
                     member.isfile()
                     and len(parts) >= 3
-                    and parts[-3] == "train"
+                    and parts[-3] == split
                     and parts[-1].lower().endswith(_IMAGE_SUFFIXES)
                 ):
                     f = tar.extractfile(member)
                     if f is not None:
                         yield "/".join(parts[-3:]), f.read()
     else:
-        for file in sorted((source.path / "train").glob("*/*")):
+        for file in sorted((source.path / split).glob("*/*")):
             if file.suffix.lower() in _IMAGE_SUFFIXES:
-                yield f"train/{file.parent.name}/{file.name}", file.read_bytes()
+                yield f"{split}/{file.parent.name}/{file.name}", file.read_bytes()
 
 
 def decode_images(
-    source: ImageSource, *, progress: Progress | None = None, download: bool = False
+    source: ImageSource,
+    *,
+    progress: Progress | None = None,
+    download: bool = False,
+    split: str = "train",
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64], str]:
-    """Decode the training images to ``(N, 32, 32, 3)`` uint8, labels and the order used.
+    """Decode the training (or test) images to ``(N, 32, 32, 3)`` uint8, labels and order.
 
     With ``cifar10_index.csv.gz`` the JPEGs are put back in torchvision's order; without it (or
     when it lists other images) a tarball or tree keeps ImageFolder's order (class by class,
@@ -233,7 +239,9 @@ def decode_images(
     if source.kind == "official":
         import torchvision
 
-        data = torchvision.datasets.CIFAR10(str(source.path), train=True, download=download)
+        data = torchvision.datasets.CIFAR10(
+            str(source.path), train=split == "train", download=download
+        )
         images = np.asarray(data.data, dtype=np.uint8)
         if progress is not None:
             progress(len(images), len(images))
@@ -244,20 +252,20 @@ def decode_images(
         import pandas as pd
 
         idx = pd.read_csv(source.index)
-        idx = idx[idx["split"] == "train"]
+        idx = idx[idx["split"] == split]
         order = dict(
             zip(idx["jpg_member"], zip(idx["orig_index"], idx["label"], strict=True), strict=True)
         )
-    total = len(order) if order is not None else 50_000
+    total = len(order) if order is not None else (50_000 if split == "train" else 10_000)
     names: list[str] = []
     decoded: list[NDArray[np.uint8]] = []
-    for name, payload in _train_members(source):
+    for name, payload in _train_members(source, split):
         names.append(name)
         decoded.append(_decode_image(payload))
         if progress is not None and len(decoded) % 1000 == 0:
             progress(len(decoded), max(total, len(decoded)))
     if not decoded:
-        raise ValueError(f"{source.path}: no training images under train/<class>/")
+        raise ValueError(f"{source.path}: no images under {split}/<class>/")
     shapes = {im.shape for im in decoded}
     if len(shapes) != 1:
         raise ValueError(f"{source.path}: images of different sizes {sorted(shapes)[:3]}")
@@ -357,3 +365,49 @@ def _with_order(source: ImageSource, order: str) -> ImageSource:
             stacklevel=3,
         )
     return dataclasses.replace(source, order=order)
+
+
+def cifar10_test_arrays(
+    *,
+    path: PathLike | None = None,
+    data_dir: PathLike | None = None,
+    progress: Progress | None = None,
+) -> tuple[NDArray[np.uint8], NDArray[np.int64], ImageSource]:
+    """Return CIFAR-10's 10,000 test images (uint8 ``(N, 32, 32, 3)``) and labels, decoded once.
+
+    Found where `cifar10_train_arrays` finds the training images (same source); the CIFAR-10-CD
+    stream never reads them, so a model pretrained on them has seen no stream image. With
+    ``cifar10_index.csv.gz`` (or the official batches) the images are in ``test_batch`` order,
+    so position *i* is CIFAR-10 test image *i*. Raises `DatasetUnavailableError` when no
+    source is found, or when the source holds no test split.
+
+    Examples
+    --------
+    >>> cifar10_test_arrays(path="/nonexistent/cifar-10-batches-py")
+    Traceback (most recent call last):
+    ...
+    pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: ... is neither ...
+
+    """
+    source = find_image_source(path, data_dir)
+    if source is not None and source.kind == "archive":
+        source = _extract_official(source.path)
+    if source is None:
+        raise unavailable_error(data_dir)
+    if source.kind == "folder" and not (source.path / "test").is_dir():
+        raise locate.DatasetUnavailableError(
+            f"{source.path} has no test/<class>/ folder: the CIFAR-10 test images are needed"
+        )
+    if source.kind == "tarball" and source.checked:
+        locate.verify(source.path, locate.manifest_entry("cifar10_jpg"))
+    folder = locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source, "test")
+    cached = locate.load_arrays(folder, ("images", "labels", "order"))
+    if cached is not None:
+        if progress is not None:
+            progress(len(cached["labels"]), len(cached["labels"]))
+        return cached["images"], cached["labels"], dataclasses.replace(
+            source, order=str(cached["order"])
+        )
+    images, labels, order = decode_images(source, progress=progress, split="test")
+    locate.save_arrays(folder, {"images": images, "labels": labels, "order": np.array(order)})
+    return images, labels, dataclasses.replace(source, order=order)

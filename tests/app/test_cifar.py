@@ -86,8 +86,27 @@ def test_no_detector_chosen_is_an_inline_warning(no_images: None) -> None:
     assert any("Choose at least one detector" in w.value for w in at.warning)
 
 
-def _run_with_images(detectors: str) -> AppTest:
-    at = _page({"chunks": "3", "detectors": detectors})  # a few seconds: starts by itself
+def test_the_default_classifier_is_the_pretrained_cnn_here_and_resnet18_on_cuda(
+    no_images: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+    import torch
+
+    at = _page()
+    assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"  # no GPU here
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    st.cache_resource.clear()  # ui.cache.device() looks once per server
+    try:
+        assert _page().radio(key="w_cifar_classifier").value == "resnet18"
+        chosen = _page({"classifier": "small-cnn"}).radio(key="w_cifar_classifier")
+        assert chosen.value == "small-cnn"  # a shared link wins
+    finally:
+        st.cache_resource.clear()
+
+
+def _run_with_images(detectors: str, classifier: str = "small-cnn") -> AppTest:
+    at = _page({"chunks": "3", "detectors": detectors,  # a few seconds: starts by itself
+                "classifier": classifier})
     assert not at.error
     charts = figures(at)
     assert {"cifar_matrix", "cifar_timeline", "cifar_samples", "cifar_runs"} <= set(charts)
@@ -104,6 +123,13 @@ def _run_with_images(detectors: str) -> AppTest:
 def test_with_the_images_a_three_chunk_small_cnn_run_shows_pudd_against_the_truth() -> None:
     at = _run_with_images("pudd")
     assert at.dataframe[0].value["detector"].tolist() == ["PUDD-3"]
+    # from scratch, the small CNN learns nothing: the page says so
+    text = " ".join(m.value for m in at.markdown)
+    assert "small-cnn is right on" in text and "(*negative*, 70.0 % of these chunks)" in text
+    warnings = [w.value for w in at.warning]
+    assert any("no better than the majority class" in w and "Choose the pretrained CNN" in w
+               for w in warnings)
+    assert any("Runs on **cpu**" in c.value for c in at.main.caption)
     at.slider(key="w_cifar_chunk").set_value(2).run(timeout=TIMEOUT)
     title = figures(at)["cifar_samples"]["layout"]["title"]["text"]
     assert title == "Chunk 2: positive classes airplane, automobile, bird"
@@ -132,3 +158,18 @@ def test_a_link_length_the_slider_cannot_show_is_ignored_with_a_warning(no_image
     assert len(_values(figures(at)["cifar_timeline"]["data"][0]["z"])[0]) == 10
     warnings = " ".join(w.value for w in at.sidebar.warning)
     assert "chunks=37" in warnings and "3, 5, 10, 20, 30, 50, 100" in warnings
+
+
+@pytest.mark.datasets
+@pytest.mark.slow
+def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None:
+    # the first visit builds the backbone (about 3 min on 2 cores), later ones load it
+    at = _page({"chunks": "10", "detectors": "pudd"})
+    assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"
+    assert not at.exception and not at.error
+    assert not any("no better than the majority class" in w.value for w in at.warning)
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "Runs on **cpu**" in captions
+    assert "Backbone: pretrained by PUDD Lab on 9,500 CIFAR-10 test images" in captions
+    curve = next(t for t in figures(at)["cifar_runs"]["data"] if t["name"] == "PUDD-3 error rate")
+    assert np.mean(_values(curve["y"])) < 29.0  # below the majority class's 30 % error (in %)

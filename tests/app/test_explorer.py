@@ -204,8 +204,9 @@ def test_a_download_without_internet_says_where_to_put_the_file(
 def test_images_offer_only_the_cnns_and_say_why(no_real_data: None) -> None:
     at = _open({"dataset": "cifar10-cd", "classifier": "gnb"})
     assert at.selectbox(key="w_explorer_classifier").options == [
-        "Small CNN for CIFAR-10-CD", "ResNet-18 without BatchNorm"]
-    assert at.selectbox(key="w_explorer_classifier").value == "small-cnn"
+        "CNN pretrained on CIFAR-10's test images", "Small CNN from scratch",
+        "ResNet-18 without BatchNorm"]
+    assert at.selectbox(key="w_explorer_classifier").value == "pretrained-cnn"
     assert "`gnb` cannot learn CIFAR-10-CD" in at.warning[0].value
     assert any("is not on this server yet" in e.value for e in at.error)
 

@@ -1,0 +1,138 @@
+"""CIFAR-10-CD with the pretrained CNN: backbone build and load, chunk cost, accuracy, detection.
+
+Run: .venv/bin/python -m benchmarks.bench_cifar [--seeds 0-4] [--n-chunks 50]
+     [--classifier-option KEY=VALUE ...]
+Needs the CIFAR-10 images ($PUDD_DATA_DIR). Builds the default backbone first if it is not cached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from benchmarks._common import machine
+from pudd_core.cifar_view import interest_drift
+from pudd_core.runner import RunConfig, run_experiment
+
+COMMAND = ".venv/bin/python -m benchmarks.bench_cifar"
+
+
+def _options(pairs: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", default="0-4")
+    parser.add_argument("--n-chunks", type=int, default=50)
+    parser.add_argument("--alpha-exp", type=int, default=3)
+    parser.add_argument("--classifier-option", action="append", default=[])
+    args = parser.parse_args()
+    lo, _, hi = args.seeds.partition("-")
+    seeds = list(range(int(lo), int(hi or lo) + 1))
+    options = _options(args.classifier_option)
+
+    import torch
+
+    from pudd_core.classifiers import _base, _pretrain, make_classifier
+    from pudd_core.streams import load_stream
+
+    print("## CIFAR-10-CD with the pretrained CNN (issue 8)\n")
+    print(f"Command: `{COMMAND} --seeds {args.seeds} --n-chunks {args.n_chunks}"
+          + "".join(f" --classifier-option {o}" for o in args.classifier_option)
+          + f"`  \nMachine: {machine()}, torch {torch.__version__} on "
+          f"{_base.resolve_device('auto')} ({torch.get_num_threads()} threads); no GPU here.\n")
+
+    t = time.perf_counter()
+    info = _pretrain.pretrained_backbone()
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    info = _pretrain.pretrained_backbone()
+    _pretrain.load_backbone(info.path)
+    load = time.perf_counter() - t
+    r = info.record
+    print("| backbone | value |\n| --- | --- |")
+    print(f"| recipe | {json.dumps(r['recipe'])} |")
+    print(f"| pretraining images | {r['n_train_images']} CIFAR-10 test images "
+          f"(+ {r['n_holdout_images']} held out) |")
+    print(f"| held-out 10-class accuracy | {100 * r['holdout_accuracy']:.1f} % |")
+    print(f"| build time (recorded when built) | {r['seconds']:.0f} s, torch {r['torch']}, "
+          f"{r['threads']} threads |")
+    print(f"| this call | {'built' if info.built else 'cached'}: {first:.2f} s |")
+    print(f"| later load (checksum + torch.load weights_only) | {load:.3f} s |\n")
+
+    stream = load_stream("cifar10-cd", seed=1, n_chunks=4)
+    clf = make_classifier("pretrained-cnn", input_shape=(3, 32, 32), n_classes=2, seed=0,
+                          **options)
+    X, y = stream.chunk(0)
+    X1, y1 = stream.chunk(1)
+    clf.fit(X, y)
+    t = time.perf_counter()
+    clf.predict_proba(X1)
+    fresh = time.perf_counter() - t
+    t = time.perf_counter()
+    clf.partial_fit(X1, y1)
+    train = time.perf_counter() - t
+    print(f"One 500-image chunk: backbone features + head predict {fresh:.2f} s, head training "
+          f"({clf.epochs} epochs of mini-batches of {clf.batch_size}) {train:.2f} s.\n")
+
+    rows = []
+    for seed in seeds:
+        res = run_experiment(RunConfig(
+            "cifar10-cd", "pretrained-cnn", "pudd", alpha=10.0 ** -args.alpha_exp, seed=seed,
+            n_chunks=args.n_chunks, classifier_options=options))
+        drift = interest_drift(seed, n_chunks=args.n_chunks)
+        acc = {c.chunk_index: c.accuracy for c in res.chunks}
+        from3 = [t for t in acc if t >= 3]
+        d = res.detection
+        assert d is not None
+        rows.append({
+            "seed": seed,
+            "acc3": float(np.mean([acc[t] for t in from3])),
+            "majority3": float(np.mean(drift.majority_rates()[from3])),
+            "drifts": len(res.drift_chunks or ()),
+            "within1": sum(1 for x in d.delays if x <= 1),
+            "within2": sum(1 for x in d.delays if x <= 2),
+            "detected": len(d.delays),
+            "false": d.false_alarms,
+            "alarms": res.alarms,
+            "truth": res.drift_chunks,
+            "seconds": res.elapsed_s,
+        })
+    print(f"PUDD-{args.alpha_exp} on {len(seeds)} seeds x {args.n_chunks} chunks "
+          f"(classifier options {json.dumps(options) if options else 'default'}):\n")
+    print("| seed | accuracy from chunk 3 | majority rate | true drifts | detected ≤ 1 chunk "
+          "| ≤ 2 chunks | at all | false alarms | run (s) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for w in rows:
+        print(f"| {w['seed']} | {100 * w['acc3']:.2f} | {100 * w['majority3']:.1f} | "
+              f"{w['drifts']} | {w['within1']} | {w['within2']} | {w['detected']} | "
+              f"{w['false']} | {w['seconds']:.0f} |")
+    drifts = sum(w["drifts"] for w in rows)
+    within1, within2 = sum(w["within1"] for w in rows), sum(w["within2"] for w in rows)
+    print(f"| **all** | **{100 * np.mean([w['acc3'] for w in rows]):.2f}** | "
+          f"{100 * np.mean([w['majority3'] for w in rows]):.1f} | {drifts} | "
+          f"{within1} ({100 * within1 / drifts:.0f} %) | "
+          f"**{within2} ({100 * within2 / drifts:.0f} %)** | "
+          f"{sum(w['detected'] for w in rows)} | "
+          f"**{np.mean([w['false'] for w in rows]):.1f} per run** | "
+          f"{sum(w['seconds'] for w in rows):.0f} |")
+    print("\nDetected ≤ k chunks: the first alarm in a drift's segment comes at most k chunks "
+          "after the first chunk with the new interests (`evaluation.match_alarms`); false "
+          "alarms are the other alarms. Alarms and drifts per seed: "
+          + "; ".join(f"{w['seed']}: {list(w['alarms'])} vs {list(w['truth'])}" for w in rows)
+          + ".")
+
+
+if __name__ == "__main__":
+    main()

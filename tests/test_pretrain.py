@@ -1,0 +1,221 @@
+"""The project's pretrained CIFAR backbone and the head trained on its features."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from pudd_core.cifar_view import stream_seed
+from pudd_core.classifiers import PretrainedCNNClassifier, _base, make_classifier
+from pudd_core.classifiers._pretrain import (
+    PretrainRecipe,
+    _state_bytes,
+    pretrain_network,
+    pretrained_backbone,
+    pretraining_indices,
+)
+from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.streams import markov_interest_stream
+
+IMAGE = (3, 32, 32)
+TINY = PretrainRecipe(epochs=1, per_class=12, holdout_per_class=2, batch_size=16, seed=3)
+
+
+def _images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, *IMAGE)).astype(np.float32), np.arange(n) % 10
+
+
+@pytest.fixture
+def backbone_file(tmp_path: Path) -> Path:
+    """Weights of a tiny backbone trained on noise (no data needed)."""
+    x, y = _images(40)
+    path = tmp_path / "tiny.pt"
+    path.write_bytes(_state_bytes(pretrain_network(x, y, TINY)))
+    return path
+
+
+def test_a_seeded_small_pretraining_is_deterministic() -> None:
+    x, y = _images(48)
+    first = pretrain_network(x, y, TINY).state_dict()
+    again = pretrain_network(x, y, TINY).state_dict()
+    other = pretrain_network(x, y, PretrainRecipe(**{**TINY.__dict__, "seed": 4})).state_dict()
+    assert all(torch.equal(first[k], again[k]) for k in first)
+    assert not all(torch.equal(first[k], other[k]) for k in first)
+
+
+def test_pretraining_indices_are_class_balanced_and_the_holdout_is_kept_out() -> None:
+    labels = np.repeat(np.arange(10), 30)
+    train, held = pretraining_indices(labels, PretrainRecipe(per_class=20, holdout_per_class=5))
+    assert np.bincount(labels[train]).tolist() == [15] * 10
+    assert np.bincount(labels[held]).tolist() == [5] * 10
+    assert not set(train) & set(held)
+
+
+def test_the_head_learns_on_frozen_features_and_a_seed_repeats_it(backbone_file: Path) -> None:
+    rng = np.random.default_rng(1)
+    y = np.arange(200) % 2
+    x = rng.normal(size=(200, *IMAGE)).astype(np.float32)
+    x[y == 1, 0] += 2.0  # a red tint the backbone's features show
+    runs = []
+    for _ in range(2):
+        clf = PretrainedCNNClassifier(2, weights_path=backbone_file, epochs=20, device="cpu",
+                                      seed=5)
+        clf.fit(x, y)
+        runs.append(clf.predict_proba(x))
+    assert runs[0].shape == (200, 10)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert (runs[0][:, :2].argmax(axis=1) == y).mean() > 0.8
+
+
+def test_the_backbone_stays_frozen_and_adapt_resets_the_head(backbone_file: Path) -> None:
+    x, _ = _images(30)
+    y = np.arange(30) % 2
+    clf = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0,
+                                  reset_on_adapt=True)
+    before = {k: v.clone() for k, v in clf.backbone.state_dict().items()}
+    clf.fit(x, y)
+    clf.partial_fit(x, y)
+    head = [p.clone() for p in clf.head.parameters()]
+    clf.adapt(x, 1 - y)
+    assert all(torch.equal(before[k], v) for k, v in clf.backbone.state_dict().items())
+    assert not all(torch.equal(a, b) for a, b in zip(head, clf.head.parameters(), strict=True))
+
+
+def test_classifiers_on_one_backbone_pass_each_image_through_it_once(
+    backbone_file: Path,
+) -> None:
+    x, _ = _images(20)
+    first = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0)
+    expected = first.predict_proba(x)
+    second = PretrainedCNNClassifier(2, weights_path=backbone_file, device="cpu", seed=0)
+    calls: list[int] = []
+    second.backbone.register_forward_hook(lambda *_: calls.append(1))
+    np.testing.assert_array_equal(second.predict_proba(x), expected)
+    assert not calls
+    second.predict_proba(x[::-1].copy())  # the same images in another order: still cached
+    assert not calls
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"hidden": -1}, "hidden must be an integer >= 0"),
+        ({"weights_path": "/nonexistent.pt"}, "is not a file"),
+        ({"device": "tpu"}, "device must be one of"),
+        ({"n_outputs": 1}, "n_outputs must be an integer >= 2"),
+    ],
+)
+def test_invalid_options_are_rejected(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_classifier("pretrained-cnn", input_shape=IMAGE, n_classes=2, **options)
+
+
+def test_device_auto_prefers_cuda_then_mps_and_falls_back_to_cpu(
+    monkeypatch: pytest.MonkeyPatch, backbone_file: Path
+) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert _base.resolve_device("auto") == "cpu"
+    for name, options in [
+        ("pretrained-cnn", {"weights_path": backbone_file}),
+        ("small-cnn", {}),
+        ("resnet18", {}),
+    ]:
+        clf = make_classifier(name, input_shape=IMAGE, n_classes=2, seed=0, **options)
+        assert clf.device == "cpu"
+        assert next(clf.network.parameters() if hasattr(clf, "network") else
+                    clf.head.parameters()).device.type == "cpu"
+    for name in ("dnn", "dnn-ensemble"):
+        assert make_classifier(name, input_shape=(3,), n_classes=2).device == "cpu"
+    with pytest.raises(ValueError, match="'cuda' is not available"):
+        _base.resolve_device("cuda")
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert _base.resolve_device("auto") == "mps"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert _base.resolve_device("auto") == "cuda"
+
+
+def test_auto_and_cpu_give_the_same_probabilities_here(backbone_file: Path) -> None:
+    x, y = _images(20)
+    y = y % 2
+    out = []
+    for device in ("auto", "cpu"):
+        clf = PretrainedCNNClassifier(2, weights_path=backbone_file, device=device, seed=2)
+        clf.fit(x, y)
+        out.append(clf.predict_proba(x))
+    np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6)
+
+
+# --- with the real CIFAR-10 images -------------------------------------------------------------
+
+
+def _index() -> pd.DataFrame:
+    data = Path(os.environ["PUDD_DATA_DIR"]) / "cifar10" / "cifar10_index.csv.gz"
+    with gzip.open(data) as f:
+        return pd.read_csv(f)
+
+
+@pytest.mark.datasets
+def test_the_pretraining_never_sees_a_stream_image(tmp_path: Path) -> None:
+    info = pretrained_backbone(TINY, cache=tmp_path)
+    index = _index()
+    test = index[index["split"] == "test"].sort_values("orig_index")
+    train = index[index["split"] == "train"].sort_values("orig_index")
+    used, held = pretraining_indices(test["label"].to_numpy(), TINY)
+    # the record names exactly these test positions
+    assert info.record["train_indices_sha256"] == hashlib.sha256(used.tobytes()).hexdigest()
+    assert info.record["n_train_images"] == len(used) == 100
+    pretraining_files = set(test["jpg_member"].to_numpy()[np.concatenate([used, held])])
+    # every image of the 100-chunk streams of a few seeds, by file
+    stream_files: set[str] = set()
+    for seed in range(3):
+        res = markov_interest_stream(train["label"].to_numpy(), chunk_size=500,
+                                     seed=np.random.SeedSequence(stream_seed(seed)))
+        stream_files |= set(train["jpg_member"].to_numpy()[res.indices.ravel()])
+    assert len(stream_files) == 50_000
+    assert all(f.startswith("test/") for f in pretraining_files)
+    assert not pretraining_files & stream_files
+
+
+@pytest.mark.datasets
+def test_corrupt_or_truncated_weights_are_detected_by_checksum_and_rebuilt(
+    tmp_path: Path,
+) -> None:
+    steps: list[tuple[int, int]] = []
+    first = pretrained_backbone(TINY, cache=tmp_path, progress=lambda d, t: steps.append((d, t)))
+    assert first.built and steps[-1][0] == steps[-1][1] > 0
+    payload = first.path.read_bytes()
+    assert hashlib.sha256(payload).hexdigest() == first.sha256
+    assert first.record["recipe"]["seed"] == TINY.seed and first.record["torch"]
+    again = pretrained_backbone(TINY, cache=tmp_path)
+    assert not again.built and again.sha256 == first.sha256
+    for damage in (payload[: len(payload) // 2], payload[:-1] + bytes([payload[-1] ^ 1])):
+        first.path.write_bytes(damage)
+        rebuilt = pretrained_backbone(TINY, cache=tmp_path)
+        assert rebuilt.built
+        assert hashlib.sha256(rebuilt.path.read_bytes()).hexdigest() == rebuilt.sha256
+        assert rebuilt.sha256 == first.sha256  # same recipe, same machine: same weights
+    rebuilt.path.with_suffix(".json").unlink()
+    assert pretrained_backbone(TINY, cache=tmp_path).built
+
+
+@pytest.mark.datasets
+@pytest.mark.slow
+def test_the_pretrained_model_beats_the_majority_rate_on_a_short_stream(tmp_path: Path) -> None:
+    recipe = PretrainRecipe(epochs=3, per_class=300, holdout_per_class=0)
+    weights = pretrained_backbone(recipe, cache=tmp_path).path
+    result = run_experiment(RunConfig(
+        "cifar10-cd", "pretrained-cnn", "none", seed=0, n_chunks=8,
+        classifier_options={"weights_path": str(weights)}))
+    accuracies = [c.accuracy for c in result.chunks if c.chunk_index >= 3]
+    assert np.mean(accuracies) > 0.75  # the majority class is 70 % of every chunk
+    scratch = run_experiment(RunConfig("cifar10-cd", "small-cnn", "none", seed=0, n_chunks=8))
+    assert [c.accuracy for c in scratch.chunks][1:] == pytest.approx([0.7] * 6)
