@@ -306,6 +306,14 @@ def _extract_official(archive: Path) -> ImageSource:
     return ImageSource("official", root)
 
 
+def _usable_source(path: PathLike | None, data_dir: PathLike | None) -> ImageSource | None:
+    """`find_image_source`, with the official archive extracted (None: nothing found)."""
+    source = find_image_source(path, data_dir)
+    if source is not None and source.kind == "archive":
+        source = _extract_official(source.path)
+    return source
+
+
 def cifar10_train_arrays(
     *,
     path: PathLike | None = None,
@@ -328,9 +336,7 @@ def cifar10_train_arrays(
     pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: ... is neither ...
 
     """
-    source = find_image_source(path, data_dir)
-    if source is not None and source.kind == "archive":
-        source = _extract_official(source.path)
+    source = _usable_source(path, data_dir)
     if source is None:
         if not download:
             raise unavailable_error(data_dir)
@@ -389,9 +395,7 @@ def cifar10_test_arrays(
     pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: ... is neither ...
 
     """
-    source = find_image_source(path, data_dir)
-    if source is not None and source.kind == "archive":
-        source = _extract_official(source.path)
+    source = _usable_source(path, data_dir)
     if source is None:
         raise unavailable_error(data_dir)
     if source.kind == "folder" and not (source.path / "test").is_dir():
