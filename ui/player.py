@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,23 +31,37 @@ FRONTEND = Path(__file__).with_name("player_component")
 
 
 def _frontend() -> Path:
-    """The component's folder, with plotly.js beside its own files (copied once)."""
-    target = FRONTEND / PLOTLY_JS.name  # a copy of the plotly package's: the browser caches it
-    source = PLOTLY_JS
-    if not target.is_file() or target.stat().st_size != source.stat().st_size:
+    """The component's folder, with plotly.js beside its own files (copied once).
+
+    Where the project folder is read-only, the component is assembled in a temporary folder.
+    """
+    folder = FRONTEND
+    target = folder / PLOTLY_JS.name  # a copy of the plotly package's: the browser caches it
+    if target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size:
+        return folder
+    try:
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        shutil.copyfile(source, tmp)
+        shutil.copyfile(PLOTLY_JS, tmp)
         tmp.replace(target)  # atomic: two servers starting at once both end with a whole file
-    return FRONTEND
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="pudd-player-"))
+        shutil.copytree(FRONTEND, folder, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.tmp", PLOTLY_JS.name))
+        shutil.copyfile(PLOTLY_JS, folder / PLOTLY_JS.name)
+    return folder
 
 
 _component = components.declare_component("pudd_player", path=str(_frontend()))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def spec(key: tuple[Any, ...], _runs: Sequence[RunResult], alpha: float,
          alpha_exponent: int) -> dict[str, Any]:
-    """The runs' player spec, built once per runs (``key``: their configs)."""
+    """The runs' player spec, built once per runs (``key``: their configs).
+
+    A resource, not data: every session reads the same dict (nobody changes it), with no
+    copy per rerun of a 300 KB document.
+    """
     return player_spec(_runs[0], _runs[1:], alpha=alpha, alpha_exponent=alpha_exponent)
 
 
