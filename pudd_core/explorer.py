@@ -322,18 +322,6 @@ class ExplorerView:
     max_cut: int
 
 
-def _by_centre(record: WindowRecord) -> WindowRecord:
-    """The record with its buckets (table and expected columns) in ascending PU order."""
-    k = len(record.bucket_centres)
-    order = sorted(range(k), key=record.bucket_centres.__getitem__) + [k]
-    return dataclasses.replace(
-        record,
-        bucket_centres=tuple(record.bucket_centres[j] for j in order[:k]),
-        table=tuple(tuple(row[j] for j in order) for row in record.table),
-        expected=tuple(tuple(row[j] for j in order) for row in record.expected),
-    )
-
-
 def _name(result: RunResult) -> str:
     return str(DETECTORS[result.config.detector])
 
@@ -368,7 +356,7 @@ def explorer_view(pudd: RunResult, baselines: Sequence[RunResult], cursor: int) 
         p_values=tuple(c.p_value for c in logs),
         true_drifts=tuple(pudd.drift_chunks or ()),
         chunk=logs[-1],
-        window=_by_centre(recorded[-1].window) if recorded and recorded[-1].window else None,
+        window=recorded[-1].window.by_centre() if recorded and recorded[-1].window else None,
         window_chunk=recorded[-1].chunk_index if recorded else None,
         max_error=max((c.error_rate for r in runs for c in r.chunks), default=1.0),
         min_log10_p=math.log10(min(all_p, default=1.0)),

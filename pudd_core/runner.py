@@ -7,7 +7,7 @@ import inspect
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -295,6 +295,26 @@ class WindowRecord:
     bucket_centres: tuple[float, ...]
     table: tuple[tuple[int, ...], ...]
     expected: tuple[tuple[float, ...], ...]
+
+    def by_centre(self) -> WindowRecord:
+        """The record with its buckets (table and expected columns) in ascending PU order.
+
+        Examples
+        --------
+        >>> rec = WindowRecord((), (), (), (), (0.2,), (0.4, 0.1), ((1, 2, 3), (4, 5, 6)),
+        ...                    ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)))
+        >>> r = rec.by_centre()
+        >>> r.bucket_centres, r.table
+        ((0.1, 0.4), ((2, 1, 3), (5, 4, 6)))
+        """
+        k = len(self.bucket_centres)
+        order = sorted(range(k), key=self.bucket_centres.__getitem__) + [k]
+        return replace(
+            self,
+            bucket_centres=tuple(self.bucket_centres[j] for j in order[:k]),
+            table=tuple(tuple(row[j] for j in order) for row in self.table),
+            expected=tuple(tuple(row[j] for j in order) for row in self.expected),
+        )
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from pudd_core.explorer import ExplorerConfig
-from pudd_core.plots.player import PLOTLY_JS, player_spec
+from pudd_core.plots.player import PLOTLY_JS, player_spec, run_key
 from pudd_core.runner import RunResult
 from ui import state
 
@@ -55,9 +55,9 @@ _component = components.declare_component("pudd_player", path=str(_frontend()))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def spec(key: tuple[Any, ...], _runs: Sequence[RunResult], alpha: float,
+def spec(key: str, _runs: Sequence[RunResult], alpha: float,
          alpha_exponent: int) -> dict[str, Any]:
-    """The runs' player spec, built once per runs (``key``: their configs).
+    """The runs' player spec, built once per runs (``key``: ``run_key`` of their results).
 
     A resource, not data: every session reads the same dict (nobody changes it), with no
     copy per rerun of a 300 KB document.
@@ -75,8 +75,7 @@ def cursor_from_address() -> None:
 def player(config: ExplorerConfig, runs: Sequence[RunResult]) -> None:
     """The player of ``runs`` (PUDD's first), opening at the session's cursor."""
     start = time.perf_counter()
-    key = (tuple(r.config for r in runs), config.alpha_exponent)
-    data = spec(key, tuple(runs), config.alpha, config.alpha_exponent)
+    data = spec(run_key(runs), tuple(runs), config.alpha, config.alpha_exponent)
     cursor = min(max(int(state.get(state.EXPLORER_CURSOR)), 1), data["last"])
     st.session_state[state.EXPLORER_CURSOR] = cursor
     _component(spec=data, start=cursor, key="explorer_player", default=None)

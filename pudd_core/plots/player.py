@@ -35,8 +35,8 @@ from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
 if TYPE_CHECKING:
     from pudd_core.runner import ChunkLog, RunResult, WindowRecord
 
-__all__ = ["PLOTLY_JS", "SPEEDS", "apply_update", "cut_scan_update", "player_spec", "to_json_ready",
-           "window_update"]
+__all__ = ["PLOTLY_JS", "SPEEDS", "apply_update", "cut_scan_update", "player_spec", "run_key",
+           "to_json_ready", "window_update"]
 
 #: plotly.js as the plotly package ships it: the player's page loads this file.
 PLOTLY_JS = Path(plotly.__file__).with_name("package_data") / "plotly.min.js"
@@ -197,12 +197,6 @@ def _name(run: RunResult) -> str:
     return str(DETECTORS[run.config.detector])
 
 
-def _ordered(record: WindowRecord) -> WindowRecord:
-    from pudd_core.explorer import _by_centre
-
-    return _by_centre(record)
-
-
 def _mark_growing(fig: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     for trace in fig["data"]:
         if trace.get("name") in names:
@@ -284,6 +278,23 @@ def _table(record: WindowRecord) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
+def run_key(runs: Sequence[RunResult]) -> str:
+    """A short key of the runs' results: the player's ``id``, and its cache key in the app.
+
+    The configs alone do not tell two uploads' runs apart (a user's file with another label
+    column has the same config), so the results' accuracy and alarms are part of it.
+
+    Examples
+    --------
+    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> a = run_experiment(RunConfig("sea0", "gnb", n_chunks=8))
+    >>> len(run_key([a])), run_key([a]) == run_key([a]), run_key([a]) == run_key([a, a])
+    (16, True, False)
+    """
+    summary = [(r.config, r.accuracy, r.alarms, len(r.chunks)) for r in runs]
+    return hashlib.sha256(repr(summary).encode()).hexdigest()[:16]
+
+
 def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: float,
                 alpha_exponent: int) -> dict[str, Any]:
     """Every chunk of PUDD's run (and the baselines' beside it), ready to play in a browser.
@@ -336,7 +347,7 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
     cut_frames = [cut_scan_update(c.chunk_index, [k for k, _ in c.cut_p_values],
                                   [p for _, p in c.cut_p_values], floor=floor) for c in logs]
 
-    windows: dict[int, WindowRecord] = {c.chunk_index: _ordered(c.window) for c in logs
+    windows: dict[int, WindowRecord] = {c.chunk_index: c.window.by_centre() for c in logs
                                         if c.window is not None}
     hist_at: list[int | None] = []
     latest: int | None = None
@@ -358,7 +369,7 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
     hist_captions = [None if at is None else _window_caption(windows[at], at, c.chunk_index)
                      for c, at in zip(logs, hist_at, strict=True)]
     spec = {
-        "id": hashlib.sha256(repr([r.config for r in runs]).encode()).hexdigest()[:16],
+        "id": run_key(runs),
         "last": last,
         "speeds": list(SPEEDS),
         "default_speed": DEFAULT_SPEED,

@@ -358,3 +358,17 @@ def test_an_uploads_file_and_column_names_are_shown_as_text(
     at.switch_page(PAGE).run(timeout=TIMEOUT)
     [kept] = [c.value for c in at.main.caption if "uploaded earlier" in c.value]
     assert "evil.example" in kept and _no_markdown_link(kept) and "![" not in kept
+
+
+def test_another_label_column_of_the_same_upload_gives_the_player_new_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = "".join(f"{i % 7},{(i * 3) % 5},{int(i % 7 + (i * 3) % 5 > 5)},{i % 2}\n"
+                   for i in range(400))
+    monkeypatch.setattr(ui.explorer, "read_upload", lambda file: f"x,z,y,w\n{rows}".encode())
+    at = _open({"dataset": "upload", "chunk_size": "50"})
+    first = player(at)["spec"]
+    at.selectbox(key="w_explorer_label").set_value("y").run(timeout=TIMEOUT)
+    second = player(at)["spec"]
+    assert not at.exception and second["id"] != first["id"]  # same configs, other results
+    assert second["metrics"]["accuracy"] != first["metrics"]["accuracy"]
