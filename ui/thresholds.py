@@ -14,7 +14,7 @@ import streamlit as st
 from pudd_core._validation import ParameterError
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.runner import RunConfig
-from pudd_core.streams import DatasetUnavailableError, get_info, list_streams
+from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
 
@@ -89,8 +89,9 @@ class Slots:
 
 def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
     """Stream, classifier, stream length, number of seeds and the range of α."""
-    names = [info.name for info in list_streams()]
-    titles = {info.name: info.title for info in list_streams()}
+    infos = {info.name: info for info in cache.streams()}  # checked once per 30 s, not per call
+    names = list(infos)
+    titles = {name: info.title for name, info in infos.items()}
     cols = st.columns(4)
     cols[0].selectbox("Stream", names, format_func=lambda n: f"{n}: {titles[n]}",
                       **_bound(state.THRESHOLDS_DATASET))
@@ -115,7 +116,7 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
     n_seeds = int(state.get(state.THRESHOLDS_SEEDS))
     dataset = str(state.get(state.THRESHOLDS_DATASET))
     n_chunks = int(state.get(state.THRESHOLDS_N_CHUNKS)) or None
-    own = next((i.n_chunks for i in list_streams() if i.name == dataset), None)
+    own = infos[dataset].n_chunks if dataset in infos else None
     if n_chunks is not None and own is not None and n_chunks > own:
         # a length past the stream's end is not an error to fix: use the whole stream
         slots["n_chunks"].caption(f"**Stream length**: {titles[dataset]} has {own} chunks; "
@@ -140,7 +141,7 @@ class StudyConfig:
 
 def study_controls(seed: int, classifier: str) -> tuple[StudyConfig, Any]:
     """The synthetic stream kept stationary, its length, and α for the p-value chart."""
-    synthetic = [i.name for i in list_streams() if i.kind == "synthetic"]
+    synthetic = [i.name for i in cache.streams() if i.kind == "synthetic"]
     cols = st.columns(3)
     cols[0].selectbox("Stationary stream (one concept throughout)", synthetic,
                       **_bound(state.THRESHOLDS_STUDY_DATASET),

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core.classifiers import _base
+from pudd_core.streams.locate import hash_file
 
 if TYPE_CHECKING:
     import torch
@@ -235,14 +236,6 @@ def _accuracy(
     return float((pred.numpy() == labels).mean())
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def backbone_paths(recipe: PretrainRecipe, cache: Path | None = None) -> tuple[Path, Path]:
     """The weights file and its JSON record for ``recipe`` in the cache folder.
 
@@ -271,7 +264,7 @@ def _valid_record(
         return None
     if not isinstance(record, dict) or record.get("recipe") != dataclasses.asdict(recipe):
         return None
-    if record.get("sha256") != _sha256(weights):
+    if record.get("sha256") != hash_file(weights):
         return None
     return record
 

@@ -241,13 +241,14 @@ def sha256_of(path: Path) -> str:
     rec = records.get(record_key)
     if rec and rec.get("size") == stat.st_size and rec.get("mtime_ns") == stat.st_mtime_ns:
         return str(rec["sha256"])
-    digest = _hash_file(path)
+    digest = hash_file(path)
     records[record_key] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}
     _write_verified(records)
     return digest
 
 
-def _hash_file(path: Path) -> str:
+def hash_file(path: Path) -> str:
+    """The sha256 hex digest of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -399,7 +400,7 @@ def _download(entry: ManifestEntry, url: str) -> Path:
             raise
     part = Path(tmp.name)
     expected = entry.expected_sha256(dest)
-    actual = _hash_file(part)
+    actual = hash_file(part)
     if expected is not None and actual != expected:
         part.unlink(missing_ok=True)
         raise ChecksumMismatchError(
@@ -436,7 +437,7 @@ def _array_sha256(path: Path) -> str:
     stat = path.stat()
     memo = (str(path), stat.st_size, stat.st_mtime_ns)
     if memo not in _verified_arrays:
-        _verified_arrays[memo] = _hash_file(path)
+        _verified_arrays[memo] = hash_file(path)
     return _verified_arrays[memo]
 
 
@@ -466,7 +467,7 @@ def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", array, allow_pickle=False)
             file = tmp / f"{name}.npy"
-            sums[name] = {"bytes": file.stat().st_size, "sha256": _hash_file(file)}
+            sums[name] = {"bytes": file.stat().st_size, "sha256": hash_file(file)}
         (tmp / _CHECKSUMS).write_text(json.dumps(sums, indent=1))
         os.replace(tmp, folder)
     except OSError:

@@ -97,8 +97,8 @@ def test_checksums_are_computed_once_and_remembered(offline, monkeypatch):
     f = data / "file.bin"
     f.write_bytes(b"abc")
     calls = []
-    real_hash = locate._hash_file
-    monkeypatch.setattr(locate, "_hash_file", lambda p: calls.append(p) or real_hash(p))
+    real_hash = locate.hash_file
+    monkeypatch.setattr(locate, "hash_file", lambda p: calls.append(p) or real_hash(p))
     first = locate.sha256_of(f)
     assert locate.sha256_of(f) == first and len(calls) == 1
     assert (cache / "verified.json").is_file()
