@@ -527,6 +527,13 @@ def test_explorer_speed_is_measured_in_the_browser(
     _write_explorer_bench(first, computing[:len(seeds)], again, steps, pauses, plays)
 
 
+def _write_section(path: Path, lines: list[str]) -> None:
+    """A BENCHMARKS.md section in benchmarks/results/ (``make bench`` assembles them)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
 def _timings(log: Path) -> list[tuple[str, float]]:
     """(what, ms) of each line ui/player.log_time wrote."""
     rows = [line.split("\t") for line in log.read_text().splitlines()]
@@ -591,9 +598,7 @@ def _write_explorer_bench(first: list[float], computing: list[float], again: lis
         "chunks (compare the seconds with the nominal time).",
         "",
     ]
-    EXPLORER_BENCH.parent.mkdir(parents=True, exist_ok=True)
-    EXPLORER_BENCH.write_text("\n".join(lines))
-    print("\n".join(lines))
+    _write_section(EXPLORER_BENCH, lines)
 
 
 # --- CIFAR-10-CD, Threshold lab, Reproduction ----------------------------------------------------
@@ -884,6 +889,4 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
         "press-to-stopped times are the browsers' own.",
         "",
     ]
-    CAPACITY_BENCH.parent.mkdir(parents=True, exist_ok=True)
-    CAPACITY_BENCH.write_text("\n".join(lines))
-    print("\n".join(lines))
+    _write_section(CAPACITY_BENCH, lines)

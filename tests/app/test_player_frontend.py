@@ -10,28 +10,28 @@ import pytest
 import ui.player as player
 
 
-def test_the_component_folder_holds_its_files_and_the_packages_plotly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The component's own files in a folder of their own, without plotly.js yet."""
     src = tmp_path / "component"
     shutil.copytree(player.FRONTEND, src, ignore=shutil.ignore_patterns(player.PLOTLY_JS.name))
     monkeypatch.setattr(player, "FRONTEND", src)
-    assert player._frontend() == src
-    assert (src / player.PLOTLY_JS.name).read_bytes() == player.PLOTLY_JS.read_bytes()
+    return src
+
+
+def test_the_component_folder_holds_its_files_and_the_packages_plotly(checkout: Path) -> None:
+    assert player._frontend() == checkout
+    assert (checkout / player.PLOTLY_JS.name).read_bytes() == player.PLOTLY_JS.read_bytes()
 
 
 def test_a_read_only_checkout_gets_the_player_assembled_elsewhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    src = tmp_path / "component"
-    shutil.copytree(player.FRONTEND, src, ignore=shutil.ignore_patterns(player.PLOTLY_JS.name))
-    monkeypatch.setattr(player, "FRONTEND", src)
-
     def read_only(self: Path, target: Path) -> Path:
         raise PermissionError(f"read-only: {target}")
 
     monkeypatch.setattr(Path, "replace", read_only)
     folder = player._frontend()
-    assert folder != src
+    assert folder != checkout
     assert {"index.html", "player.js", "player.css"} <= {p.name for p in folder.iterdir()}
     assert (folder / player.PLOTLY_JS.name).stat().st_size == player.PLOTLY_JS.stat().st_size
