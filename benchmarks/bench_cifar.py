@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from benchmarks._common import machine
-from pudd_core.cifar_view import interest_drift
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
+from pudd_core.views.cifar import interest_drift
 
 COMMAND = ".venv/bin/python -m benchmarks.bench_cifar"
 

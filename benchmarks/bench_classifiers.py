@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from pudd_core.baselines import BASELINES, feed_errors, make
 from pudd_core.classifiers import make_classifier
+from pudd_core.experiments.baselines import BASELINES, feed_errors, make
 
 COMMAND = ".venv/bin/python -m benchmarks.bench_classifiers"
 N_CHUNKS = 100

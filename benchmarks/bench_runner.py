@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from benchmarks._common import machine
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
 
 COMMAND = ".venv/bin/python -m benchmarks.bench_runner"
 

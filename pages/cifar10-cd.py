@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from pudd_core import cifar_view, plots
-from pudd_core.runner import RunResult
+from pudd_core import plots
+from pudd_core.experiments.runner import RunResult
 from pudd_core.streams import get_info
+from pudd_core.views.cifar import majority_verdict
 from ui import cache, cifar, controls, progress, state
 from ui.pages import ensure_routed
 
@@ -112,7 +113,7 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
                      column_config={"accuracy (%)": st.column_config.NumberColumn(format="%.2f"),
                                     "mean delay (chunks)": st.column_config.NumberColumn(
                                         format="%.1f")})
-        verdicts = {n: cifar_view.majority_verdict(
+        verdicts = {n: majority_verdict(
             {c.chunk_index: c.accuracy for c in r.chunks}, drift) for n, r in done.items()}
         first = next(iter(verdicts.values()))
         st.markdown(

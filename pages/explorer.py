@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pudd_core.explorer import run_log_frame, summary_frame
+from pudd_core.views.explorer import run_log_frame, summary_frame
 from ui import explorer, player, state
 from ui.pages import ensure_routed
 
@@ -45,7 +45,7 @@ with st.expander("Whole run: alarms, accuracy and detection delays of every dete
     st.table(summary_frame(runs).style.format({"accuracy": "{:.4f}", "mean delay (chunks)":
                                                 "{:.2f}"}, na_rep="–"))
     st.caption("Delays in chunks from each true drift to the first alarm after it; an alarm "
-               "that detects nothing new is a false alarm (pudd_core.evaluation.match_alarms).")
+               "that detects nothing new is a false alarm (`experiments.evaluation.match_alarms`).")
 st.download_button(
     "Download the run log (CSV)", run_log_frame(runs[0], runs[1:]).to_csv(index=False),
     file_name=f"pudd_{cfg.dataset}_{cfg.classifier}_pudd{cfg.alpha_exponent}_seed{cfg.seed}.csv",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
-from pudd_core.runner import RunConfig
+from pudd_core.experiments.runner import RunConfig
 from ui import cache, controls, messages, state
 from ui.pages import PAGES, ensure_routed
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
-from pudd_core.reproduction_view import (
+from pudd_core.streams.locate import project_root
+from pudd_core.views.reproduction import (
     acceptance_headline,
     default_store,
     group_key,
@@ -14,7 +15,6 @@ from pudd_core.reproduction_view import (
     stored_keys,
     summarise,
 )
-from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, progress, reproduction, state
 from ui.pages import ensure_routed
 

@@ -3,6 +3,13 @@
 The PU-index and the PUDD detector of Lu, Lu, Liu and Zhang, "Early Concept Drift
 Detection via Prediction Uncertainty" (AAAI 2025), with the authors' code as the
 default behaviour and each paper variant one option away.
+
+Where the paper lives: ``pu_index`` (eq. 7), ``bucketing`` (Adaptive PU-index Bucketing),
+``chi2`` (eqs. 12-14), ``detector`` (Algorithm 1, chunk-based), ``online`` (the appendix's
+Algorithm 2, a river detector) and ``theorems`` (Theorems 1 and 2) sit at the top; the
+paper's published numbers are ``paper``. Around them: ``experiments`` (runs, grids, the
+reproduction, threshold studies), ``streams``, ``classifiers``, ``views`` (the app's pure view
+models) and ``plots`` (plotly figures). See ``docs/architecture.md``.
 """
 
 from __future__ import annotations

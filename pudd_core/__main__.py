@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-_EXECUTORS = ("serial", "joblib", "ray", "dask")  # pudd_core.grid.EXECUTORS, without pandas
+_EXECUTORS = ("serial", "joblib", "ray", "dask")  # experiments.grid.EXECUTORS, no pandas
 
 
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
@@ -112,8 +112,8 @@ def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> An
     """
     import pandas as pd
 
-    from pudd_core.grid import StoreWriteError, save_fallback
-    from pudd_core.runner import run_experiment
+    from pudd_core.experiments.grid import StoreWriteError, save_fallback
+    from pudd_core.experiments.runner import run_experiment
 
     for cfg in configs:
         cfg.validate(data_dir)  # every name and option before any work
@@ -179,8 +179,8 @@ def _prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None
 def _run(args: argparse.Namespace) -> int:
     import statistics
 
-    from pudd_core.grid import parse_seeds, run_grid
-    from pudd_core.runner import RunConfig, parse_option_pairs
+    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.experiments.runner import RunConfig, parse_option_pairs
 
     base = RunConfig(
         dataset=args.dataset, classifier=args.classifier, detector=args.detector,
@@ -241,7 +241,7 @@ def _jsonable(value: object) -> object:
 
 
 def _grid(args: argparse.Namespace) -> int:
-    from pudd_core.grid import load_grid_file, run_grid
+    from pudd_core.experiments.grid import load_grid_file, run_grid
 
     configs, settings = load_grid_file(args.config)
     store = args.store or settings.get("store", "results/store")
@@ -257,8 +257,8 @@ def _grid(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from pudd_core.grid import parse_seeds, run_grid
-    from pudd_core.reproduce import reproduction_configs, reproduction_report
+    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.experiments.reproduce import reproduction_configs, reproduction_report
 
     text = args.seeds.strip()
     seeds = parse_seeds(int(text) if text.isdigit() else text)
@@ -406,7 +406,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _what_went_wrong(exc: BaseException, command: str = "") -> tuple[str, int]:
     """One line for an exception, and the exit status: 2 for bad input or destinations."""
-    from pudd_core.grid import StoreWriteError
+    from pudd_core.experiments.grid import StoreWriteError
     from pudd_core.streams import ChecksumMismatchError, DatasetUnavailableError
 
     if isinstance(exc, StoreWriteError | ChecksumMismatchError | DatasetUnavailableError):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from pudd_core.sweep import pu_false_alarm_table
+from pudd_core.experiments.sweep import pu_false_alarm_table
 
 
 def render(df: pd.DataFrame, args: argparse.Namespace) -> str:

@@ -23,9 +23,9 @@ import pytest
 from pudd_core import PUDD, ChunkPUDD
 from pudd_core._validation import ParameterError
 from pudd_core.chi2 import pu_chi2_test
-from pudd_core.grid import expand_grid, load_grid_file, parse_seeds
+from pudd_core.experiments.grid import expand_grid, load_grid_file, parse_seeds
+from pudd_core.experiments.runner import RunConfig, parse_option_pairs
 from pudd_core.pu_index import is_correct, pu_index
-from pudd_core.runner import RunConfig, parse_option_pairs
 from pudd_core.streams import stream_from_csv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -468,7 +468,7 @@ def test_no_parameter_takes_a_string_for_a_number_or_flag(cls):
 def test_cli_option_text_is_parsed_to_the_parameter_type_or_refused(detector):
     """Whatever text a user writes, an option value is never a stray string for a non-text
     parameter: it parses to the parameter's type or raises, naming the option."""
-    from pudd_core.runner import _detector_option_names, _option_target
+    from pudd_core.experiments.runner import _detector_option_names, _option_target
 
     target = _option_target("detector", detector)
     defaults = dict(_typed_parameters(target))

@@ -21,7 +21,7 @@ def test_run_prints_the_summary_as_json(tmp_path, capsys):
 def test_run_writes_every_tested_chunk_of_every_seed_to_the_log(tmp_path, capsys):
     import pandas as pd
 
-    from pudd_core.runner import RunConfig, run_experiment
+    from pudd_core.experiments.runner import RunConfig, run_experiment
 
     log = tmp_path / "log.csv"
     code = main(["run", "--dataset", "sea0", "--seeds", "0-1", "--n-chunks", "12", "--json",
@@ -70,7 +70,7 @@ def test_datasets_table_shows_each_stream_source_and_licence(capsys):
 
 def _recording_run_grid(monkeypatch):
     """Record run_grid's arguments, then run serially in-process."""
-    from pudd_core import grid
+    from pudd_core.experiments import grid
 
     calls = []
     real = grid.run_grid
@@ -93,7 +93,7 @@ def test_run_takes_the_dask_executor_and_a_cluster_address(tmp_path, monkeypatch
 
 def test_executor_choices_match_the_grid_module():
     from pudd_core.__main__ import _EXECUTORS
-    from pudd_core.grid import EXECUTORS
+    from pudd_core.experiments.grid import EXECUTORS
 
     assert _EXECUTORS == EXECUTORS
 

@@ -21,10 +21,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pudd_core import grid
 from pudd_core.__main__ import main
 from pudd_core._validation import ParameterError
-from pudd_core.grid import ResultStore, StoreWarning, StoreWriteError, expand_grid, run_grid
+from pudd_core.experiments import grid
+from pudd_core.experiments.grid import (
+    ResultStore,
+    StoreWarning,
+    StoreWriteError,
+    expand_grid,
+    run_grid,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = expand_grid({"detector": ["pudd", "ddm"], "seeds": "0-2", "n_chunks": 12})
@@ -92,7 +98,7 @@ def test_store_that_is_a_file_fails_before_any_run(tmp_path, monkeypatch):
 
 
 def test_log_in_a_missing_folder_fails_before_any_run(tmp_path, monkeypatch, capsys):
-    from pudd_core import runner
+    from pudd_core.experiments import runner
 
     calls: list[object] = []
     monkeypatch.setattr(runner, "run_experiment", lambda *a, **k: calls.append(a))
@@ -222,7 +228,7 @@ def test_an_edited_or_truncated_cache_is_rebuilt(tmp_path):
 
 @pytest.mark.datasets
 def test_an_edited_elec2_cache_does_not_change_the_results(tmp_path, monkeypatch):
-    from pudd_core.runner import RunConfig, run_experiment
+    from pudd_core.experiments.runner import RunConfig, run_experiment
     from pudd_core.streams import locate
 
     monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path))
@@ -242,8 +248,8 @@ def test_an_edited_elec2_cache_does_not_change_the_results(tmp_path, monkeypatch
 # --- a grid killed mid-way resumes to the same results ----------------------------------------
 KILL_GRID = """
 import sys
-from pudd_core import grid
-from pudd_core.grid import ResultStore, expand_grid, run_grid
+from pudd_core.experiments import grid
+from pudd_core.experiments.grid import ResultStore, expand_grid, run_grid
 cfgs = expand_grid({"detector": ["pudd", "ddm"], "seeds": "0-29", "n_chunks": 12})
 run_grid(cfgs, store=ResultStore(sys.argv[1], flush_every=4), executor="serial",
          progress=False)

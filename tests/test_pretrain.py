@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 import torch
 
-from pudd_core.cifar_view import stream_seed
 from pudd_core.classifiers import PretrainedCNNClassifier, _base, make_classifier
 from pudd_core.classifiers._pretrain import (
     PretrainRecipe,
@@ -21,8 +20,9 @@ from pudd_core.classifiers._pretrain import (
     pretrained_backbone,
     pretraining_indices,
 )
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.streams import markov_interest_stream
+from pudd_core.views.cifar import stream_seed
 
 IMAGE = (3, 32, 32)
 TINY = PretrainRecipe(epochs=1, per_class=12, holdout_per_class=2, batch_size=16, seed=3)

@@ -11,7 +11,7 @@ from pudd_core import (
     theorem1_check,
     theorem2_windows,
 )
-from pudd_core.baselines import feed_errors, make
+from pudd_core.experiments.baselines import feed_errors, make
 
 
 def test_theorem2_windows_have_equal_error_rate_and_std():

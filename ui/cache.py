@@ -12,12 +12,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pudd_core import cifar_view, cost, explorer, illustration, reproduction_view
-from pudd_core.grid import ResultStore, run_grid
-from pudd_core.reproduce import ReproductionReport
-from pudd_core.runner import RunConfig, RunResult, run_experiment
+from pudd_core.experiments import cost
+from pudd_core.experiments.grid import ResultStore, run_grid
+from pudd_core.experiments.reproduce import ReproductionReport
+from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
+from pudd_core.experiments.sweep import false_alarm_study
 from pudd_core.streams import StreamInfo, list_streams
-from pudd_core.sweep import false_alarm_study
+from pudd_core.views import cifar, explorer, illustration, reproduction
 from ui.progress import Task
 
 
@@ -101,7 +102,7 @@ def run_task(config: RunConfig, label: str) -> Task:
 
 
 def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) -> Task:
-    """PUDD's p-values on a stationary stream (``pudd_core.sweep.false_alarm_study``)."""
+    """PUDD's p-values on a stationary stream (``experiments.sweep.false_alarm_study``)."""
     spec = ("false-alarm", dataset, classifier, n_chunks, seed)
     seconds = cost.run_seconds(RunConfig(dataset, classifier, n_chunks=n_chunks))
     return Task(f"stationary {dataset}, {n_chunks} chunks", seconds, lambda: finished(spec),
@@ -125,16 +126,16 @@ def device() -> str:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def interest_drift(seed: int, n_chunks: int) -> cifar_view.InterestDrift:
+def interest_drift(seed: int, n_chunks: int) -> cifar.InterestDrift:
     """CIFAR-10-CD's Markov interest process for a run's seed (no images needed)."""
-    return cifar_view.interest_drift(seed, n_chunks=n_chunks)
+    return cifar.interest_drift(seed, n_chunks=n_chunks)
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the CIFAR-10 images (the first time, "
                                             "50,000 JPEGs are decoded: about 10 s) …")
-def thumbnails(seed: int, chunk: int, n_chunks: int) -> cifar_view.Thumbnails:
+def thumbnails(seed: int, chunk: int, n_chunks: int) -> cifar.Thumbnails:
     """A few uint8 training images of each class in one chunk of a run's CIFAR-10-CD stream."""
-    return cifar_view.chunk_thumbnails(seed, chunk, n_chunks=n_chunks)
+    return cifar.chunk_thumbnails(seed, chunk, n_chunks=n_chunks)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -153,7 +154,7 @@ def store_parts(path: str) -> tuple[str, ...]:
 @st.cache_data(max_entries=4, show_spinner=False)
 def committed_report(path: str) -> ReproductionReport | None:
     """A committed reproduction report's cells (``results/table1_gnb*.csv``), or None."""
-    return reproduction_view.committed_report(path)
+    return reproduction.committed_report(path)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

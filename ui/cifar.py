@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from pudd_core.baselines import BASELINES
-from pudd_core.runner import RunConfig
+from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.streams import StreamInfo
 from ui import controls, messages, state
 
@@ -51,7 +51,7 @@ class CifarConfig:
 
     def as_python(self) -> str:
         """The equivalent ``pudd_core`` calls."""
-        lines = ["from pudd_core.runner import RunConfig, run_experiment", ""]
+        lines = ["from pudd_core.experiments.runner import RunConfig, run_experiment", ""]
         for name, cfg in self.runs().items():
             alpha = f", alpha={cfg.alpha:g}" if cfg.detector == "pudd" else ""
             lines.append(f'{name.lower().replace("-", "_")} = run_experiment(RunConfig('

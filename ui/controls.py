@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from pudd_core._validation import ParameterError
-from pudd_core.illustration import FIG1_SIZES, Theorem1Config, Theorem2Config
+from pudd_core.views.illustration import FIG1_SIZES, Theorem1Config, Theorem2Config
 from ui import messages, state
 
 PAPER = (

@@ -14,10 +14,12 @@ from typing import Any
 
 import streamlit as st
 
-from pudd_core import cost
-from pudd_core.baselines import BASELINES
 from pudd_core.classifiers import CLASSIFIERS
-from pudd_core.explorer import (
+from pudd_core.experiments import cost
+from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_experiment
+from pudd_core.streams import Stream, StreamInfo
+from pudd_core.views.explorer import (
     ExplorerConfig,
     compatible_classifiers,
     error_field,
@@ -25,14 +27,12 @@ from pudd_core.explorer import (
     upload_name,
     user_stream,
 )
-from pudd_core.runner import DETECTORS, RunConfig, RunResult, run_experiment
-from pudd_core.streams import Stream, StreamInfo
 from ui import cache, controls, messages, player, progress, state
 from ui.progress import Task
 
 REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing it",
            "train-once": "Train once (-O): train at the start and after each alarm only"}
-#: pudd_core.explorer.Field -> the label of its control, to name it in messages.
+#: pudd_core.views.explorer.Field -> the label of its control, to name it in messages.
 LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk size",
           "n_chunks": "Chunks", "upload": "CSV file", "label": "Label column"}
 _UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
@@ -82,7 +82,7 @@ class Settings:
 
     config: ExplorerConfig | None  # None until the inputs are complete
     upload: Upload | None
-    slots: Mapping[str, Any]  # pudd_core.explorer.Field -> placeholder under its control
+    slots: Mapping[str, Any]  # pudd_core.views.explorer.Field -> placeholder under its control
 
     def error(self, err: Exception) -> None:
         """Show ``err`` under the control it is about, with what to do."""

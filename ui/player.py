@@ -22,9 +22,9 @@ from typing import Any
 import streamlit as st
 import streamlit.components.v1 as components
 
-from pudd_core.explorer import ExplorerConfig
+from pudd_core.experiments.runner import RunResult
 from pudd_core.plots.player import PLOTLY_JS, player_spec, run_key
-from pudd_core.runner import RunResult
+from pudd_core.views.explorer import ExplorerConfig
 from ui import state
 
 FRONTEND = Path(__file__).with_name("player_component")

@@ -9,10 +9,10 @@ from typing import Any
 import streamlit as st
 
 from pudd_core._validation import ParameterError
+from pudd_core.experiments.reproduce import detector_label, reproduction_configs
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES
-from pudd_core.reproduce import detector_label, reproduction_configs
-from pudd_core.reproduction_view import StoreGroup
-from pudd_core.runner import RunConfig
+from pudd_core.views.reproduction import StoreGroup
 from ui import messages, state
 
 CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}

@@ -227,7 +227,7 @@ def _explorer_classifiers() -> tuple[str, ...]:
 
 
 def _explorer_baselines() -> tuple[str, ...]:
-    from pudd_core.baselines import BASELINES
+    from pudd_core.experiments.baselines import BASELINES
 
     return tuple(BASELINES)
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from pudd_core._validation import ParameterError
 from pudd_core.classifiers import CLASSIFIERS
-from pudd_core.runner import RunConfig
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
@@ -56,8 +56,8 @@ class SweepConfig:
         """The equivalent ``pudd_core`` call."""
         length = f", n_chunks={self.n_chunks}" if self.n_chunks else ""
         return (
-            "from pudd_core.runner import RunConfig\n"
-            "from pudd_core.sweep import threshold_sweep\n\n"
+            "from pudd_core.experiments.runner import RunConfig\n"
+            "from pudd_core.experiments.sweep import threshold_sweep\n\n"
             f'sweep = threshold_sweep(RunConfig("{self.dataset}", "{self.classifier}"{length}),\n'
             f"                        exponents={list(self.exponents)}, "
             f"seeds={list(self.seeds)})"

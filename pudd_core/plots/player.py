@@ -33,7 +33,7 @@ from pudd_core.plots.stream import detector_error_figure, min_pvalue_figure
 from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
 
 if TYPE_CHECKING:
-    from pudd_core.runner import ChunkLog, RunResult, WindowRecord
+    from pudd_core.experiments.runner import ChunkLog, RunResult, WindowRecord
 
 __all__ = ["PLOTLY_JS", "SPEEDS", "apply_update", "cut_scan_update", "player_spec", "run_key",
            "to_json_ready", "window_update"]
@@ -161,7 +161,7 @@ def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from pudd_core.runner import WindowRecord
+    >>> from pudd_core.experiments.runner import WindowRecord
     >>> rec = WindowRecord((8, 2, 0, 0), (0, 0, 1, 1), (5, 3, 0, 0), (0, 0, 1, 3), (0.3,),
     ...                    (0.1, 0.4), ((6, 4, 2), (4, 4, 4)), ((5.0, 4.0, 3.0), (5.0, 4.0, 3.0)))
     >>> u = window_update(12, rec)
@@ -192,7 +192,7 @@ def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
 
 # --- the whole spec -----------------------------------------------------------------------------
 def _name(run: RunResult) -> str:
-    from pudd_core.runner import DETECTORS
+    from pudd_core.experiments.runner import DETECTORS
 
     return str(DETECTORS[run.config.detector])
 
@@ -222,7 +222,7 @@ def _cut_caption(chunk: ChunkLog, count_floor: int = 5) -> str:
 
     Examples
     --------
-    >>> from pudd_core.runner import ChunkLog
+    >>> from pudd_core.experiments.runner import ChunkLog
     >>> log = ChunkLog(3, 0.99, 0.1, 0.1, 1e-4, ((1, 1e-4), (2, 0.3)), True, 1, False, (),
     ...                0.0, 0.0, 0.0, floored_cells=2)
     >>> caption = _cut_caption(log)
@@ -286,7 +286,7 @@ def run_key(runs: Sequence[RunResult]) -> str:
 
     Examples
     --------
-    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> from pudd_core.experiments.runner import RunConfig, run_experiment
     >>> a = run_experiment(RunConfig("sea0", "gnb", n_chunks=8))
     >>> len(run_key([a])), run_key([a]) == run_key([a]), run_key([a]) == run_key([a, a])
     (16, True, False)
@@ -305,8 +305,8 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
 
     Examples
     --------
-    >>> from pudd_core.explorer import ExplorerConfig
-    >>> from pudd_core.runner import run_experiment
+    >>> from pudd_core.views.explorer import ExplorerConfig
+    >>> from pudd_core.experiments.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
     >>> spec = player_spec(runs[0], runs[1:], alpha=1e-3, alpha_exponent=3)
     >>> spec["last"], spec["metrics"]["alarms_so_far"][19], spec["metrics"]["alarm"][19]

@@ -22,8 +22,8 @@ __all__ = [
 def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5) -> pd.DataFrame:
     """A reproduction report's cells for ``st.dataframe``: paper's names, ours beside theirs.
 
-    ``cells`` is :attr:`~pudd_core.reproduce.ReproductionReport.cells`. ``within`` is empty
-    where a cell was not run or the paper gives no number.
+    ``cells`` is :attr:`~pudd_core.experiments.reproduce.ReproductionReport.cells`.
+    ``within`` is empty where a cell was not run or the paper gives no number.
 
     Examples
     --------

@@ -217,12 +217,13 @@ def runs_figure(
 ) -> go.Figure:
     """:func:`detector_error_figure` of finished runs on one stream, by display name.
 
-    ``results`` maps a name to a :class:`~pudd_core.runner.RunResult`; the runs share their
-    chunks (same stream, same length). The first run is drawn thickest, with alarm lines.
+    ``results`` maps a name to a :class:`~pudd_core.experiments.runner.RunResult`; the runs
+    share their chunks (same stream, same length). The first run is drawn thickest, with alarm
+    lines.
 
     Examples
     --------
-    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> from pudd_core.experiments.runner import RunConfig, run_experiment
     >>> runs = {n: run_experiment(RunConfig("sea0", "gnb", d, n_chunks=25))
     ...         for n, d in (("PUDD-3", "pudd"), ("DDM", "ddm"))}
     >>> fig = runs_figure(runs, true_drifts=[10, 20])
@@ -248,11 +249,11 @@ def runs_figure(
 def run_summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """One row per detector's run: accuracy, alarms and how they matched the true drifts.
 
-    ``results`` maps a display name to a :class:`~pudd_core.runner.RunResult`.
+    ``results`` maps a display name to a :class:`~pudd_core.experiments.runner.RunResult`.
 
     Examples
     --------
-    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> from pudd_core.experiments.runner import RunConfig, run_experiment
     >>> res = run_experiment(RunConfig("sea0", "gnb", n_chunks=25, seed=0))
     >>> run_summary_frame({"PUDD-3": res}).iloc[0].to_dict()
     {'detector': 'PUDD-3', 'accuracy (%)': 95.46..., 'alarms': 1, 'drifts detected': '1 of 2',

@@ -28,7 +28,7 @@ from pudd_core.plots._style import (
 )
 
 if TYPE_CHECKING:
-    from pudd_core.illustration import Fig1Data
+    from pudd_core.views.illustration import Fig1Data
 
 __all__ = [
     "fig1_scatter_figure",
@@ -154,7 +154,7 @@ def fig1_scatter_figure(data: Fig1Data, *, title: str | None = None) -> go.Figur
 
     Examples
     --------
-    >>> from pudd_core.illustration import fig1_data
+    >>> from pudd_core.views.illustration import fig1_data
     >>> fig = fig1_scatter_figure(fig1_data(grid_size=11))
     >>> sorted({t.name for t in fig.data})[:3], len(fig.data)
     (['GNB boundary p(y=1) = 0.5', 'label flipped: 8.2 < x0 + x1 ≤ 9', 'misclassified'], 14)

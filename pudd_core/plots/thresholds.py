@@ -1,6 +1,6 @@
 """Threshold studies: a sweep of α, false alarms without drift, and the Bonferroni view.
 
-Used by the Threshold lab; the data come from :mod:`pudd_core.sweep` or cached runs.
+Used by the Threshold lab; the data come from :mod:`pudd_core.experiments.sweep` or cached runs.
 """
 
 from __future__ import annotations
@@ -49,15 +49,15 @@ def _alpha_axis(fig: go.Figure, exponents: Sequence[int], **where: Any) -> None:
 
 
 def threshold_sweep_frame(results: Sequence[Any]) -> pd.DataFrame:
-    """Finished PUDD runs at several α as :func:`~pudd_core.sweep.threshold_sweep`'s rows.
+    """Finished PUDD runs at several α as the rows of ``experiments.sweep.threshold_sweep``.
 
-    One row per :class:`~pudd_core.runner.RunResult`: ``exponent`` (x of α = 10⁻ˣ),
+    One row per :class:`~pudd_core.experiments.runner.RunResult`: ``exponent`` (x of α = 10⁻ˣ),
     ``alpha``, ``seed``, ``accuracy``, ``n_alarms``, ``mean_delay``, ``missed`` and
     ``false_alarms`` (NaN without ground truth), so runs cached one by one make a sweep.
 
     Examples
     --------
-    >>> from pudd_core.runner import RunConfig, run_experiment
+    >>> from pudd_core.experiments.runner import RunConfig, run_experiment
     >>> runs = [run_experiment(RunConfig("sea0", "gnb", alpha=a, n_chunks=25)) for a in (0.1, 1e-5)]
     >>> threshold_sweep_frame(runs)[["exponent", "n_alarms", "missed"]].values.tolist()
     [[1, 1, 1], [5, 1, 1]]
@@ -84,9 +84,9 @@ def threshold_sweep_figure(
 ) -> go.Figure:
     """PUDD's accuracy, alarms, detection delay and missed drifts against α = 10⁻ˣ.
 
-    ``sweep`` is :func:`~pudd_core.sweep.threshold_sweep`'s frame; with several seeds each
-    point is the mean, with ±1 standard deviation as error bars. ``n_drifts`` (the stream's
-    true drifts) is a dotted line on the alarm panel.
+    ``sweep`` is :func:`~pudd_core.experiments.sweep.threshold_sweep`'s frame; with several
+    seeds each point is the mean, with ±1 standard deviation as error bars. ``n_drifts``
+    (the stream's true drifts) is a dotted line on the alarm panel.
 
     Examples
     --------
@@ -143,7 +143,7 @@ def threshold_sweep_figure(
 def false_alarm_figure(rates: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Empirical false-alarm rates on a stream without drift against the nominal α.
 
-    ``rates`` is :meth:`~pudd_core.sweep.FalseAlarmStudy.rates`: the share of single
+    ``rates`` is :meth:`~pudd_core.experiments.sweep.FalseAlarmStudy.rates`: the share of single
     cut-point tests with p < α (the paper's per-test guarantee: about α), the share of chunks
     whose smallest p is below α (an alarm), and the Bonferroni bound α × mean cut points on
     the latter. A rate of 0 sits at half the resolution (1 / tests) as an open marker.
@@ -195,8 +195,8 @@ def bonferroni_figure(chunk_p: pd.DataFrame, *, alpha: float,
                       title: str | None = None) -> go.Figure:
     """The smallest p over the cut points of each chunk, against α and α / (cut points).
 
-    ``chunk_p`` is :attr:`~pudd_core.sweep.FalseAlarmStudy.chunk_p` (a stream without drift,
-    so every point below α is a false alarm). PUDD alarms when min p < α, uncorrected; a
+    ``chunk_p`` is :attr:`~pudd_core.experiments.sweep.FalseAlarmStudy.chunk_p` (a stream without
+    drift, so every point below α is a false alarm). PUDD alarms when min p < α, uncorrected; a
     Bonferroni correction over the *m* cut points of a chunk would need min p < α / m.
 
     Examples

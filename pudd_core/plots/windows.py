@@ -34,7 +34,7 @@ from pudd_core.plots._style import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pudd_core.runner import WindowRecord
+    from pudd_core.experiments.runner import WindowRecord
 
 __all__ = [
     "contingency_table_frame",
@@ -142,7 +142,7 @@ def window_histogram_figure(record: WindowRecord, *, title: str | None = None) -
 
     Examples
     --------
-    >>> from pudd_core.runner import WindowRecord
+    >>> from pudd_core.experiments.runner import WindowRecord
     >>> rec = WindowRecord((8, 2, 0, 0), (0, 0, 1, 1), (5, 3, 0, 0), (0, 0, 1, 3), (0.3,),
     ...                    (0.1, 0.4), ((6, 4, 2), (4, 4, 4)), ((5.0, 4.0, 3.0), (5.0, 4.0, 3.0)))
     >>> fig = window_histogram_figure(rec)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pudd_core.cifar_view import CIFAR10_CLASSES, interest_drift
+from pudd_core.views.cifar import CIFAR10_CLASSES, interest_drift
 from tests.app._apptest import figures, open_page
 
 TIMEOUT = 180

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pudd_core.grid import ResultStore, run_grid
-from pudd_core.reproduce import reproduction_configs
+from pudd_core.experiments.grid import ResultStore, run_grid
+from pudd_core.experiments.reproduce import reproduction_configs
 from tests.app._apptest import open_page
 
 TIMEOUT = 120
@@ -56,7 +56,7 @@ def test_the_stored_runs_appear_beside_the_papers_numbers(store: Path) -> None:
 
 
 def test_the_committed_headline_is_computed_from_the_committed_report(store: Path) -> None:
-    from pudd_core.reproduction_view import acceptance_headline, committed_report
+    from pudd_core.views.reproduction import acceptance_headline, committed_report
 
     results = Path(__file__).resolve().parents[2] / "results"
     name = next(n for n in ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pudd_core.runner import WindowRecord
+from pudd_core.experiments.runner import WindowRecord
 
 
 def trace_names(fig):

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from pudd_core.explorer import ExplorerConfig, explorer_view
+from pudd_core.experiments.runner import RunResult, run_experiment
 from pudd_core.plots import cut_scan_figure, window_histogram_figure
 from pudd_core.plots.player import apply_update, player_spec, to_json_ready
-from pudd_core.runner import RunResult, run_experiment
+from pudd_core.views.explorer import ExplorerConfig, explorer_view
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ FLOOR_WORDS = "The count floor of"
 @pytest.mark.parametrize(("options", "floor"), [({}, 5), ({"clamp_min": 3}, 3)])
 def test_the_cut_caption_says_when_the_count_floor_decided_a_test(options: dict[str, int],
                                                                   floor: int) -> None:
-    from pudd_core.runner import RunConfig
+    from pudd_core.experiments.runner import RunConfig
 
     run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
                                    detector_options=options))
@@ -130,7 +130,7 @@ def test_the_cut_caption_says_when_the_count_floor_decided_a_test(options: dict[
 
 
 def test_without_a_floor_no_caption_mentions_it() -> None:
-    from pudd_core.runner import RunConfig
+    from pudd_core.experiments.runner import RunConfig
 
     run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
                                    detector_options={"clamp_min": 0}))

@@ -84,7 +84,7 @@ def test_min_pvalue_figure_floors_tiny_p_values_and_marks_threshold_and_alarms()
 
 
 def _sea_runs():
-    from pudd_core.runner import RunConfig, run_experiment
+    from pudd_core.experiments.runner import RunConfig, run_experiment
 
     return {name: run_experiment(RunConfig("sea0", "gnb", det, alpha=1e-1, n_chunks=25))
             for name, det in (("PUDD-1", "pudd"), ("DDM", "ddm"))}

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from pudd_core import plots
-from pudd_core.illustration import fig1_data
+from pudd_core.views.illustration import fig1_data
 from tests.test_plots._figures import hlines, trace_names, vlines
 
 

@@ -12,8 +12,8 @@ from tests.test_plots._figures import hlines, trace_names
 
 
 def test_threshold_sweep_frame_of_cached_runs_equals_threshold_sweep():
-    from pudd_core.runner import RunConfig, run_experiment
-    from pudd_core.sweep import threshold_sweep
+    from pudd_core.experiments.runner import RunConfig, run_experiment
+    from pudd_core.experiments.sweep import threshold_sweep
 
     base = RunConfig("sea0", "gnb", n_chunks=25)
     runs = [run_experiment(RunConfig("sea0", "gnb", alpha=10.0 ** -x, seed=s, n_chunks=25))

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from pudd_core import grid
-from pudd_core.grid import ResultStore, expand_grid, parse_seeds, run_grid
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments import grid
+from pudd_core.experiments.grid import ResultStore, expand_grid, parse_seeds, run_grid
+from pudd_core.experiments.runner import RunConfig, run_experiment
 
 CFGS = [RunConfig("sea0", "gnb", d, seed=s, n_chunks=12) for d in ("pudd", "ddm") for s in (0, 1)]
 

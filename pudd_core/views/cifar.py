@@ -143,7 +143,7 @@ def interest_drift(
     `markov_interest_stream` draws the matrix and the interest moves from their own child
     seeds; only the image sampling reads the labels. Run on CIFAR-10's known class counts
     (5000 per class), it gives the real stream's matrix, interests and drift chunks
-    (``tests/test_cifar_view.py`` checks this against the decoded images).
+    (``tests/views/test_cifar.py`` checks this against the decoded images).
 
     Parameters
     ----------

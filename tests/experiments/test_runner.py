@@ -7,7 +7,7 @@ import pytest
 from sklearn.naive_bayes import GaussianNB
 
 from pudd_core.classifiers import make_classifier
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.streams import load_stream
 
 SMALL = {"dataset": "sea0", "classifier": "gnb", "n_chunks": 30}
@@ -134,7 +134,7 @@ def test_bad_configs_fail_before_any_work(kwargs, match):
     ],
 )
 def test_unknown_option_names_fail_in_validate_before_the_stream_loads(kwargs, match, monkeypatch):
-    from pudd_core import runner
+    from pudd_core.experiments import runner
 
     def no_load(*args, **kwargs):
         raise AssertionError("the stream was loaded")
@@ -169,7 +169,7 @@ def _gradual_stream():
 
 
 def test_a_cut_longer_than_the_kept_window_retrains_on_the_kept_chunks(monkeypatch):
-    from pudd_core import runner
+    from pudd_core.experiments import runner
 
     monkeypatch.setattr(runner, "_MAX_WINDOW", 2)
     sizes: list[int] = []
@@ -189,7 +189,7 @@ def test_a_cut_longer_than_the_kept_window_retrains_on_the_kept_chunks(monkeypat
 
 
 def test_a_missing_dataset_fails_before_any_work(tmp_path, monkeypatch):
-    from pudd_core.grid import run_grid
+    from pudd_core.experiments.grid import run_grid
     from pudd_core.streams import DatasetUnavailableError
 
     monkeypatch.setenv("PUDD_DATA_DIR", str(tmp_path / "empty"))

@@ -1,6 +1,6 @@
 """Reproduce the paper's Tables 1 and 2: the runs behind each table and a report against it.
 
-:func:`reproduction_configs` lists the runs; any executor runs them (``pudd_core.grid``);
+:func:`reproduction_configs` lists the runs; any executor runs them (``experiments.grid``);
 :func:`reproduction_report` puts the mean accuracy over seeds beside the published number.
 """
 
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pudd_core import _validation
-from pudd_core.baselines import ALIASES
+from pudd_core.experiments.baselines import ALIASES
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import (
     DATASETS,
     DISPLAY_NAMES,
@@ -25,7 +26,6 @@ from pudd_core.paper import (
     TableLayout,
     paper_table,
 )
-from pudd_core.runner import RunConfig
 
 if TYPE_CHECKING:
     import os

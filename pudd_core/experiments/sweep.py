@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 from pudd_core import _validation
 from pudd_core.classifiers import make_classifier
 from pudd_core.detector import ChunkPUDD
+from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.pu_index import is_correct, pu_index
-from pudd_core.runner import RunConfig, run_experiment
 from pudd_core.streams import load_stream
 
 __all__ = [

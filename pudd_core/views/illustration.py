@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core import _validation
-from pudd_core.baselines import feed_errors, make
 from pudd_core.chi2 import Chi2Result, PUTestResult, pu_chi2_test
+from pudd_core.experiments.baselines import feed_errors, make
 from pudd_core.pu_index import pu_index
 from pudd_core.theorems import (
     ErrorStats,
@@ -76,7 +76,7 @@ class Theorem2Config:
         """The equivalent ``pudd_core`` calls, for a "show the code" panel."""
         return (
             "from pudd_core import theorem2_windows, pu_chi2_test, error_rate_test\n"
-            "from pudd_core.baselines import make, feed_errors\n\n"
+            "from pudd_core.experiments.baselines import make, feed_errors\n\n"
             f"w = theorem2_windows({self.n}, error_rate={self.error_rate},\n"
             f"                     correct1={self.correct1}, wrong1={self.wrong1},\n"
             f"                     correct2={self.correct2}, wrong2={self.wrong2},"

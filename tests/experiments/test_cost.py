@@ -1,11 +1,11 @@
-"""pudd_core.cost: run-time estimates scale with chunks, chunk size, classifier and detector."""
+"""experiments.cost: run-time estimates scale with chunks, chunk size, classifier and detector."""
 
 from __future__ import annotations
 
 import pytest
 
-from pudd_core.cost import CHUNK_SECONDS, run_seconds, runs_seconds
-from pudd_core.runner import RunConfig
+from pudd_core.experiments.cost import CHUNK_SECONDS, run_seconds, runs_seconds
+from pudd_core.experiments.runner import RunConfig
 
 
 def test_an_estimate_counts_the_tested_chunks_only():

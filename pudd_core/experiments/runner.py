@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pudd_core import _validation, baselines, classifiers
-from pudd_core.baselines import ALIASES, BASELINES, feed_errors, make
+from pudd_core import _validation, classifiers
 from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
-from pudd_core.evaluation import DetectionSummary, match_alarms, mean_accuracy
+from pudd_core.experiments import baselines
+from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
+from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
 from pudd_core.streams.registry import check_data

@@ -6,9 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pudd_core.experiments.reproduce import (
+    detector_label,
+    reproduction_configs,
+    reproduction_report,
+)
+from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.paper import CLASSIC_DETECTORS, DATASETS, paper_accuracy
-from pudd_core.reproduce import detector_label, reproduction_configs, reproduction_report
-from pudd_core.runner import RunConfig, run_experiment
 
 NO_KSWIN = [d for d in (*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5") if d != "kswin"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
-from pudd_core.runner import RunConfig
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.streams import get_info
 
 __all__ = ["CHUNK_SECONDS", "DETECTOR_CHUNK_SECONDS", "run_seconds", "runs_seconds"]
@@ -24,7 +24,7 @@ DETECTOR_CHUNK_SECONDS: Mapping[str, float] = MappingProxyType({"kswin": 0.7})
 
 
 def run_seconds(config: RunConfig) -> float:
-    """Estimated seconds of one run of :func:`~pudd_core.runner.run_experiment`.
+    """Estimated seconds of one run of :func:`~pudd_core.experiments.runner.run_experiment`.
 
     The estimate scales the per-chunk cost by the number of chunks and the chunk size (the
     registry's defaults where the config leaves them unset). Unknown names cost nothing.

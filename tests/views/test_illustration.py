@@ -1,11 +1,11 @@
-"""pudd_core.illustration: Fig. 1 rebuilt from the notebook recipe, Theorems 1-2 made live."""
+"""pudd_core.views.illustration: Fig. 1 rebuilt from the notebook recipe, Theorems 1-2 made live."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from pudd_core.illustration import (
+from pudd_core.views.illustration import (
     Fig1Curve,
     Theorem1Config,
     Theorem2Config,

@@ -13,8 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pudd_core.experiments.reproduce import (
+    ACCEPTANCE_DATASETS,
+    ReproductionReport,
+    reproduction_report,
+)
 from pudd_core.paper import LAYOUTS, PUDD_DETECTORS
-from pudd_core.reproduce import ACCEPTANCE_DATASETS, ReproductionReport, reproduction_report
 from pudd_core.streams.locate import project_root
 
 if TYPE_CHECKING:
@@ -199,7 +203,7 @@ def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSumma
 
     Examples
     --------
-    >>> from pudd_core.reproduce import _example_runs
+    >>> from pudd_core.experiments.reproduce import _example_runs
     >>> summarise(reproduction_report(_example_runs(), 1, "gnb"))
     ReportSummary(cells=10, run=2, within=2, acceptance_outside=0, acceptance_not_run=41)
     """
@@ -222,7 +226,7 @@ def committed_report(path: str | os.PathLike[str], table: int = 1,
     Examples
     --------
     >>> import tempfile
-    >>> from pudd_core.reproduce import _example_runs
+    >>> from pudd_core.experiments.reproduce import _example_runs
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _, csv = reproduction_report(_example_runs(), 1, "gnb").save(d)
     ...     report = committed_report(csv)
@@ -264,7 +268,7 @@ def acceptance_headline(report: ReproductionReport, tolerance: float = 1.5
 
     Examples
     --------
-    >>> from pudd_core.reproduce import _example_runs
+    >>> from pudd_core.experiments.reproduce import _example_runs
     >>> acceptance_headline(reproduction_report(_example_runs(), 1, "gnb"))
     AcceptanceHeadline(within=1, total=42, largest_gap=0.29, largest_gap_real=nan, runs=2)
     """

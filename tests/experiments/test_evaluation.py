@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from pudd_core.evaluation import match_alarms, mean_accuracy
+from pudd_core.experiments.evaluation import match_alarms, mean_accuracy
 
 
 def test_first_alarm_in_each_segment_detects_its_drift():

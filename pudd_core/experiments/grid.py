@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pudd_core._validation import ParameterError
-from pudd_core.runner import RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
 
 __all__ = [
     "EXECUTORS", "MAX_SEEDS", "ResultStore", "StoreWarning", "StoreWriteError", "expand_grid",
@@ -109,7 +109,7 @@ def parse_seeds(spec: int | str | Sequence[int]) -> list[int]:
 def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
     """The product of every list-valued field of a grid spec, as validated run configs.
 
-    Keys are :class:`~pudd_core.runner.RunConfig` fields (a list means "each of"), plus
+    Keys are :class:`~pudd_core.experiments.runner.RunConfig` fields (a list means "each of"), plus
     ``seeds`` (see :func:`parse_seeds`). ``alpha`` only varies PUDD and EK runs: the baselines
     ignore it, so they are not repeated per alpha.
 

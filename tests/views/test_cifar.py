@@ -1,4 +1,4 @@
-"""pudd_core.cifar_view: the interest process without images equals the stream's; thumbnails."""
+"""pudd_core.views.cifar: the interest process without images equals the stream's; thumbnails."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pudd_core.cifar_view import (
+from pudd_core.experiments.runner import RunConfig, run_experiment
+from pudd_core.streams import DatasetUnavailableError, load_stream
+from pudd_core.views.cifar import (
     CIFAR10_CLASSES,
     chunk_thumbnails,
     interest_drift,
     stream_seed,
 )
-from pudd_core.runner import RunConfig, run_experiment
-from pudd_core.streams import DatasetUnavailableError, load_stream
 
 PER_CLASS = 20  # images per class in the fake image folder: 20 chunks of 10
 

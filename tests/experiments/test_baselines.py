@@ -5,8 +5,8 @@ import pytest
 from river import drift
 from river.base import BinaryDriftDetector
 
-from pudd_core import baselines
-from pudd_core.baselines import BASELINES, feed_errors, make
+from pudd_core.experiments import baselines
+from pudd_core.experiments.baselines import BASELINES, feed_errors, make
 
 EXPECTED_CLASSES = {
     "adwin": drift.ADWIN,

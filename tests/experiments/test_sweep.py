@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pudd_core.runner import RunConfig, run_experiment
-from pudd_core.sweep import FalseAlarmStudy, false_alarm_study, threshold_sweep
+from pudd_core.experiments.runner import RunConfig, run_experiment
+from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study, threshold_sweep
 
 
 def test_sweep_rows_equal_single_runs():

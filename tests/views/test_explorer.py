@@ -1,4 +1,4 @@
-"""pudd_core.explorer: configs of an exploration, the view at a cursor, the merged log."""
+"""pudd_core.views.explorer: configs of an exploration, the view at a cursor, the merged log."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from pudd_core._validation import ParameterError
-from pudd_core.explorer import (
+from pudd_core.experiments.runner import RunConfig, run_experiment
+from pudd_core.streams import DatasetUnavailableError, get_info
+from pudd_core.views.explorer import (
     ExplorerConfig,
     compatible_classifiers,
     csv_columns,
@@ -20,8 +22,6 @@ from pudd_core.explorer import (
     upload_name,
     user_stream,
 )
-from pudd_core.runner import RunConfig, run_experiment
-from pudd_core.streams import DatasetUnavailableError, get_info
 
 SMALL = ExplorerConfig(n_chunks=30, baselines=("adwin", "ddm"))
 
@@ -224,7 +224,7 @@ def test_real_library_errors_land_under_their_control():
 
 def test_a_shared_stream_gives_each_detector_exactly_its_own_run():
     cfgs = ExplorerConfig(n_chunks=25, seed=9, baselines=("ddm",)).run_configs()
-    from pudd_core.explorer import run_stream
+    from pudd_core.views.explorer import run_stream
 
     stream = run_stream(cfgs[0])
     for cfg in cfgs:

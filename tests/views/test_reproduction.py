@@ -1,4 +1,4 @@
-"""pudd_core.reproduction_view: store groups, one group's report, the headline counts."""
+"""pudd_core.views.reproduction: store groups, one group's report, the headline counts."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pudd_core.grid import ResultStore, run_grid
-from pudd_core.reproduce import reproduction_configs
-from pudd_core.reproduction_view import (
+from pudd_core.experiments.grid import ResultStore, run_grid
+from pudd_core.experiments.reproduce import reproduction_configs
+from pudd_core.views.reproduction import (
     acceptance_headline,
     committed_report,
     default_store,
@@ -62,7 +62,7 @@ def test_a_groups_report_uses_only_its_runs(rows: pd.DataFrame):
 
 def test_mixing_stream_lengths_in_one_report_is_refused_by_the_report_itself(rows):
     # why the page groups first: reproduction_report will not average two protocols
-    from pudd_core.reproduce import reproduction_report
+    from pudd_core.experiments.reproduce import reproduction_report
 
     with pytest.raises(ValueError, match="mixes runs with different n_chunks"):
         reproduction_report(rows, 1, "gnb")
@@ -76,10 +76,15 @@ def test_the_headline_counts_and_the_stored_keys(rows: pd.DataFrame):
     assert stored_keys(pd.DataFrame()) == frozenset()
 
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+COMMITTED = sorted(p.name for p in RESULTS.glob("table1_gnb*.csv"))
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.glob("table1_gnb*.csv")))
+def test_the_committed_reports_are_found():
+    assert COMMITTED, RESULTS  # an empty list would skip the test below unnoticed
+
+
+@pytest.mark.parametrize("name", COMMITTED)
 def test_the_headline_of_a_committed_report_agrees_with_its_markdown(name: str) -> None:
     import re
 

@@ -1,6 +1,6 @@
 """The paper's published accuracies (Tables 1 and 2 and their appendix twins), by name.
 
-The numbers live in ``pudd_core/data/paper_tables.toml``, transcribed from the LaTeX source;
+The numbers live in ``pudd_core/paper/tables.toml``, transcribed from the LaTeX source;
 ``tests/test_paper.py`` re-parses the ``.tex`` and checks every one.
 """
 
@@ -110,7 +110,7 @@ def paper_entries() -> tuple[PaperEntry, ...]:
     """
     # beside this module rather than importlib.resources, which fails on namespace-style
     # editable installs; package data ships it (pyproject: data/*.toml)
-    raw = (Path(__file__).parent / "data" / "paper_tables.toml").read_text("utf-8")
+    raw = (Path(__file__).parent / "tables.toml").read_text("utf-8")
     data: dict[str, Any] = tomllib.loads(raw)
     out: list[PaperEntry] = []
     for source, section in data.items():

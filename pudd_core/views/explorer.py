@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Literal, cast
 import numpy as np
 
 from pudd_core import _validation
-from pudd_core.baselines import BASELINES
 from pudd_core.classifiers import CLASSIFIERS
-from pudd_core.runner import (
+from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.runner import (
     _IMAGE_CLASSIFIERS,
     DETECTORS,
     ChunkLog,
@@ -75,7 +75,7 @@ class ExplorerConfig:
     dataset
         A registry stream, or the name of a user stream (see :func:`upload_name`).
     classifier, regime, seed
-        As in :class:`~pudd_core.runner.RunConfig`.
+        As in :class:`~pudd_core.experiments.runner.RunConfig`.
     alpha_exponent
         PUDD-x: the threshold is ``alpha = 10**-alpha_exponent``.
     baselines
@@ -127,7 +127,7 @@ class ExplorerConfig:
 
     def as_python(self) -> str:
         """The equivalent ``pudd_core`` calls, for a "show the code" panel."""
-        lines = ["from pudd_core.runner import RunConfig, run_experiment", ""]
+        lines = ["from pudd_core.experiments.runner import RunConfig, run_experiment", ""]
         for cfg in self.run_configs():
             args = (f'"{cfg.dataset}", "{cfg.classifier}", "{cfg.detector}", '
                     f"alpha={cfg.alpha:g}, regime=\"{cfg.regime}\", seed={cfg.seed}")
@@ -149,7 +149,7 @@ def run_stream(config: RunConfig, *, data_dir: str | None = None) -> Stream:
 
     Examples
     --------
-    >>> from pudd_core.runner import run_experiment
+    >>> from pudd_core.experiments.runner import run_experiment
     >>> cfg = RunConfig("sea0", "gnb", "pudd", seed=4, n_chunks=12)
     >>> shared = run_experiment(cfg, stream=run_stream(cfg))
     >>> shared.alarms == run_experiment(cfg).alarms, shared.accuracy == run_experiment(cfg).accuracy
@@ -331,7 +331,7 @@ def explorer_view(pudd: RunResult, baselines: Sequence[RunResult], cursor: int) 
 
     Examples
     --------
-    >>> from pudd_core.runner import run_experiment
+    >>> from pudd_core.experiments.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
     >>> v = explorer_view(runs[0], runs[1:], 21)
     >>> v.last, v.chunk_index[-1], list(v.error_rate), v.alarms["PUDD"], v.true_drifts
@@ -367,15 +367,15 @@ def explorer_view(pudd: RunResult, baselines: Sequence[RunResult], cursor: int) 
 def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.DataFrame:
     """PUDD's per-chunk log, plus each baseline's alarms and error rate, for a CSV download.
 
-    Columns: PUDD's :meth:`~pudd_core.runner.RunResult.to_frame` (without the timings and
-    the per-instance detections, which only the baselines have), ``tested`` (whether a
+    Columns: PUDD's :meth:`~pudd_core.experiments.runner.RunResult.to_frame` (without the timings
+    and the per-instance detections, which only the baselines have), ``tested`` (whether a
     χ² test ran; ``p_value`` is empty where none did), ``true_drift`` when the drifts are
     known, then ``alarm_<baseline>``, ``error_rate_<baseline>`` (its own model's error) and
     ``detections_<baseline>`` (positions within the chunk where it fired, as JSON).
 
     Examples
     --------
-    >>> from pudd_core.runner import run_experiment
+    >>> from pudd_core.experiments.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=12).run_configs()]
     >>> frame = run_log_frame(runs[0], runs[1:])
     >>> len(frame), list(frame.columns[-3:])
@@ -403,7 +403,7 @@ def summary_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from pudd_core.runner import run_experiment
+    >>> from pudd_core.experiments.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
     >>> summary_frame(runs)[["alarms", "missed", "false alarms"]]
            alarms  missed  false alarms
