@@ -23,31 +23,38 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from pudd_core.experiments.runner import RunResult
-from pudd_core.plots.player import PLOTLY_JS, player_spec, run_key
+from pudd_core.plots.bundle import player_js
+from pudd_core.plots.player import player_spec, run_key
 from pudd_core.views.explorer import ExplorerConfig
 from ui import state
 
 FRONTEND = Path(__file__).with_name("player_component")
 
 
-def _frontend() -> Path:
-    """The component's folder, with plotly.js beside its own files (copied once).
+SERVED_JS = "plotly.min.js"  # the name index.html loads
 
-    Where the project folder is read-only, the component is assembled in a temporary folder.
+
+def _frontend() -> Path:
+    """The component's folder, with the player's plotly.js beside its own files (copied once).
+
+    The plotly.js is :func:`~pudd_core.plots.bundle.player_js`: the basic partial bundle
+    when set-up fetched it, else the plotly package's full bundle. Where the project folder
+    is read-only, the component is assembled in a temporary folder.
     """
+    source = player_js()
     folder = FRONTEND
-    target = folder / PLOTLY_JS.name  # a copy of the plotly package's: the browser caches it
-    if target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size:
+    target = folder / SERVED_JS  # a copy, not a link: the browser caches it by address
+    if target.is_file() and target.stat().st_size == source.stat().st_size:
         return folder
     try:
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        shutil.copyfile(PLOTLY_JS, tmp)
+        shutil.copyfile(source, tmp)
         tmp.replace(target)  # atomic: two servers starting at once both end with a whole file
     except OSError:
         folder = Path(tempfile.mkdtemp(prefix="pudd-player-"))
         shutil.copytree(FRONTEND, folder, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.tmp", PLOTLY_JS.name))
-        shutil.copyfile(PLOTLY_JS, folder / PLOTLY_JS.name)
+                        ignore=shutil.ignore_patterns("*.tmp", SERVED_JS))
+        shutil.copyfile(source, folder / SERVED_JS)
     return folder
 
 

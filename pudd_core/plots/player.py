@@ -22,11 +22,9 @@ import base64
 import hashlib
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import plotly
 
 from pudd_core.plots._style import BUCKET_EDGE_STYLE, clipped_log10_p, p_text, vline_shape
 from pudd_core.plots.stream import detector_error_figure, min_pvalue_figure
@@ -35,11 +33,9 @@ from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
 if TYPE_CHECKING:
     from pudd_core.experiments.runner import ChunkLog, RunResult, WindowRecord
 
-__all__ = ["PLOTLY_JS", "SPEEDS", "apply_update", "cut_scan_update", "player_spec", "run_key",
+__all__ = ["SPEEDS", "apply_update", "cut_scan_update", "player_spec", "run_key",
            "to_json_ready", "window_update"]
 
-#: plotly.js as the plotly package ships it: the player's page loads this file.
-PLOTLY_JS = Path(plotly.__file__).with_name("package_data") / "plotly.min.js"
 #: Chunks per second the player offers, and the default.
 SPEEDS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
 DEFAULT_SPEED = 5.0

@@ -8,20 +8,21 @@ from pathlib import Path
 import pytest
 
 import ui.player as player
+from pudd_core.plots.bundle import player_js
 
 
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The component's own files in a folder of their own, without plotly.js yet."""
     src = tmp_path / "component"
-    shutil.copytree(player.FRONTEND, src, ignore=shutil.ignore_patterns(player.PLOTLY_JS.name))
+    shutil.copytree(player.FRONTEND, src, ignore=shutil.ignore_patterns(player.SERVED_JS))
     monkeypatch.setattr(player, "FRONTEND", src)
     return src
 
 
 def test_the_component_folder_holds_its_files_and_the_packages_plotly(checkout: Path) -> None:
     assert player._frontend() == checkout
-    assert (checkout / player.PLOTLY_JS.name).read_bytes() == player.PLOTLY_JS.read_bytes()
+    assert (checkout / player.SERVED_JS).read_bytes() == player_js().read_bytes()
 
 
 def test_a_read_only_checkout_gets_the_player_assembled_elsewhere(
@@ -34,4 +35,4 @@ def test_a_read_only_checkout_gets_the_player_assembled_elsewhere(
     folder = player._frontend()
     assert folder != checkout
     assert {"index.html", "player.js", "player.css"} <= {p.name for p in folder.iterdir()}
-    assert (folder / player.PLOTLY_JS.name).stat().st_size == player.PLOTLY_JS.stat().st_size
+    assert (folder / player.SERVED_JS).stat().st_size == player_js().stat().st_size
