@@ -27,6 +27,7 @@ __all__ = [
     "Chunk",
     "CutResult",
     "History",
+    "LastScan",
     "Prefix",
     "ScanResult",
     "ScanSettings",
@@ -460,3 +461,89 @@ def conclude(
     best = min(results, key=lambda r: r.p_value)  # first cut on ties, as the authors
     return ScanResult(index, n, accuracy, best.p_value, best.cut, best.p_value < settings.alpha,
                       results)
+
+
+class LastScan:
+    """What a detector's last test step found, read through three properties.
+
+    Both detectors inherit them; a test step stores its :class:`ScanResult` in ``_last_scan``
+    (``None`` before the first one). Alarms do not clear it.
+    """
+
+    _last_scan: ScanResult | None
+
+    @property
+    def p_value(self) -> float:
+        """Minimum p-value over the cut points at the last test (NaN before the first test).
+
+        Examples
+        --------
+        >>> from pudd_core import PUDD, ChunkPUDD
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.p_value
+        nan
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> f"{det.p_value:.3g}", det.drift_detected
+        ('8.13e-24', True)
+        >>> online = PUDD(cut_every=100, clock=100, seed=0)  # the same, one value at a time
+        >>> for u in [*old, *old, *new]:
+        ...     online.update(u)
+        >>> online.p_value == det.p_value, online.drift_detected
+        (True, True)
+        """
+        return float("nan") if self._last_scan is None else self._last_scan.p_value
+
+    @property
+    def cut_point(self) -> int | None:
+        """Recent-window length, in chunks (``PUDD``: blocks), of the winning cut at the last test.
+
+        The authors retrain on this window after an alarm.
+
+        Examples
+        --------
+        >>> from pudd_core import PUDD, ChunkPUDD
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.cut_point is None
+        True
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
+        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
+        >>> online = PUDD(cut_every=100, clock=100, seed=0)
+        >>> for u in [*old, *old, *new]:
+        ...     online.update(u)
+        >>> online.cut_point, online.last_scan.cuts == det.last_scan.cuts
+        (1, True)
+        """
+        return None if self._last_scan is None else self._last_scan.cut_point
+
+    @property
+    def last_scan(self) -> ScanResult | None:
+        """Everything the last test computed: per-cut p-values, tables, buckets.
+
+        For ``PUDD``, ``chunk_index`` and ``n_chunks`` count blocks.
+
+        Examples
+        --------
+        >>> from pudd_core import PUDD, ChunkPUDD
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.last_scan is None
+        True
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> scan = det.last_scan
+        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
+        (2, 3, 0.5, 1, 2)
+        >>> scan.winner.test.buckets.k
+        3
+        >>> online = PUDD(cut_every=100, clock=100, seed=0)
+        >>> for u in [*old, *old, *new]:
+        ...     online.update(u)
+        >>> online.last_scan == scan
+        True
+        """
+        return self._last_scan

@@ -11,6 +11,7 @@ from pudd_core._scan import (
     CutPoints,
     CutResult,
     History,
+    LastScan,
     Partition,
     ReferenceSplit,
     ScanResult,
@@ -23,7 +24,7 @@ from pudd_core._scan import (
 __all__ = ["ChunkPUDD", "CutResult", "ScanResult", "cut_points"]
 
 
-class ChunkPUDD(base.Base):
+class ChunkPUDD(LastScan, base.Base):
     r"""PUDD on a stream of chunks: alarm when some cut point's PU histograms differ.
 
     After each chunk's predictions are scored, :meth:`update` receives their PU-index values
@@ -158,60 +159,6 @@ class ChunkPUDD(base.Base):
     def drift_detected(self) -> bool:
         """Whether the last update detected a drift (cleared by the next update)."""
         return self._drift_detected
-
-    @property
-    def p_value(self) -> float:
-        """Minimum p-value over the cut points of the last update (NaN before any update).
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = ChunkPUDD(seed=0)
-        >>> det.p_value
-        nan
-        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
-        ...     det.update(u, u < 0.5)
-        >>> f"{det.p_value:.3g}", det.drift_detected
-        ('8.13e-24', True)
-        """
-        return float("nan") if self._last_scan is None else self._last_scan.p_value
-
-    @property
-    def cut_point(self) -> int | None:
-        """Recent-window length (chunks) of the winning cut; the authors retrain on it.
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = ChunkPUDD(seed=0)
-        >>> det.cut_point is None
-        True
-        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
-        ...     det.update(u, u < 0.5)
-        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
-        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
-        """
-        return None if self._last_scan is None else self._last_scan.cut_point
-
-    @property
-    def last_scan(self) -> ScanResult | None:
-        """Everything the last update computed: per-cut p-values, tables, buckets.
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = ChunkPUDD(seed=0)
-        >>> det.last_scan is None
-        True
-        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
-        ...     det.update(u, u < 0.5)
-        >>> scan = det.last_scan
-        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
-        (2, 3, 0.5, 1, 2)
-        >>> scan.winner.test.buckets.k
-        3
-        """
-        return self._last_scan
 
     @property
     def n_chunks(self) -> int:

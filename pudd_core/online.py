@@ -16,6 +16,7 @@ from pudd_core._scan import (
     CutPoints,
     CutResult,
     History,
+    LastScan,
     Prefix,
     ScanResult,
     ScanSettings,
@@ -41,7 +42,7 @@ class _ActiveCut:
     base_size: int  # instances in the complete blocks of the recent window
 
 
-class PUDD(DriftDetector):
+class PUDD(LastScan, DriftDetector):
     r"""Online PUDD: the PU-index drift detector fed one prediction at a time.
 
     The paper's Algorithm 2 over a stream of instances. Candidate cut points lie on a grid of
@@ -176,56 +177,6 @@ class PUDD(DriftDetector):
     @classmethod
     def _unit_test_params(cls) -> Any:
         yield {"cut_every": 50, "clock": 10, "seed": 1}
-
-    @property
-    def p_value(self) -> float:
-        """Minimum p-value over the cuts at the last test (NaN before the first test).
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> det.p_value
-        nan
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> f"{det.p_value:.3g}", det.drift_detected
-        ('8.13e-24', True)
-        """
-        return float("nan") if self._last_scan is None else self._last_scan.p_value
-
-    @property
-    def cut_point(self) -> int | None:
-        """Recent-window length, in blocks, of the winning cut at the last test.
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
-        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
-        """
-        return None if self._last_scan is None else self._last_scan.cut_point
-
-    @property
-    def last_scan(self) -> ScanResult | None:
-        """Everything the last test computed (``chunk_index`` counts blocks).
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> det.last_scan is None
-        True
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> scan = det.last_scan
-        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
-        (2, 3, 0.5, 1, 2)
-        """
-        return self._last_scan
 
     def update(self, x: float, *, correct: bool | None = None) -> None:
         """Add one prediction's PU-index (and correctness), testing every ``clock`` instances.
