@@ -237,6 +237,19 @@ def _run(root: Path, out: Path, seeds: int, parts: list[str]) -> dict[str, Any]:
     return data
 
 
+def _records(root: Path, saved: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The records of checkout ``root``: read from ``saved`` if it exists, else computed there."""
+    if saved.exists():
+        with open(saved, "rb") as f:
+            data: dict[str, Any] = pickle.load(f)
+        where = Path(data["pudd_core"]).resolve()
+        if not where.is_relative_to(root.resolve()):
+            raise SystemExit(f"{saved} holds records of {where}, not of {root}")
+        print(f"{root}: records read from {saved}")
+        return data["records"]
+    return _run(root, saved, args.seeds, args.parts)["records"]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Compare the records of ``--base`` with those of this checkout (or ``--new``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -247,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                                                        "reproduction"])
     parser.add_argument("--base-records", type=Path,
                         help="reuse the baseline's records from this file (written if absent)")
+    parser.add_argument("--new-records", type=Path,
+                        help="the same for the checkout to check")
     parser.add_argument("--dump", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.dump:
@@ -255,13 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.base is None:
         parser.error("--base is required")
     with tempfile.TemporaryDirectory() as tmp:
-        if args.base_records is not None and args.base_records.exists():
-            with open(args.base_records, "rb") as f:
-                base = pickle.load(f)["records"]
-        else:
-            saved = args.base_records or Path(tmp) / "base.pkl"
-            base = _run(args.base, saved, args.seeds, args.parts)["records"]
-        new = _run(args.new, Path(tmp) / "new.pkl", args.seeds, args.parts)["records"]
+        base = _records(args.base, args.base_records or Path(tmp) / "base.pkl", args)
+        new = _records(args.new, args.new_records or Path(tmp) / "new.pkl", args)
     if base.keys() != new.keys():
         print(f"different record sets: {sorted(base.keys() ^ new.keys())[:5]}")
         return 1
