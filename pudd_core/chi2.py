@@ -249,20 +249,6 @@ def merge_sparse_columns(obs: NDArray[np.float64], min_expected: float) -> NDArr
     return obs
 
 
-def table_test(
-    observed: NDArray[np.int64], *, clamp_min: int, yates: bool, min_expected: float = 0.0
-) -> Chi2Result:
-    """Clamp then test a PU table (the authors' order of operations, spec sections 1.7-1.8).
-
-    ``min_expected > 0`` merges sparse columns first (:func:`merge_sparse_columns`).
-    """
-    table = clamp_table(observed, clamp_min)
-    obs = table.astype(np.float64)[:, table.sum(axis=0) > 0]
-    if min_expected > 0:
-        obs = merge_sparse_columns(obs, min_expected)
-    return _pearson(obs, obs.sum(axis=1), yates)
-
-
 def pu_chi2_test(
     u_ref: ArrayLike,
     correct_ref: ArrayLike | None,
@@ -377,8 +363,12 @@ def evaluate_table(
             0.0, float("nan"), 0, table, observed, nan, buckets,
             shortcut="no correct prediction in the recent window",
         )
-    res = table_test(observed, clamp_min=clamp_min, yates=yates, min_expected=min_expected)
+    tested = table.sum(axis=0) > 0  # spec sections 1.7-1.8: clamp once, then test
+    obs = table.astype(np.float64)[:, tested]
+    if min_expected > 0:
+        obs = merge_sparse_columns(obs, min_expected)
+    res = _pearson(obs, obs.sum(axis=1), yates)
     expected = np.full(table.shape, np.nan)
-    if res.expected.shape[1] == int((table.sum(axis=0) > 0).sum()):  # no columns merged
-        expected[:, table.sum(axis=0) > 0] = res.expected
+    if res.expected.shape[1] == int(tested.sum()):  # no columns merged
+        expected[:, tested] = res.expected
     return PUTestResult(res.p_value, res.statistic, res.dof, table, observed, expected, buckets)

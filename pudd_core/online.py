@@ -12,20 +12,20 @@ from river import base
 from river.base import DriftDetector
 
 from pudd_core import _validation
-from pudd_core.bucketing import counts_from_sorted_list
-from pudd_core.chi2 import evaluate_table
-from pudd_core.detector import (
+from pudd_core._scan import (
     CutPoints,
     CutResult,
-    Partition,
+    History,
+    LastScan,
+    Prefix,
     ScanResult,
+    ScanSettings,
     SkipRule,
-    _Chunk,
-    _History,
-    _Prefix,
-    _Stats,
+    Stats,
+    conclude,
     cut_points,
 )
+from pudd_core.bucketing import counts_from_sorted_list
 
 __all__ = ["PUDD", "PUDDClassifier"]
 
@@ -36,13 +36,13 @@ class _ActiveCut:
 
     cut: int  # recent window length in blocks, the current (partial) block included
     m: int  # complete blocks in the old window
-    prefix: _Prefix
+    prefix: Prefix
     base_recent: NDArray[np.int64]  # counts of the complete blocks of the recent window
     partial_row: NDArray[np.int64]  # counts of the current block, updated incrementally
     base_size: int  # instances in the complete blocks of the recent window
 
 
-class PUDD(DriftDetector):
+class PUDD(LastScan, DriftDetector):
     r"""Online PUDD: the PU-index drift detector fed one prediction at a time.
 
     The paper's Algorithm 2 over a stream of instances. Candidate cut points lie on a grid of
@@ -138,25 +138,11 @@ class PUDD(DriftDetector):
         seed: int | None = None,
     ) -> None:
         super().__init__()
-        _validation.check_open_unit("alpha", alpha)
         _validation.check_positive_int("cut_every", cut_every)
         _validation.check_positive_int("clock", clock)
-        _validation.check_choice("cut_points", cut_points, ("pow2", "all"))
-        _validation.check_choice("skip_rule", skip_rule, ("accuracy", "pu_mean", None))
-        _validation.check_positive_int("n_buckets", n_buckets)
-        _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
-        _validation.check_positive_int("sample_size", sample_size)
-        _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
-        if _validation.finite_float("min_expected", min_expected) < 0:
-            raise _validation.ParameterError(
-                "min_expected", f"min_expected must be >= 0, got {min_expected!r}")
-        _validation.check_bool("yates", yates)
         _validation.check_seed("seed", seed)
         if min_recent_size is not None:
             _validation.check_positive_int("min_recent_size", min_recent_size)
-        if not 0.0 <= _validation.finite_float("min_accuracy", min_accuracy) <= 1.0:
-            raise _validation.ParameterError(
-                "min_accuracy", f"min_accuracy must lie in [0, 1], got {min_accuracy!r}")
         self.alpha = alpha
         self.cut_every = cut_every
         self.clock = clock
@@ -171,17 +157,16 @@ class PUDD(DriftDetector):
         self.min_accuracy = min_accuracy
         self.min_recent_size = min_recent_size
         self.seed = seed
-        self.cache_buckets = True  # Algorithm 2 caches every prefix's buckets
-        self.partition: Partition = "pu"
+        # the rest are checked here; Algorithm 2 caches every prefix's buckets (PU partition)
+        self._settings = ScanSettings.from_params(self._get_params())
         self._rng = np.random.default_rng(seed)
         self._n_seen = 0
-        self._cut_point: int | None = None
         self._last_scan: ScanResult | None = None
         self._reset()
 
     def _reset(self) -> None:
         super()._reset()
-        self._history = _History(self, self._rng)
+        self._history = History(self._settings, self._rng)
         self._u: list[float] = []
         self._ok: list[bool] = []
         self._pending = 0
@@ -192,56 +177,6 @@ class PUDD(DriftDetector):
     @classmethod
     def _unit_test_params(cls) -> Any:
         yield {"cut_every": 50, "clock": 10, "seed": 1}
-
-    @property
-    def p_value(self) -> float:
-        """Minimum p-value over the cuts at the last test (NaN before the first test).
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> det.p_value
-        nan
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> f"{det.p_value:.3g}", det.drift_detected
-        ('8.13e-24', True)
-        """
-        return float("nan") if self._last_scan is None else self._last_scan.p_value
-
-    @property
-    def cut_point(self) -> int | None:
-        """Recent-window length, in blocks, of the winning cut at the last test.
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> det.cut_point, [(c.cut, f"{c.p_value:.3g}") for c in det.last_scan.cuts]
-        (1, [(1, '8.13e-24'), (2, '3.16e-05')])
-        """
-        return self._cut_point
-
-    @property
-    def last_scan(self) -> ScanResult | None:
-        """Everything the last test computed (``chunk_index`` counts blocks).
-
-        Examples
-        --------
-        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
-        >>> det = PUDD(cut_every=100, clock=100, seed=0)
-        >>> det.last_scan is None
-        True
-        >>> for u in [*old, *old, *new]:  # two blocks of correct predictions, then a shift
-        ...     det.update(u)
-        >>> scan = det.last_scan
-        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point, len(scan.cuts)
-        (2, 3, 0.5, 1, 2)
-        """
-        return self._last_scan
 
     def update(self, x: float, *, correct: bool | None = None) -> None:
         """Add one prediction's PU-index (and correctness), testing every ``clock`` instances.
@@ -284,13 +219,12 @@ class PUDD(DriftDetector):
 
     def _close_block(self) -> None:
         hist = self._history
-        u = np.array(self._u)
-        hist.append(_Chunk.of(u, np.array(self._ok), "argmax"))
+        hist.add(np.array(self._u), np.array(self._ok))
         self._u, self._ok = [], []
         self._pending = self._n_ok = 0
         self._err_sum = 0.0
         n = len(hist.chunks) + 1  # blocks including the one that starts now
-        hist.evict(n, self.cut_points)
+        hist.evict(n)
         self._cuts = []
         for i in cut_points(n, self.cut_points):
             m = n - i
@@ -312,36 +246,23 @@ class PUDD(DriftDetector):
             row.append(n_errors_new)
             c.partial_row += row
         size = len(self._u)
-        stats = _Stats(self._n_ok / size, size - self._n_ok, self._err_sum)
+        stats = Stats(self._n_ok / size, size - self._n_ok, self._err_sum)
         block = len(self._history.chunks)
-        n = block + 1
         min_recent = min(self.min_recent_size or self.cut_every, self.cut_every)
-        if size >= min_recent and stats.accuracy < self.min_accuracy:
-            # as ChunkPUDD: p = 0 at once, even in the first block after an alarm; the last
-            # split point, guarded so the recent window never reaches back before the alarm
-            cut = min(self._cut_point or 1, n)
-            scan = ScanResult(block, n, stats.accuracy, 0.0, cut, True,
-                              shortcut=f"block accuracy below {self.min_accuracy}")
-        elif not self._cuts:
-            scan = ScanResult(block, n, stats.accuracy, 1.0, None, False,
-                              shortcut="no complete block since the last alarm")
-        else:
-            results = tuple(self._test_cut(c, size, stats, min_recent) for c in self._cuts)
-            best = min(results, key=lambda r: r.p_value)
-            scan = ScanResult(block, n, stats.accuracy, best.p_value, best.cut,
-                              best.p_value < self.alpha, results)
-        self._cut_point = scan.cut_point
+        # as ChunkPUDD, even in the first block after an alarm (p = 0 on low accuracy)
+        scan = conclude(
+            self._settings, index=block, n=block + 1, accuracy=stats.accuracy,
+            previous_cut=self.cut_point, cuts=self._cuts,
+            test=lambda c: self._test_cut(c, size, stats, min_recent), unit="block",
+            no_cut="no complete block since the last alarm", accuracy_counts=size >= min_recent,
+        )
         self._last_scan = scan
         self._drift_detected = scan.drift_detected
 
-    def _test_cut(self, c: _ActiveCut, size: int, stats: _Stats, min_recent: int) -> CutResult:
+    def _test_cut(self, c: _ActiveCut, size: int, stats: Stats, min_recent: int) -> CutResult:
         if c.base_size + size < min_recent or self._history.skip(c.m, stats):
             return CutResult(c.cut, 1.0, True)
-        observed = np.vstack((c.prefix.old_row, c.base_recent + c.partial_row))
-        buckets = c.prefix.buckets
-        test = evaluate_table(observed, buckets, clamp_min=self.clamp_min, yates=self.yates,
-                              min_expected=self.min_expected)
-        return CutResult(c.cut, test.p_value, False, test)
+        return self._history.test(c.cut, c.prefix, c.base_recent + c.partial_row)
 
     @property
     def n_seen(self) -> int:

@@ -1,0 +1,537 @@
+"""The scan engine of both PUDD detectors: history, cached buckets, skip rule, one test step.
+
+:class:`~pudd_core.ChunkPUDD` (Algorithm 1) and :class:`~pudd_core.PUDD` (Algorithm 2) keep
+their chunks (blocks) in a :class:`History` configured by a frozen :class:`ScanSettings`, and
+end every test step with :func:`conclude`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pudd_core import _validation
+from pudd_core.bucketing import (
+    Buckets,
+    build_buckets,
+    counts_from_unsorted,
+    fitting_sample,
+)
+from pudd_core.chi2 import PUTestResult, evaluate_table
+
+__all__ = [
+    "Chunk",
+    "CutResult",
+    "History",
+    "LastScan",
+    "Prefix",
+    "ScanResult",
+    "ScanSettings",
+    "Stats",
+    "conclude",
+    "cut_points",
+]
+
+CutPoints = Literal["pow2", "all"]
+SkipRule = Literal["accuracy", "pu_mean"]
+Partition = Literal["pu", "ek"]
+ReferenceSplit = Literal["argmax", "pu_lt_0.5"]
+
+MAX_POW2 = 10  # the authors' cuts: 2^j for j < 10, at most 512 chunks back
+
+T = TypeVar("T")
+
+
+def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = MAX_POW2) -> list[int]:
+    r"""Recent-window lengths (in chunks) tested with ``n`` chunks since the last alarm.
+
+    ``"pow2"`` is the authors' set $\{2^j : j < $ ``max_pow2``$, 2^j < n\}$ (spec section 1.3);
+    ``"all"`` is the paper's every cut $1, \ldots, n - 1$ (Algorithm 1, line 2).
+
+    Examples
+    --------
+    >>> cut_points(5), cut_points(99), cut_points(5, "all")
+    ([1, 2, 4], [1, 2, 4, 8, 16, 32, 64], [1, 2, 3, 4])
+    """
+    if mode == "all":
+        return list(range(1, n))
+    return [1 << j for j in range(max_pow2) if (1 << j) < n]
+
+
+@dataclass(frozen=True)
+class CutResult:
+    """One tested (or skipped) cut point of a scan.
+
+    Examples
+    --------
+    >>> CutResult(cut=2, p_value=1.0, skipped=True)
+    CutResult(cut=2, p_value=1.0, skipped=True)
+
+    Attributes
+    ----------
+    cut
+        Length of the recent window in chunks (the old window is the rest of the history).
+    p_value
+        The cut's p-value; 1 when skipped.
+    skipped
+        Whether the skip rule spared the test.
+    test
+        The full test (table, buckets, expected counts); ``None`` when skipped.
+    """
+
+    cut: int
+    p_value: float
+    skipped: bool
+    test: PUTestResult | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What :meth:`ChunkPUDD.update <pudd_core.ChunkPUDD.update>` found for one chunk.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD
+    >>> rng = np.random.default_rng(1)
+    >>> det = ChunkPUDD(skip_rule=None)
+    >>> for a in (1, 1, 4):
+    ...     u = rng.beta(a, 8, 500)
+    ...     det.update(u, u < 0.5)
+    >>> scan = det.last_scan
+    >>> [c.cut for c in scan.cuts], scan.winner.cut, scan.drift_detected
+    ([1, 2], 1, True)
+
+    Attributes
+    ----------
+    chunk_index
+        0-based index of the chunk among all chunks the detector has seen.
+    n_chunks
+        Chunks in the history since the last alarm, this one included.
+    accuracy
+        Accuracy of this chunk's predictions.
+    p_value
+        Minimum p-value over the cuts (1 with fewer than two chunks).
+    cut_point
+        Recent-window length of the winning cut, in chunks (``None`` before any test).
+    drift_detected
+        Whether ``p_value < alpha``.
+    cuts
+        Every cut of the scan, in increasing cut order.
+    shortcut
+        Why no scan ran, if it did not (spec sections 1.2 and 1.5).
+    """
+
+    chunk_index: int
+    n_chunks: int
+    accuracy: float
+    p_value: float
+    cut_point: int | None
+    drift_detected: bool
+    cuts: tuple[CutResult, ...] = ()
+    shortcut: str | None = None
+
+    @property
+    def winner(self) -> CutResult | None:
+        """The cut that gave the minimum p-value, if a test ran.
+
+        Examples
+        --------
+        >>> from pudd_core import ChunkPUDD
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.update(old, old < 0.5)
+        >>> det.last_scan.winner is None  # one chunk: no cut to test
+        True
+        >>> for u in (old, new):
+        ...     det.update(u, u < 0.5)
+        >>> det.last_scan.winner
+        CutResult(cut=1, p_value=8.13...e-24, skipped=False)
+        >>> det.last_scan.winner.test.table.tolist()  # K = 3 buckets, then the errors
+        [[70, 66, 64, 5], [29, 17, 5, 50]]
+        """
+        for c in self.cuts:
+            if c.cut == self.cut_point:
+                return c
+        return None
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """The detector parameters the engine reads, checked once; fields as the detectors name them.
+
+    Examples
+    --------
+    >>> from pudd_core import PUDD
+    >>> s = ScanSettings.from_params(PUDD(alpha=0.01, n_buckets=3)._get_params())
+    >>> s.alpha, s.n_buckets, s.cache_buckets, s.partition
+    (0.01, 3, True, 'pu')
+    >>> import dataclasses
+    >>> dataclasses.replace(s, n_buckets=0)
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: n_buckets must be an integer >= 1, got 0
+    """
+
+    alpha: float
+    cut_points: CutPoints
+    skip_rule: SkipRule | None
+    n_buckets: int
+    min_bucket_size: int
+    sample_size: int
+    clamp_min: int
+    min_expected: float
+    yates: bool
+    min_accuracy: float
+    # ChunkPUDD's alone; Algorithm 2 (PUDD) always works as these defaults
+    reference_split: ReferenceSplit = "argmax"
+    cache_buckets: bool = True
+    partition: Partition = "pu"
+
+    def __post_init__(self) -> None:
+        _validation.check_open_unit("alpha", self.alpha)
+        _validation.check_choice("partition", self.partition, ("pu", "ek"))
+        _validation.check_choice("cut_points", self.cut_points, ("pow2", "all"))
+        _validation.check_choice("skip_rule", self.skip_rule, ("accuracy", "pu_mean", None))
+        _validation.check_choice("reference_split", self.reference_split,
+                                 ("argmax", "pu_lt_0.5"))
+        _validation.check_positive_int("n_buckets", self.n_buckets)
+        _validation.check_positive_int("min_bucket_size", self.min_bucket_size, minimum=0)
+        _validation.check_positive_int("sample_size", self.sample_size)
+        _validation.check_positive_int("clamp_min", self.clamp_min, minimum=0)
+        _validation.check_bool("yates", self.yates)
+        if _validation.finite_float("min_expected", self.min_expected) < 0:
+            raise _validation.ParameterError(
+                "min_expected", f"min_expected must be >= 0, got {self.min_expected!r}")
+        _validation.check_bool("cache_buckets", self.cache_buckets)
+        if not 0.0 <= _validation.finite_float("min_accuracy", self.min_accuracy) <= 1.0:
+            raise _validation.ParameterError(
+                "min_accuracy", f"min_accuracy must lie in [0, 1], got {self.min_accuracy!r}")
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> ScanSettings:
+        """The settings among a detector's parameters (river's ``_get_params()``); others go."""
+        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})
+
+
+@dataclass
+class Stats:
+    """What the skip rules read of a chunk (or of an online detector's partial block)."""
+
+    accuracy: float
+    n_errors: int
+    err_sum: float  # sum of misclassified PU values (the paper's skip rule)
+
+
+@dataclass
+class Chunk:
+    """One chunk (or online block) of the history, with what every later test needs."""
+
+    u: NDArray[np.float64]
+    correct: NDArray[np.bool_]
+    ref_mask: NDArray[np.bool_]  # correctness as the old window counts it (reference_split)
+    n_errors: int
+    accuracy: float
+    err_sum: float
+
+    @classmethod
+    def of(cls, u: NDArray[np.float64], correct: NDArray[np.bool_], split: str) -> Chunk:
+        """The chunk of PU values ``u`` with correctness ``correct``, split as ``split`` says."""
+        n_ok = int(np.count_nonzero(correct))
+        return cls(
+            u=u,
+            correct=correct,
+            ref_mask=u < 0.5 if split == "pu_lt_0.5" else correct,
+            n_errors=u.size - n_ok,
+            accuracy=n_ok / u.size,
+            err_sum=float(u[~correct].sum()),
+        )
+
+
+@dataclass
+class Prefix:
+    """Buckets fitted on the first ``m`` chunks, with the counts of the chunks after them.
+
+    Algorithm 2's cache: a later test against this reference counts chunks ``m .. n - 1``;
+    ``n`` only grows, so the row of ``m .. stop - 1`` is kept and only new chunks are counted.
+    """
+
+    m: int
+    buckets: Buckets
+    old_row: NDArray[np.int64]
+    ek: bool = False  # the EK ablation buckets every value and has no error column
+    stop: int = -1  # recent_row covers chunks m .. stop - 1 (-1: nothing counted yet)
+    recent: NDArray[np.int64] | None = None
+
+    def recent_row(self, history: History, stop: int) -> NDArray[np.int64]:
+        """Bucket counts of the correct values of chunks ``m .. stop - 1``, then their errors."""
+        if self.recent is None or stop < self.stop:
+            self.recent, self.stop = np.zeros(self.old_row.size, dtype=np.int64), self.m
+        if stop > self.stop:
+            self.recent = self.recent + history.count(self.buckets, self.stop, stop, self.ek)
+            self.stop = stop
+        return self.recent
+
+
+class History:
+    """Chunks since the last alarm and the cached buckets of each reference prefix.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD, pu_chi2_test
+    >>> settings = ScanSettings.from_params(ChunkPUDD(skip_rule=None)._get_params())
+    >>> hist = History(settings, np.random.default_rng(0))
+    >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+    >>> for u in (old, new):
+    ...     _ = hist.add(u, u < 0.5)
+    >>> res = hist.test_chunks(2, 1)  # cut 1 of 2 chunks: the same test as pu_chi2_test's
+    >>> res.cut, f"{res.p_value:.3g}", res.test.table.tolist()
+    (1, '7.64e-14', [[50, 50, 5], [37, 13, 50]])
+    >>> res.p_value == pu_chi2_test(old, None, new, None).p_value
+    True
+    """
+
+    def __init__(self, settings: ScanSettings, rng: np.random.Generator) -> None:
+        self.settings = settings
+        self.rng = rng
+        self.chunks: list[Chunk] = []
+        self.prefixes: dict[int, Prefix] = {}
+        self.old_means: dict[int, float] = {}  # mean chunk accuracy of chunks[:m]
+        # every value so far, in order, in growable buffers: no re-concatenation per test
+        self._u = np.empty(0)
+        self._mask = np.empty(0, dtype=bool)
+        self._u_ok = np.empty(0)  # u where the reference mask holds, +inf elsewhere
+        self._u_correct = np.empty(0)  # u where the prediction was correct, +inf elsewhere
+        self._ends: list[int] = [0]
+
+    def add(self, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> Chunk:
+        """Add a chunk (the history keeps these arrays) and return it."""
+        chunk = Chunk.of(u, correct, self.settings.reference_split)
+        self.chunks.append(chunk)
+        n, k = self._ends[-1], chunk.u.size
+        if n + k > self._u.size:
+            cap = max(2 * self._u.size, n + k)
+            self._u = np.resize(self._u, cap)
+            self._mask = np.resize(self._mask, cap)
+            self._u_ok = np.resize(self._u_ok, cap)
+            self._u_correct = np.resize(self._u_correct, cap)
+        self._u[n : n + k] = chunk.u
+        self._mask[n : n + k] = chunk.ref_mask
+        self._u_ok[n : n + k] = np.where(chunk.ref_mask, chunk.u, np.inf)
+        self._u_correct[n : n + k] = (
+            self._u_ok[n : n + k] if chunk.ref_mask is chunk.correct
+            else np.where(chunk.correct, chunk.u, np.inf)
+        )
+        self._ends.append(n + k)
+        return chunk
+
+    def count(self, buckets: Buckets, start: int, stop: int, ek: bool) -> NDArray[np.int64]:
+        """The table row of chunks ``start .. stop - 1``.
+
+        Bucket counts of the correct values (of every value for the EK ablation), then the
+        number of errors.
+        """
+        a, b = self._ends[start], self._ends[stop]
+        if ek:
+            return counts_from_unsorted(self._u[a:b], buckets)
+        counts = counts_from_unsorted(self._u_correct[a:b], buckets)  # +inf: past 1
+        n_errors = sum(c.n_errors for c in self.chunks[start:stop])
+        counts[int(buckets.interval_bins[-1])] -= n_errors
+        return np.append(counts, n_errors)
+
+    def prefix(self, m: int, n_test: int) -> Prefix:
+        """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
+        if not self.settings.cache_buckets:
+            return self.fit(m, n_test)
+        prefix = self.prefixes.get(m)
+        if prefix is None:
+            prefix = self.prefixes[m] = self.fit(m, n_test)
+        return prefix
+
+    def evict(self, n: int) -> None:
+        """Forget prefixes no later test can use.
+
+        With power-of-two cuts, a prefix more than the largest cut (512 chunks) behind the
+        history's end is never tested again.
+        """
+        if self.settings.cut_points == "pow2":
+            oldest = n - (1 << (MAX_POW2 - 1))  # later steps reach back at most this far
+            for m in [m for m in self.prefixes if m < oldest]:
+                del self.prefixes[m]
+
+    def fit(self, m: int, n_test: int) -> Prefix:
+        """Fit the buckets of the first ``m`` chunks and count their reference row."""
+        s = self.settings
+        end = self._ends[m]
+        u = self._u[:end]
+        if s.partition == "ek":
+            # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
+            buckets = build_buckets(u[: s.sample_size], u.size, n_test, s.n_buckets,
+                                    s.min_bucket_size)
+            return Prefix(m, buckets, counts_from_unsorted(u, buckets), ek=True)
+        mask = self._mask[:end]
+        sample = fitting_sample(u, mask, sample_size=s.sample_size, rng=self.rng)
+        buckets = build_buckets(sample, u.size, n_test, s.n_buckets, s.min_bucket_size)
+        n_errors = sum(c.u.size - int(np.count_nonzero(c.ref_mask)) for c in self.chunks[:m])
+        counts = counts_from_unsorted(self._u_ok[:end], buckets)  # +inf values fall past 1
+        counts[int(buckets.interval_bins[-1])] -= n_errors
+        old_row = np.append(counts, n_errors)
+        return Prefix(m, buckets, old_row.astype(np.int64))
+
+    def skip(self, m: int, partial: Stats | None = None) -> bool:
+        """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
+        rule = self.settings.skip_rule
+        old: list[Stats] | list[Chunk] = self.chunks[:m]
+        new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
+        if rule == "accuracy":
+            # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
+            old_mean = self.old_means.get(m)
+            if old_mean is None:
+                old_mean = self.old_means[m] = float(np.mean([c.accuracy for c in old]))
+            return bool(old_mean < np.mean([c.accuracy for c in new]))
+        if rule == "pu_mean":
+            old_n = sum(c.n_errors for c in old)
+            new_n = sum(c.n_errors for c in new)
+            if old_n == 0 or new_n == 0:
+                return False  # no misclassified mean to compare: test
+            old_mean = sum(c.err_sum for c in old) / old_n
+            return old_mean < sum(c.err_sum for c in new) / new_n
+        return False
+
+    def test(self, cut: int, prefix: Prefix, recent: NDArray[np.int64]) -> CutResult:
+        """Test the reference row of ``prefix`` against the ``recent`` row, as cut ``cut``."""
+        s = self.settings
+        observed = np.vstack((prefix.old_row, recent))
+        test = evaluate_table(observed, prefix.buckets, clamp_min=s.clamp_min, yates=s.yates,
+                              min_expected=s.min_expected, errors_column=not prefix.ek)
+        return CutResult(cut, test.p_value, False, test)
+
+    def test_chunks(self, n: int, cut: int) -> CutResult:
+        """Cut ``cut`` of the first ``n`` complete chunks: skipped, or tested."""
+        m = n - cut
+        if self.skip(m):
+            return CutResult(cut, 1.0, True)
+        prefix = self.prefix(m, self.chunks[-1].u.size)
+        return self.test(cut, prefix, prefix.recent_row(self, n))
+
+
+def conclude(
+    settings: ScanSettings,
+    *,
+    index: int,
+    n: int,
+    accuracy: float,
+    previous_cut: int | None,
+    cuts: Sequence[T],
+    test: Callable[[T], CutResult],
+    unit: str,
+    no_cut: str,
+    accuracy_counts: bool = True,
+) -> ScanResult:
+    """End a test step: the accuracy shortcut, no cut to test, or the minimum p-value.
+
+    ``test`` runs on each of ``cuts`` only when neither shortcut applies; ``accuracy_counts``
+    says whether the accuracy is yet based on enough values to trigger its shortcut.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD
+    >>> s = ScanSettings.from_params(ChunkPUDD(alpha=0.05)._get_params())
+    >>> step = dict(index=4, n=3, previous_cut=2, unit="chunk", no_cut="none")
+    >>> p = {1: 0.2, 2: 0.01}
+    >>> conclude(s, accuracy=0.9, cuts=[1, 2], test=lambda c: CutResult(c, p[c], False), **step)
+    ScanResult(chunk_index=4, n_chunks=3, accuracy=0.9, p_value=0.01, cut_point=2,
+               drift_detected=True, cuts=(CutResult(cut=1, p_value=0.2, skipped=False),
+                                          CutResult(cut=2, p_value=0.01, skipped=False)),
+               shortcut=None)
+    >>> conclude(s, accuracy=0.0, cuts=[1, 2], test=print, **step).shortcut
+    'chunk accuracy below 0.01'
+    """
+    if accuracy_counts and accuracy < settings.min_accuracy:
+        # spec section 1.2: p = 0 at once; the split point keeps its last value, guarded
+        # (spec 8.1.5) so the recent window never reaches back before the last alarm
+        return ScanResult(index, n, accuracy, 0.0, min(previous_cut or 1, n), True,
+                          shortcut=f"{unit} accuracy below {settings.min_accuracy}")
+    if not cuts:
+        return ScanResult(index, n, accuracy, 1.0, None, False, shortcut=no_cut)
+    results = tuple(test(c) for c in cuts)
+    best = min(results, key=lambda r: r.p_value)  # first cut on ties, as the authors
+    return ScanResult(index, n, accuracy, best.p_value, best.cut, best.p_value < settings.alpha,
+                      results)
+
+
+class LastScan:
+    """What a detector's last test step found, read through three properties.
+
+    Both detectors inherit them; a test step stores its :class:`ScanResult` in ``_last_scan``
+    (``None`` before the first one). Alarms do not clear it.
+    """
+
+    _last_scan: ScanResult | None
+
+    @property
+    def p_value(self) -> float:
+        """Minimum p-value over the cut points at the last test (NaN before the first test).
+
+        Examples
+        --------
+        >>> from pudd_core import PUDD, ChunkPUDD
+        >>> old, new = np.linspace(0.0, 0.4, 100), np.linspace(0.1, 0.9, 100)
+        >>> det = ChunkPUDD(seed=0)
+        >>> det.p_value
+        nan
+        >>> for u in (old, old, new):  # two chunks of correct predictions, then a shift
+        ...     det.update(u, u < 0.5)
+        >>> f"{det.p_value:.3g}", det.drift_detected
+        ('8.13e-24', True)
+        >>> online = PUDD(cut_every=100, clock=100, seed=0)  # the same, one value at a time
+        >>> for u in [*old, *old, *new]:
+        ...     online.update(u)
+        >>> online.p_value == det.p_value, online.drift_detected
+        (True, True)
+        """
+        return float("nan") if self._last_scan is None else self._last_scan.p_value
+
+    @property
+    def cut_point(self) -> int | None:
+        """Recent-window length, in chunks (``PUDD``: blocks), of the winning cut at the last test.
+
+        The authors retrain on this window after an alarm.
+
+        Examples
+        --------
+        >>> from pudd_core import ChunkPUDD
+        >>> det = ChunkPUDD(seed=0)
+        >>> for u in (np.full(100, 0.1), np.full(100, 0.1), np.linspace(0.1, 0.9, 100)):
+        ...     det.update(u, u < 0.5)
+        ...     print(det.cut_point, det.drift_detected)
+        None False
+        1 False
+        1 True
+        """
+        return None if self._last_scan is None else self._last_scan.cut_point
+
+    @property
+    def last_scan(self) -> ScanResult | None:
+        """Everything the last test computed: per-cut p-values, tables, buckets.
+
+        For ``PUDD``, ``chunk_index`` and ``n_chunks`` count blocks.
+
+        Examples
+        --------
+        >>> from pudd_core import PUDD
+        >>> online = PUDD(cut_every=100, clock=50, seed=0)
+        >>> for u in [*np.linspace(0.0, 0.4, 100)] * 2 + [*np.linspace(0.1, 0.9, 50)]:
+        ...     online.update(u)
+        >>> scan = online.last_scan  # half of block 2 seen: cuts of 1 and 2 blocks
+        >>> scan.chunk_index, scan.n_chunks, scan.accuracy, scan.cut_point
+        (2, 3, 0.5, 2)
+        >>> [(c.cut, c.skipped) for c in scan.cuts]  # 50 values are too few for a window
+        [(1, True), (2, False)]
+        >>> scan.winner.test.table.tolist(), scan.winner.test.buckets.k
+        ([[50, 50, 5], [68, 57, 25]], 2)
+        """
+        return self._last_scan

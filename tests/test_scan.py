@@ -1,0 +1,147 @@
+"""The scan engine both detectors share: explicit settings, one test step, river parameters."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pudd_core import PUDD, ChunkPUDD, clamp_table, pu_chi2_test
+from pudd_core._scan import History, ScanSettings, conclude
+from pudd_core._validation import ParameterError
+from pudd_core.bucketing import Buckets
+from pudd_core.chi2 import chi2_test, evaluate_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _settings(**params: object) -> ScanSettings:
+    return ScanSettings.from_params(ChunkPUDD(**params)._get_params())
+
+
+@pytest.mark.parametrize("cls", [ChunkPUDD, PUDD], ids=["ChunkPUDD", "PUDD"])
+def test_river_parameters_are_exactly_the_constructor_signature(cls):
+    """river derives clone, _get_params and repr from __init__: no attribute outside it."""
+    det = cls(alpha=0.01, n_buckets=3, seed=4)
+    params = det._get_params()
+    assert list(params) == list(inspect.signature(cls).parameters)
+    assert params["alpha"] == 0.01 and params["n_buckets"] == 3 and params["seed"] == 4
+    public = {k for k in vars(det) if not k.startswith("_")}
+    assert public == set(params)
+
+
+def test_online_pudd_carries_no_chunk_only_setting():
+    det = PUDD()
+    assert not hasattr(det, "cache_buckets") and not hasattr(det, "partition")
+    assert det._settings.cache_buckets and det._settings.partition == "pu"
+
+
+def test_chunk_pudd_clone_repr_and_params_come_from_river():
+    det = ChunkPUDD(alpha=1e-5, cut_points="all", skip_rule=None, min_expected=5.0, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        u = rng.beta(1, 6, 200)
+        det.update(u, u < 0.5)
+    clone = det.clone()
+    assert clone._get_params() == det._get_params() and clone is not det
+    assert clone.n_chunks == 0 and clone.last_scan is None and det.n_chunks == 4
+    assert repr(clone) == repr(det)
+    assert repr(det).startswith("ChunkPUDD (") and 'cut_points="all"' in repr(det)
+    changed = det.clone({"alpha": 0.1})  # river's clone takes new parameters too
+    assert changed.alpha == 0.1 and changed.cut_points == "all"
+
+
+def test_settings_ignore_parameters_they_do_not_hold_and_default_to_algorithm_2():
+    s = ScanSettings.from_params(PUDD(cut_every=7, clock=3, clamp_min=0)._get_params())
+    assert s.clamp_min == 0 and not hasattr(s, "cut_every")
+    assert (s.reference_split, s.cache_buckets, s.partition) == ("argmax", True, "pu")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.alpha = 0.5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name, value", [("n_buckets", 0), ("alpha", 1.0), ("yates", "no"),
+                                         ("partition", "x"), ("min_accuracy", 2.0)])
+def test_settings_check_their_values(name, value):
+    with pytest.raises(ParameterError) as info:
+        dataclasses.replace(_settings(), **{name: value})
+    assert info.value.param == name
+
+
+def test_one_chunk_cut_is_the_two_sample_test_on_the_same_windows():
+    """Oracle: with reference windows below sample_size no sample is drawn, so each cut of the
+    history is exactly pu_chi2_test on the concatenated old and recent chunks."""
+    rng = np.random.default_rng(5)
+    chunks = [rng.beta(a, 6, 150) for a in (1, 1, 2, 3)]
+    hist = History(_settings(skip_rule=None), np.random.default_rng(0))
+    for u in chunks:
+        hist.add(u, u < 0.5)
+    for cut in (1, 2, 3):
+        res = hist.test_chunks(4, cut)
+        old, new = np.concatenate(chunks[: 4 - cut]), np.concatenate(chunks[4 - cut :])
+        ref = pu_chi2_test(old, old < 0.5, new, new < 0.5, sample_size=1000)
+        assert res.cut == cut and not res.skipped
+        assert res.p_value == ref.p_value
+        assert res.test.table.tolist() == ref.table.tolist()
+
+
+def test_the_accuracy_skip_rule_spares_a_cut_without_testing_it():
+    hist = History(_settings(), np.random.default_rng(0))
+    worse, better = np.full(100, 0.6), np.full(100, 0.1)  # accuracy 0, then 1
+    hist.add(worse, worse < 0.5)
+    hist.add(better, better < 0.5)
+    res = hist.test_chunks(2, 1)
+    assert res.skipped and res.p_value == 1.0 and res.test is None and not hist.prefixes
+
+
+def test_conclude_runs_no_test_when_a_shortcut_applies():
+    def never(cut: int) -> None:
+        raise AssertionError("tested despite a shortcut")
+
+    s = _settings(min_accuracy=0.5)
+    low = conclude(s, index=7, n=5, accuracy=0.2, previous_cut=8, cuts=[1, 2, 4], test=never,
+                   unit="block", no_cut="-")
+    assert (low.p_value, low.cut_point, low.drift_detected) == (0.0, 5, True)  # guarded
+    assert low.shortcut == "block accuracy below 0.5"
+    few = conclude(s, index=0, n=1, accuracy=0.2, previous_cut=None, cuts=[], test=never,
+                   unit="chunk", no_cut="nothing to cut", accuracy_counts=False)
+    assert (few.p_value, few.cut_point, few.drift_detected, few.shortcut) == (
+        1.0, None, False, "nothing to cut")
+
+
+def test_conclude_takes_the_first_cut_of_the_smallest_p_value():
+    from pudd_core import CutResult
+
+    p = {1: 0.03, 2: 0.01, 4: 0.01}
+    scan = conclude(_settings(alpha=0.01), index=3, n=5, accuracy=0.9, previous_cut=None,
+                    cuts=[1, 2, 4], test=lambda c: CutResult(c, p[c], False), unit="chunk",
+                    no_cut="-")
+    assert scan.cut_point == 2 and scan.p_value == 0.01
+    assert not scan.drift_detected  # alarm iff strictly below alpha
+    assert [c.cut for c in scan.cuts] == [1, 2, 4]
+
+
+@pytest.mark.parametrize("clamp_min, min_expected", [(5, 0.0), (0, 0.0), (5, 5.0), (0, 5.0)])
+def test_evaluate_table_tests_the_clamped_table_once(clamp_min, min_expected):
+    """The table it reports is the floor of the observed one, and its p-value is that table's
+    Pearson test (the floor is idempotent, so this pins the order: clamp, then test)."""
+    b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    observed = np.array([[40, 3, 0], [25, 9, 2]], dtype=np.int64)
+    res = evaluate_table(observed, b, clamp_min=clamp_min, yates=True,
+                         min_expected=min_expected)
+    assert res.table.tolist() == clamp_table(observed, clamp_min).tolist()
+    assert res.observed.tolist() == observed.tolist()
+    if min_expected == 0:
+        ref = chi2_test(res.table)
+        assert (res.p_value, res.statistic, res.dof) == (ref.p_value, ref.statistic, ref.dof)
+
+
+@pytest.mark.parametrize("module", ["detector", "online", "_scan"])
+def test_the_detectors_import_no_private_name_of_another_module(module):
+    tree = ast.parse((ROOT / "pudd_core" / f"{module}.py").read_text())
+    private = [a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               for a in node.names if a.name.startswith("_") and a.name != "_validation"]
+    assert private == []
