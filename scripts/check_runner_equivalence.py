@@ -80,10 +80,9 @@ def collect(quick: bool) -> dict[str, Any]:
     """Run everything in this interpreter (the checkout on ``sys.path``); plain results."""
     import dataclasses
 
+    import pudd_core
     from pudd_core.experiments.runner import RunConfig, run_experiment
     from pudd_core.experiments.sweep import false_alarm_study, threshold_sweep
-
-    import pudd_core
 
     print(f"collecting with {Path(pudd_core.__file__).parent}", file=sys.stderr)
     out: dict[str, Any] = {}
@@ -136,13 +135,11 @@ def _compare(base: dict[str, Any], ours: dict[str, Any]) -> tuple[int, int, list
         b, o = base[key], ours[key]
         if key.startswith("run "):
             n_chunks += len(b["chunks"])
-            for i, (cb, co) in enumerate(zip(b["chunks"], o["chunks"], strict=False)):
+            for cb, co in zip(b["chunks"], o["chunks"], strict=False):
                 if cb != co:
                     bad = [f for f in cb if cb[f] != co.get(f)]
                     diffs.append(f"{key}: chunk {cb['chunk_index']} differs in {bad}")
                     break
-            else:
-                i = -1
             if len(b["chunks"]) != len(o["chunks"]):
                 diffs.append(f"{key}: {len(b['chunks'])} vs {len(o['chunks'])} chunks")
             rest_b = {k: v for k, v in b.items() if k != "chunks"}
@@ -155,6 +152,7 @@ def _compare(base: dict[str, Any], ours: dict[str, Any]) -> tuple[int, int, list
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Compare the two checkouts (or, with ``--collect``, write this one's results)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base", nargs="?", help="the reference checkout (a git worktree)")
     parser.add_argument("--ours", default=str(Path(__file__).resolve().parents[1]),
