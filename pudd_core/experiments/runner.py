@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from pudd_core import _validation, classifiers
+from pudd_core import _options, _validation, classifiers
 from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
@@ -48,7 +48,7 @@ _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer
 Options = tuple[tuple[str, Any], ...]
 
 
-def _options(value: Mapping[str, Any] | Options | None) -> Options:
+def _as_options(value: Mapping[str, Any] | Options | None) -> Options:
     if value is None:
         return ()
     items = value.items() if isinstance(value, Mapping) else value
@@ -98,8 +98,6 @@ def parse_option_pairs(
     >>> parse_option_pairs("detector", "adwin", ["delta=0.01"])
     (('delta', 0.01),)
     """
-    from pudd_core import _options
-
     param = f"{kind}_options"
     name = ALIASES.get(name, name) if kind == "detector" else name
     if kind == "detector":
@@ -125,15 +123,6 @@ def parse_option_pairs(
         _check_option_names(f"{kind} {name!r}", param, ((key, raw),), valid)
         out[key] = _options.parse_option(_option_target(kind, name), key, raw)
     return tuple(sorted(out.items()))
-
-
-def _check_optional_int(name: str, value: Any, minimum: int, why: str) -> None:
-    if value is None:
-        return
-    if (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
-            or value < minimum):
-        raise _validation.ParameterError(
-            name, f"{name} must be None or an integer >= {minimum}{why}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -195,7 +184,7 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         for name in ("detector_options", "classifier_options", "stream_options"):
-            object.__setattr__(self, name, _options(getattr(self, name)))
+            object.__setattr__(self, name, _as_options(getattr(self, name)))
         object.__setattr__(self, "detector", ALIASES.get(self.detector, self.detector))
 
     def key(self) -> str:
@@ -243,9 +232,9 @@ class RunConfig:
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
-        _check_optional_int("chunk_size", self.chunk_size, 1, "")
-        _check_optional_int("n_chunks", self.n_chunks, 2,
-                            " (chunk 0 trains, the rest are tested)")
+        _validation.check_positive_int("chunk_size", self.chunk_size, optional=True)
+        _validation.check_positive_int("n_chunks", self.n_chunks, minimum=2, optional=True,
+                                       why=" (chunk 0 trains, the rest are tested)")
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
         if self.detector in ("pudd", "ek"):
@@ -383,7 +372,7 @@ class RunResult:
             "elapsed_s": self.elapsed_s,
         }
         for k in ("detector_options", "classifier_options", "stream_options"):
-            out[k] = json.dumps(dict(out[k]), sort_keys=True, default=str)
+            out[k] = _options.options_json(out[k])
         d = self.detection
         out["mean_delay"] = d.mean_delay if d else float("nan")
         out["missed"] = d.missed if d else None
