@@ -6,7 +6,7 @@ import hashlib
 import inspect
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "DETECTORS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
+    "DETECTORS", "RUN_COLUMNS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
     "ChunkVerdict", "FixedAlarms", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
     "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_model",
-    "run_seeds", "run_stream",
+    "run_seeds", "run_stream", "runs_frame",
 ]
 
 #: Detector name -> display name. PUDD-x is ``detector="pudd"`` with ``alpha=10**-x``.
@@ -362,7 +362,10 @@ class RunResult:
         return len(self.alarms)
 
     def summary(self) -> dict[str, Any]:
-        """Flat summary for tables, JSON and the results store."""
+        """Flat summary for JSON and the results store: one row of :func:`runs_frame`.
+
+        ``missed`` and ``false_alarms`` are ``None`` where the stream has no ground truth.
+        """
         out: dict[str, Any] = {
             **{f.name: getattr(self.config, f.name) for f in fields(RunConfig)},
             "key": self.config.key(),
@@ -391,6 +394,34 @@ class RunResult:
             row["detections"] = json.dumps(list(c.detections))
             rows.append(row)
         return pd.DataFrame(rows)
+
+
+#: Columns of :func:`runs_frame` after the config's fields (``RunConfig``'s, in order).
+RUN_COLUMNS = ("key", "accuracy", "n_alarms", "alarms", "elapsed_s", "mean_delay", "missed",
+               "false_alarms")
+
+
+def runs_frame(results: Iterable[RunResult]) -> pd.DataFrame:
+    """Finished runs as a table, one row per run: the one flattening of run results.
+
+    Columns: every :class:`RunConfig` field (options as sorted JSON text), then ``key``,
+    ``accuracy`` (mean per-chunk accuracy, 0-1), ``n_alarms``, ``alarms`` (chunk indices),
+    ``elapsed_s``, ``mean_delay`` (chunks), ``missed`` and ``false_alarms``; the last three
+    are NaN where the stream has no ground truth. Tables for people select and rename these.
+
+    Examples
+    --------
+    >>> runs = [run_experiment(RunConfig("sea0", "gnb", d, n_chunks=25)) for d in ("pudd", "ddm")]
+    >>> runs_frame(runs)[["detector", "n_alarms", "missed", "false_alarms"]].values.tolist()
+    [['pudd', 1, 1, 0], ['ddm', 4, 1, 3]]
+    """
+    import pandas as pd
+
+    columns = [*(f.name for f in fields(RunConfig)), *RUN_COLUMNS]
+    frame = pd.DataFrame([r.summary() for r in results], columns=columns)
+    for name in ("missed", "false_alarms"):  # None (no ground truth) -> NaN
+        frame[name] = pd.to_numeric(frame[name])
+    return frame
 
 
 class RunSeeds(NamedTuple):

@@ -26,10 +26,11 @@ from pudd_core.experiments.runner import (
     run_experiment,
     run_model,
     run_stream,
+    runs_frame,
 )
 
 __all__ = [
-    "ALPHA_EXPONENTS", "FLOOR_VARIANTS", "FalseAlarmStudy", "false_alarm_study",
+    "ALPHA_EXPONENTS", "FLOOR_VARIANTS", "SWEEP_COLUMNS", "FalseAlarmStudy", "false_alarm_study",
     "pu_false_alarm_rates", "pu_false_alarm_table", "threshold_sweep",
 ]
 
@@ -40,6 +41,11 @@ FLOOR_VARIANTS: dict[str, dict[str, object]] = {
     "clamp_min=0": {"clamp_min": 0},
     "clamp_min=0, min_expected=5": {"clamp_min": 0, "min_expected": 5.0},
 }
+
+#: Columns of :func:`threshold_sweep`: the exponent x of alpha = 10**-x, then columns of
+#: :func:`~pudd_core.experiments.runner.runs_frame`.
+SWEEP_COLUMNS = ("exponent", "alpha", "seed", "accuracy", "n_alarms", "mean_delay", "missed",
+                 "false_alarms")
 
 #: The app's threshold scale: PUDD-x for x = 1..10 (the paper reports x = 1, 3, 5).
 ALPHA_EXPONENTS: tuple[int, ...] = tuple(range(1, 11))
@@ -63,23 +69,18 @@ def threshold_sweep(
     >>> df[["exponent", "n_alarms"]].values.tolist()
     [[1, 1], [5, 1]]
     """
-    rows = []
+    results, xs = [], []
     total = len(exponents) * len(seeds)
     for i, (x, seed) in enumerate(((x, s) for x in exponents for s in seeds), 1):
         _validation.check_positive_int("exponent", x)
         cfg = dataclasses.replace(base, detector="pudd", alpha=10.0 ** -x, seed=seed)
-        res = run_experiment(cfg)
-        d = res.detection
-        rows.append({
-            "exponent": x, "alpha": cfg.alpha, "seed": seed, "accuracy": res.accuracy,
-            "n_alarms": res.n_alarms,
-            "mean_delay": d.mean_delay if d else float("nan"),
-            "missed": d.missed if d else float("nan"),
-            "false_alarms": d.false_alarms if d else float("nan"),
-        })
+        results.append(run_experiment(cfg))
+        xs.append(x)
         if progress is not None:
             progress(i, total)
-    return pd.DataFrame(rows)
+    frame = runs_frame(results)[list(SWEEP_COLUMNS[1:])]
+    frame.insert(0, "exponent", xs)
+    return frame
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from pudd_core.experiments.runner import (
     RunResult,
     WindowRecord,
     run_stream,
+    runs_frame,
 )
 from pudd_core.streams import Stream, StreamInfo, stream_from_csv
 
@@ -390,16 +391,9 @@ def summary_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     ADWIN       1       1             0
     DDM         4       1             3
     """
-    import pandas as pd
-
-    rows = {}
-    for run in runs:
-        d = run.detection
-        rows[_name(run)] = {
-            "alarms": run.n_alarms,
-            "accuracy": round(run.accuracy, 4),
-            "mean delay (chunks)": round(d.mean_delay, 2) if d else math.nan,
-            "missed": d.missed if d else pd.NA,
-            "false alarms": d.false_alarms if d else pd.NA,
-        }
-    return pd.DataFrame.from_dict(rows, orient="index")
+    frame = runs_frame(runs)
+    out = frame[["n_alarms", "accuracy", "mean_delay", "missed", "false_alarms"]].round(
+        {"accuracy": 4, "mean_delay": 2})
+    out.columns = ["alarms", "accuracy", "mean delay (chunks)", "missed", "false alarms"]
+    out.index = [_name(run) for run in runs]
+    return out.astype({"missed": "Int64", "false alarms": "Int64"})  # NA without ground truth
