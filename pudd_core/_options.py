@@ -8,21 +8,56 @@ option, what it expects and, for a ``Literal``, the choices: ``"False"`` never b
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import math
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, Union
 
 from pudd_core._validation import ParameterError
 
-__all__ = ["parse_bool", "parse_option"]
+__all__ = ["options_json", "parse_bool", "parse_option", "read_options_json"]
 
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 _NONE = ("none", "null")
+
+
+def options_json(options: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> str:
+    """A run's options as text, the one way summaries and the results store write them.
+
+    Examples
+    --------
+    >>> options_json((("yates", False), ("cut_points", "all")))
+    '{"cut_points": "all", "yates": false}'
+    """
+    return json.dumps(dict(options), sort_keys=True, default=str)
+
+
+def read_options_json(text: str) -> dict[str, Any] | None:
+    """Options back from :func:`options_json` text; ``None`` when the text is neither form.
+
+    Stores written before the options were always JSON hold ``str(dict)`` in their error
+    rows (``"{'yates': False}"``): that form is still read.
+
+    Examples
+    --------
+    >>> read_options_json('{"yates": false}') == read_options_json("{'yates': False}")
+    True
+    >>> read_options_json("garbage") is None
+    True
+    """
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            value = parse(text)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
 
 
 def parse_bool(name: str, raw: str) -> bool:

@@ -56,11 +56,32 @@ def check_open_unit(name: str, value: float) -> None:
                                    f"got {value!r}")
 
 
-def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> None:
-    """Require an integer ``>= minimum``."""
+def check_positive_int(
+    name: str, value: Any, *, minimum: int = 1, optional: bool = False, why: str = ""
+) -> Any:
+    """Require an integer ``>= minimum`` (Python's or numpy's, not a bool); return it as an int.
+
+    The one integer check of the library. With ``optional``, ``None`` passes (and is
+    returned); ``why`` is added to the message after the bound.
+
+    Examples
+    --------
+    >>> check_positive_int("n_chunks", np.int64(3), minimum=2)
+    3
+    >>> check_positive_int("chunk_size", None, optional=True) is None
+    True
+    >>> check_positive_int("n_chunks", 1, minimum=2, optional=True, why=" (one to test)")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: n_chunks must be None or an integer >= 2 (one to ...
+    """
+    if optional and value is None:
+        return None
     if (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
             or value < minimum):
-        raise ParameterError(name, f"{name} must be an integer >= {minimum}, got {value!r}")
+        what = "None or an integer" if optional else "an integer"
+        raise ParameterError(name, f"{name} must be {what} >= {minimum}{why}, got {value!r}")
+    return int(value)
 
 
 def check_bool(name: str, value: Any) -> None:
@@ -80,10 +101,7 @@ def check_bool(name: str, value: Any) -> None:
 
 def check_seed(name: str, value: Any) -> None:
     """Require ``None`` or an integer ``>= 0`` (what ``numpy.random.default_rng`` takes)."""
-    if value is None:
-        return
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 0:
-        raise ParameterError(name, f"{name} must be None or an integer >= 0, got {value!r}")
+    check_positive_int(name, value, minimum=0, optional=True)
 
 
 def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from pudd_core.experiments.baselines import BASELINES
-from pudd_core.experiments.runner import RunConfig
+from pudd_core.experiments.runner import DETECTORS, RunConfig
 from pudd_core.streams import StreamInfo
 from ui import controls, messages, state
 
@@ -19,7 +19,7 @@ CLASSIFIERS = {
     "resnet18": "ResNet-18, the authors' recipe (~25 s/chunk on CPU)",
 }
 CHUNK_CHOICES = state.CIFAR_CHUNK_CHOICES
-DETECTOR_NAMES = {"pudd": "PUDD", **{k: spec.display_name for k, spec in BASELINES.items()}}
+DETECTOR_NAMES = {d: DETECTORS[d] for d in ("pudd", *BASELINES)}  # the detectors offered here
 
 
 def _bound(key: str) -> dict[str, Any]:

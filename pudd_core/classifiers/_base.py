@@ -48,13 +48,6 @@ class Classifier(Protocol):
         """Return ``(n, n_outputs)`` float64 probabilities whose rows sum to 1."""
 
 
-def check_positive_int(name: str, value: object, *, minimum: int = 1) -> int:
-    """Return ``value`` as an int, or raise ValueError when it is not an integer >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float, or raise ValueError when it is not a finite number > 0."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pudd_core import _validation
 from pudd_core.classifiers import _base
 
 if TYPE_CHECKING:
@@ -138,8 +139,8 @@ class CNNClassifier:
     ) -> None:
         self.device = _base.resolve_device(device)
         self.name = self.arch = _base.check_choice("arch", arch, ARCHITECTURES)
-        self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
-        self.n_outputs = _base.check_positive_int("n_outputs", n_outputs, minimum=2)
+        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_outputs = _validation.check_positive_int("n_outputs", n_outputs, minimum=2)
         if self.n_classes > self.n_outputs:
             raise ValueError(
                 f"n_classes ({n_classes}) must not exceed n_outputs ({n_outputs}): "
@@ -149,13 +150,13 @@ class CNNClassifier:
         if not 0.0 <= momentum < 1.0:
             raise ValueError(f"momentum must be in [0, 1), got {momentum!r}.")
         self.momentum = float(momentum)
-        self.epochs = _base.check_positive_int("epochs", epochs)
-        self.finetune_epochs = _base.check_positive_int(
+        self.epochs = _validation.check_positive_int("epochs", epochs)
+        self.finetune_epochs = _validation.check_positive_int(
             "finetune_epochs", finetune_epochs, minimum=0
         )
         self.finetune_lr = _base.check_positive_float("finetune_lr", finetune_lr)
         if max_batch is not None:
-            max_batch = _base.check_positive_int("max_batch", max_batch)
+            max_batch = _validation.check_positive_int("max_batch", max_batch)
         self.max_batch = max_batch
         if weights_path is not None and not Path(weights_path).is_file():
             raise ValueError(

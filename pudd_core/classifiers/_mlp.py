@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pudd_core import _validation
 from pudd_core.classifiers import _base
 
 if TYPE_CHECKING:
@@ -70,14 +71,14 @@ class DNNClassifier:
     ) -> None:
         self.name = "dnn"
         self.device = _base.resolve_device(device)
-        self.n_features = _base.check_positive_int("n_features", n_features)
-        self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features = _validation.check_positive_int("n_features", n_features)
+        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
         self.n_outputs = self.n_classes
         if isinstance(hidden, str | bytes) or not isinstance(hidden, Sequence) or not hidden:
             raise ValueError(f"hidden must be a non-empty sequence of widths, got {hidden!r}.")
-        self.hidden = tuple(_base.check_positive_int("hidden width", h) for h in hidden)
+        self.hidden = tuple(_validation.check_positive_int("hidden width", h) for h in hidden)
         self.lr = _base.check_positive_float("lr", lr)
-        self.epochs = _base.check_positive_int("epochs", epochs)
+        self.epochs = _validation.check_positive_int("epochs", epochs)
         self.reproduce_frozen_head = bool(reproduce_frozen_head)
         self.seed = seed
         self._reset()
@@ -220,7 +221,7 @@ class DNNEnsembleClassifier:
     ) -> None:
         self.name = "dnn-ensemble"
         self.device = _base.resolve_device(device)
-        self.n_models = _base.check_positive_int("n_models", n_models)
+        self.n_models = _validation.check_positive_int("n_models", n_models)
         self.adapt_lr = _base.check_positive_float("adapt_lr", adapt_lr)
         self.reinit_on_adapt = bool(reinit_on_adapt)
         self.seed = seed

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pudd_core import _validation
 from pudd_core.classifiers import _base
 
 if TYPE_CHECKING:
@@ -85,16 +86,16 @@ class PretrainedCNNClassifier:
         seed: int | None = None,
     ) -> None:
         self.name = "pretrained-cnn"
-        self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
-        self.n_outputs = _base.check_positive_int("n_outputs", n_outputs, minimum=2)
+        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_outputs = _validation.check_positive_int("n_outputs", n_outputs, minimum=2)
         if self.n_classes > self.n_outputs:
             raise ValueError(
                 f"n_classes ({n_classes}) must not exceed n_outputs ({n_outputs}): "
                 "labels index the network's logits."
             )
-        self.hidden = _base.check_positive_int("hidden", hidden, minimum=0)
-        self.epochs = _base.check_positive_int("epochs", epochs)
-        self.batch_size = _base.check_positive_int("batch_size", batch_size)
+        self.hidden = _validation.check_positive_int("hidden", hidden, minimum=0)
+        self.epochs = _validation.check_positive_int("epochs", epochs)
+        self.batch_size = _validation.check_positive_int("batch_size", batch_size)
         self.lr = _base.check_positive_float("lr", lr)
         if not (np.isfinite(weight_decay) and weight_decay >= 0):
             raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}.")

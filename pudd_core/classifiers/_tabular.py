@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from river.tree import HoeffdingTreeClassifier
 from sklearn.naive_bayes import GaussianNB
 
+from pudd_core import _validation
 from pudd_core.classifiers import _base
 
 
@@ -42,8 +43,8 @@ class GNBClassifier:
 
     def __init__(self, n_features: int, n_classes: int, *, var_smoothing: float = 1e-9) -> None:
         self.name = "gnb"
-        self.n_features = _base.check_positive_int("n_features", n_features)
-        self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features = _validation.check_positive_int("n_features", n_features)
+        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
         self.n_outputs = self.n_classes
         self.var_smoothing = _base.check_positive_float("var_smoothing", var_smoothing)
         self._classes = np.arange(self.n_classes)
@@ -132,10 +133,10 @@ class VFDTClassifier:
         leaf_prediction: Literal["nba", "nb", "mc"] = "nba",
     ) -> None:
         self.name = "vfdt"
-        self.n_features = _base.check_positive_int("n_features", n_features)
-        self.n_classes = _base.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features = _validation.check_positive_int("n_features", n_features)
+        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
         self.n_outputs = self.n_classes
-        self.grace_period = _base.check_positive_int("grace_period", grace_period)
+        self.grace_period = _validation.check_positive_int("grace_period", grace_period)
         self.delta = _base.check_positive_float("delta", delta)
         self.tau = _base.check_positive_float("tau", tau)
         self.split_criterion = _base.check_choice(

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pudd_core import _options
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.runner import RunConfig, run_experiment
 
@@ -238,7 +239,7 @@ def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
     except Exception:  # recorded in the store; the grid goes on
         row = {f: getattr(config, f) for f in _CONFIG_FIELDS}
         for k in ("detector_options", "classifier_options", "stream_options"):
-            row[k] = str(dict(row[k]))
+            row[k] = _options.options_json(row[k])
         row.update(key=config.key(), status="error", error=traceback.format_exc())
     return row
 

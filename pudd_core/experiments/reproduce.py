@@ -6,15 +6,13 @@
 
 from __future__ import annotations
 
-import ast
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from pudd_core import _validation
+from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import (
@@ -168,14 +166,11 @@ def _setting_text(name: str, value: Any) -> str:
         return "default"  # None, NaN or pd.NA: Parquet's null for "the stream's default"
     if name.endswith("_options"):
         if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                try:
-                    value = ast.literal_eval(value)  # grid's error rows hold str(dict)
-                except (ValueError, SyntaxError):
-                    return str(value)
-        return json.dumps(dict(value), sort_keys=True, default=str)
+            parsed = _options.read_options_json(value)  # older stores: str(dict) in error rows
+            if parsed is None:
+                return value
+            value = parsed
+        return _options.options_json(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value.item() if hasattr(value, "item") else value)

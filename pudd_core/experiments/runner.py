@@ -6,14 +6,14 @@ import hashlib
 import inspect
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pudd_core import _validation, classifiers
+from pudd_core import _options, _validation, classifiers
 from pudd_core.classifiers import CLASSIFIERS, make_classifier
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "DETECTORS", "ChunkLog", "RunConfig", "RunResult", "parse_option_pairs", "run_experiment",
+    "DETECTORS", "RUN_COLUMNS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
+    "ChunkVerdict", "FixedAlarms", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
+    "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_model",
+    "run_seeds", "run_stream", "runs_frame",
 ]
 
 #: Detector name -> display name. PUDD-x is ``detector="pudd"`` with ``alpha=10**-x``.
@@ -45,7 +48,7 @@ _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer
 Options = tuple[tuple[str, Any], ...]
 
 
-def _options(value: Mapping[str, Any] | Options | None) -> Options:
+def _as_options(value: Mapping[str, Any] | Options | None) -> Options:
     if value is None:
         return ()
     items = value.items() if isinstance(value, Mapping) else value
@@ -95,8 +98,6 @@ def parse_option_pairs(
     >>> parse_option_pairs("detector", "adwin", ["delta=0.01"])
     (('delta', 0.01),)
     """
-    from pudd_core import _options
-
     param = f"{kind}_options"
     name = ALIASES.get(name, name) if kind == "detector" else name
     if kind == "detector":
@@ -122,15 +123,6 @@ def parse_option_pairs(
         _check_option_names(f"{kind} {name!r}", param, ((key, raw),), valid)
         out[key] = _options.parse_option(_option_target(kind, name), key, raw)
     return tuple(sorted(out.items()))
-
-
-def _check_optional_int(name: str, value: Any, minimum: int, why: str) -> None:
-    if value is None:
-        return
-    if (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
-            or value < minimum):
-        raise _validation.ParameterError(
-            name, f"{name} must be None or an integer >= {minimum}{why}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -192,7 +184,7 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         for name in ("detector_options", "classifier_options", "stream_options"):
-            object.__setattr__(self, name, _options(getattr(self, name)))
+            object.__setattr__(self, name, _as_options(getattr(self, name)))
         object.__setattr__(self, "detector", ALIASES.get(self.detector, self.detector))
 
     def key(self) -> str:
@@ -240,9 +232,9 @@ class RunConfig:
         _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
-        _check_optional_int("chunk_size", self.chunk_size, 1, "")
-        _check_optional_int("n_chunks", self.n_chunks, 2,
-                            " (chunk 0 trains, the rest are tested)")
+        _validation.check_positive_int("chunk_size", self.chunk_size, optional=True)
+        _validation.check_positive_int("n_chunks", self.n_chunks, minimum=2, optional=True,
+                                       why=" (chunk 0 trains, the rest are tested)")
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
         if self.detector in ("pudd", "ek"):
@@ -370,7 +362,10 @@ class RunResult:
         return len(self.alarms)
 
     def summary(self) -> dict[str, Any]:
-        """Flat summary for tables, JSON and the results store."""
+        """Flat summary for JSON and the results store: one row of :func:`runs_frame`.
+
+        ``missed`` and ``false_alarms`` are ``None`` where the stream has no ground truth.
+        """
         out: dict[str, Any] = {
             **{f.name: getattr(self.config, f.name) for f in fields(RunConfig)},
             "key": self.config.key(),
@@ -380,7 +375,7 @@ class RunResult:
             "elapsed_s": self.elapsed_s,
         }
         for k in ("detector_options", "classifier_options", "stream_options"):
-            out[k] = json.dumps(dict(out[k]), sort_keys=True, default=str)
+            out[k] = _options.options_json(out[k])
         d = self.detection
         out["mean_delay"] = d.mean_delay if d else float("nan")
         out["missed"] = d.missed if d else None
@@ -399,6 +394,101 @@ class RunResult:
             row["detections"] = json.dumps(list(c.detections))
             rows.append(row)
         return pd.DataFrame(rows)
+
+
+#: Columns of :func:`runs_frame` after the config's fields (``RunConfig``'s, in order).
+RUN_COLUMNS = ("key", "accuracy", "n_alarms", "alarms", "elapsed_s", "mean_delay", "missed",
+               "false_alarms")
+
+
+def runs_frame(results: Iterable[RunResult]) -> pd.DataFrame:
+    """Finished runs as a table, one row per run: the one flattening of run results.
+
+    Columns: every :class:`RunConfig` field (options as sorted JSON text), then ``key``,
+    ``accuracy`` (mean per-chunk accuracy, 0-1), ``n_alarms``, ``alarms`` (chunk indices),
+    ``elapsed_s``, ``mean_delay`` (chunks), ``missed`` and ``false_alarms``; the last three
+    are NaN where the stream has no ground truth. Tables for people select and rename these.
+
+    Examples
+    --------
+    >>> runs = [run_experiment(RunConfig("sea0", "gnb", d, n_chunks=25)) for d in ("pudd", "ddm")]
+    >>> runs_frame(runs)[["detector", "n_alarms", "missed", "false_alarms"]].values.tolist()
+    [['pudd', 1, 1, 0], ['ddm', 4, 1, 3]]
+    """
+    import pandas as pd
+
+    columns = [*(f.name for f in fields(RunConfig)), *RUN_COLUMNS]
+    frame = pd.DataFrame([r.summary() for r in results], columns=columns)
+    for name in ("missed", "false_alarms"):  # None (no ground truth) -> NaN
+        frame[name] = pd.to_numeric(frame[name])
+    return frame
+
+
+class RunSeeds(NamedTuple):
+    """The seeds a run draws from its one ``seed``: stream, classifier, detector."""
+
+    stream: int
+    model: int
+    detector: int
+
+
+def run_seeds(seed: int) -> RunSeeds:
+    """The seeds ``run_experiment(RunConfig(seed=seed))`` gives its stream, model and detector.
+
+    Three children are spawned from ``SeedSequence(seed)`` (STYLE.md section 6); each seed is
+    its child's first word. The one place this derivation is written: the view models that
+    load a run's stream without running it call this too.
+
+    Examples
+    --------
+    >>> run_seeds(0)
+    RunSeeds(stream=3757552657, model=673228719, detector=3241444873)
+    """
+    _validation.check_positive_int("seed", seed, minimum=0)
+    children = np.random.SeedSequence(seed).spawn(3)
+    return RunSeeds(*(int(child.generate_state(1)[0]) for child in children))
+
+
+def run_stream(
+    config: RunConfig, *, seed: int | None = None, data_dir: str | None = None, **options: Any
+) -> Stream:
+    """The registry stream ``run_experiment(config)`` tests on, to share between runs.
+
+    ``seed`` is the stream's own seed (default: ``run_seeds(config.seed).stream``, as the run
+    draws it); ``options`` go to :func:`~pudd_core.streams.load_stream` after the config's
+    ``stream_options``. Runs of several detectors on one stream (the Stream explorer) load it
+    once and pass it as ``run_experiment(cfg, stream=...)``: same results, faster.
+
+    Examples
+    --------
+    >>> cfg = RunConfig("sea0", "gnb", "pudd", seed=4, n_chunks=12)
+    >>> shared = run_experiment(cfg, stream=run_stream(cfg))
+    >>> shared.alarms == run_experiment(cfg).alarms, shared.accuracy == run_experiment(cfg).accuracy
+    (True, True)
+    """
+    return load_stream(
+        config.dataset,
+        seed=run_seeds(config.seed).stream if seed is None else seed,
+        chunk_size=config.chunk_size,
+        n_chunks=config.n_chunks,
+        data_dir=data_dir,
+        **{**dict(config.stream_options), **options},
+    )
+
+
+def run_model(config: RunConfig, stream: Stream, *, seed: int | None = None) -> Any:
+    """The untrained classifier of ``config`` for ``stream`` (``seed``: its own seed).
+
+    The default seed is ``run_seeds(config.seed).model``, as the run draws it.
+    """
+    return make_classifier(
+        config.classifier,
+        input_shape=stream.feature_shape,
+        n_classes=stream.n_classes,
+        seed=run_seeds(config.seed).model if seed is None else seed,
+        dataset=config.dataset,
+        **dict(config.classifier_options),
+    )
 
 
 def _make_detector(cfg: RunConfig, seed: int) -> Any:
@@ -425,10 +515,188 @@ def _window_record(det: ChunkPUDD) -> WindowRecord | None:
 
     t = win.test
     return WindowRecord(
-        hist(u_old[ok_old]), hist(u_old[~ok_old]), hist(u_new[ok_new]), hist(u_new[~ok_new]),
-        tuple(float(e) for e in t.buckets.edges), t.buckets.centres,
-        tuple(tuple(int(v) for v in row) for row in t.table),
-        tuple(tuple(float(v) for v in row) for row in t.expected),
+        ref_correct=hist(u_old[ok_old]), ref_wrong=hist(u_old[~ok_old]),
+        new_correct=hist(u_new[ok_new]), new_wrong=hist(u_new[~ok_new]),
+        bucket_edges=tuple(float(e) for e in t.buckets.edges),
+        bucket_centres=t.buckets.centres,
+        table=tuple(tuple(int(v) for v in row) for row in t.table),
+        expected=tuple(tuple(float(v) for v in row) for row in t.expected),
+    )
+
+
+# --- detectors, as the chunk loop sees them -------------------------------------------------
+@dataclass(frozen=True)
+class ChunkVerdict:
+    """A detector's answer on one tested chunk: the detector part of its :class:`ChunkLog`."""
+
+    alarm: bool
+    #: Chunks to retrain on at the next chunk, when ``alarm`` (the last one: the current chunk).
+    retrain_chunks: int = 1
+    p_value: float = float("nan")
+    cut_point: int | None = None
+    cut_p_values: tuple[tuple[int, float], ...] = ()
+    detections: tuple[int, ...] = ()
+    floored_cells: int = 0
+    window: WindowRecord | None = None
+
+
+class ChunkDetector(Protocol):
+    """What :func:`run_chunks` asks of a detector: one verdict per tested chunk."""
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+        """Take chunk ``t``'s PU values and correctness; say whether it is an alarm."""
+        ...
+
+
+@dataclass
+class ChunkPUDDAdapter:
+    """:class:`~pudd_core.detector.ChunkPUDD` (PUDD and its EK ablation): one update per chunk.
+
+    On an alarm the model retrains on the winning cut's recent window (``adaptation="window"``)
+    or on the current chunk only (``"chunk"``); ChunkPUDD clears its own history.
+    """
+
+    detector: ChunkPUDD
+    adaptation: Literal["window", "chunk"] = "window"
+    record_windows: bool = False
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+        """One ``update`` of the detector with the chunk."""
+        det = self.detector
+        det.update(u, correct)
+        cut = det.cut_point
+        scan = det.last_scan
+        win = scan.winner if scan is not None else None
+        return ChunkVerdict(
+            alarm=det.drift_detected,
+            retrain_chunks=(cut or 1) if self.adaptation == "window" else 1,
+            p_value=float(det.p_value),
+            cut_point=cut,
+            cut_p_values=tuple((c.cut, c.p_value) for c in scan.cuts) if scan else (),
+            floored_cells=win.test.floored_cells if win is not None and win.test is not None
+            else 0,
+            window=_window_record(det) if self.record_windows else None,
+        )
+
+
+@dataclass
+class BaselineAdapter:
+    """A river detector fed the chunk's 0/1 errors in order; a fresh clone after each alarm."""
+
+    detector: baselines.Detector
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+        """Feed the chunk's errors; any detection within it is the chunk's alarm."""
+        hits = feed_errors(self.detector, (~correct).astype(np.int64))
+        if hits:
+            self.detector = self.detector.clone()
+        return ChunkVerdict(alarm=bool(hits), detections=hits)
+
+
+@dataclass(frozen=True)
+class FixedAlarms:
+    """No detector: an alarm at the given chunks only.
+
+    ``"none"`` gives no chunks; ``"oracle"`` the stream's true drifts.
+    """
+
+    chunks: frozenset[int] = frozenset()
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+        """An alarm exactly when ``t`` is one of the given chunks."""
+        return ChunkVerdict(alarm=t in self.chunks)
+
+
+def chunk_detector(
+    config: RunConfig, seed: int, drift_chunks: Sequence[int] | None = None
+) -> ChunkDetector:
+    """The detector of ``config`` (seeded with ``seed``) behind its chunk-loop adapter.
+
+    Examples
+    --------
+    >>> type(chunk_detector(RunConfig(detector="ek"), 0)).__name__
+    'ChunkPUDDAdapter'
+    >>> chunk_detector(RunConfig(detector="oracle"), 0, (10, 20))
+    FixedAlarms(chunks=frozenset({10, 20}))
+    """
+    detector = _make_detector(config, seed)
+    if isinstance(detector, ChunkPUDD):
+        return ChunkPUDDAdapter(detector, config.adaptation, config.record_windows)
+    if detector is not None:
+        return BaselineAdapter(detector)
+    return FixedAlarms(frozenset(drift_chunks or ()) if config.detector == "oracle"
+                       else frozenset())
+
+
+# --- the run ------------------------------------------------------------------------------
+def run_chunks(
+    stream: Stream,
+    model: Any,
+    detector: ChunkDetector,
+    *,
+    regime: Literal["incremental", "train-once"] = "incremental",
+    double_initial_fit: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[ChunkLog]:
+    """The chunk loop of a run: train on chunk 0, then test (and train) every later chunk.
+
+    Chunk 0 trains ``model`` (twice with ``double_initial_fit``). Each later chunk is
+    predicted, scored and given to ``detector``; in the incremental regime the model then
+    trains on it. An alarm takes effect at the next chunk: the model is adapted (reset and
+    retrained) on the verdict's retraining window before that chunk is predicted.
+    """
+    chunks: dict[int, tuple[NDArray[Any], NDArray[np.int64]]] = {0: stream.chunk(0)}
+    model.fit(*chunks[0])
+    if double_initial_fit:
+        model.partial_fit(*chunks[0])
+    logs: list[ChunkLog] = []
+    pending: int | None = None  # retraining window (chunks) of the last alarm
+    for t in range(1, stream.n_chunks):
+        adapted = pending is not None
+        if pending is not None:
+            # Only the last _MAX_WINDOW chunks are kept: a longer cut ("all") retrains on those.
+            data = [chunks[i] for i in range(max(0, t - min(pending, _MAX_WINDOW)), t)]
+            model.adapt(np.concatenate([c[0] for c in data]), np.concatenate([c[1] for c in data]))
+            pending = None
+        X, y = chunks[t] = stream.chunk(t)
+        chunks.pop(t - _MAX_WINDOW, None)  # no retraining window is longer
+        t0 = time.perf_counter()
+        proba = model.predict_proba(X)
+        u, ok = pu_index(proba, y), is_correct(proba, y)
+        t1 = time.perf_counter()
+        verdict = detector.test(t, u, ok)
+        t2 = time.perf_counter()
+        if regime == "incremental":
+            model.partial_fit(X, y)
+        t3 = time.perf_counter()
+        if verdict.alarm:
+            pending = verdict.retrain_chunks
+        logs.append(ChunkLog(
+            chunk_index=t, accuracy=float(ok.mean()), pu_mean=float(u.mean()),
+            pu_median=float(np.median(u)), p_value=verdict.p_value,
+            cut_p_values=verdict.cut_p_values, alarm=verdict.alarm, cut_point=verdict.cut_point,
+            adapted=adapted, detections=verdict.detections, predict_ms=(t1 - t0) * 1e3,
+            detect_ms=(t2 - t1) * 1e3, train_ms=(t3 - t2) * 1e3, window=verdict.window,
+            floored_cells=verdict.floored_cells,
+        ))
+        if progress is not None:
+            progress(t, stream.n_chunks - 1)
+    return logs
+
+
+def _run_result(
+    config: RunConfig, logs: Sequence[ChunkLog], stream: Stream, elapsed_s: float
+) -> RunResult:
+    alarms = tuple(c.chunk_index for c in logs if c.alarm)
+    drift = stream.drift_chunks
+    return RunResult(
+        config=config,
+        chunks=tuple(logs),
+        accuracy=mean_accuracy([c.accuracy for c in logs]),
+        alarms=alarms,
+        drift_chunks=drift,
+        detection=match_alarms(alarms, drift, stream.n_chunks) if drift is not None else None,
+        elapsed_s=elapsed_s,
     )
 
 
@@ -468,92 +736,14 @@ def run_experiment(
     """
     config.validate(data_dir, stream=stream)
     start = time.perf_counter()
-    stream_seq, model_seq, det_seq = np.random.SeedSequence(config.seed).spawn(3)
+    seeds = run_seeds(config.seed)
     if stream is None:
-        stream = load_stream(
-            config.dataset,
-            seed=int(stream_seq.generate_state(1)[0]),
-            chunk_size=config.chunk_size,
-            n_chunks=config.n_chunks,
-            data_dir=data_dir,
-            **dict(config.stream_options),
-        )
+        stream = run_stream(config, seed=seeds.stream, data_dir=data_dir)
     if stream.n_chunks < 2:
         raise _validation.ParameterError(
             "n_chunks", "a run needs at least two chunks: chunk 0 trains, the rest are tested")
-    model = make_classifier(
-        config.classifier,
-        input_shape=stream.feature_shape,
-        n_classes=stream.n_classes,
-        seed=int(model_seq.generate_state(1)[0]),
-        dataset=config.dataset,
-        **dict(config.classifier_options),
-    )
-    det_seed = int(det_seq.generate_state(1)[0])
-    detector = _make_detector(config, det_seed)
-    truth = set(stream.drift_chunks or ())
-
-    chunks: dict[int, tuple[NDArray[Any], NDArray[np.int64]]] = {0: stream.chunk(0)}
-    model.fit(*chunks[0])
-    if config.double_initial_fit:
-        model.partial_fit(*chunks[0])
-    logs: list[ChunkLog] = []
-    pending: int | None = None  # retraining window (chunks) of the last alarm
-    for t in range(1, stream.n_chunks):
-        adapted = pending is not None
-        if pending is not None:
-            # Only the last _MAX_WINDOW chunks are kept: a longer cut ("all") retrains on those.
-            data = [chunks[i] for i in range(max(0, t - min(pending, _MAX_WINDOW)), t)]
-            model.adapt(np.concatenate([c[0] for c in data]), np.concatenate([c[1] for c in data]))
-            pending = None
-        X, y = chunks[t] = stream.chunk(t)
-        chunks.pop(t - _MAX_WINDOW, None)  # no retraining window is longer
-        t0 = time.perf_counter()
-        proba = model.predict_proba(X)
-        u, ok = pu_index(proba, y), is_correct(proba, y)
-        t1 = time.perf_counter()
-        p_value, cut = float("nan"), None
-        cut_pvals: tuple[tuple[int, float], ...] = ()
-        window: WindowRecord | None = None
-        floored = 0
-        hits: tuple[int, ...] = ()
-        if isinstance(detector, ChunkPUDD):
-            detector.update(u, ok)
-            alarm = detector.drift_detected
-            p_value, cut = detector.p_value, detector.cut_point
-            scan = detector.last_scan
-            cut_pvals = tuple((c.cut, c.p_value) for c in scan.cuts) if scan else ()
-            win = scan.winner if scan is not None else None
-            floored = win.test.floored_cells if win is not None and win.test is not None else 0
-            if config.record_windows:
-                window = _window_record(detector)
-            retrain = (cut or 1) if config.adaptation == "window" else 1
-        elif detector is not None:
-            hits = feed_errors(detector, (~ok).astype(np.int64))
-            alarm = bool(hits)
-            if alarm:
-                detector = detector.clone()  # a fresh detector after each alarm
-            retrain = 1
-        else:
-            alarm = config.detector == "oracle" and t in truth
-            retrain = 1
-        t2 = time.perf_counter()
-        if config.regime == "incremental":
-            model.partial_fit(X, y)
-        t3 = time.perf_counter()
-        if alarm:
-            pending = retrain
-        logs.append(ChunkLog(
-            t, float(ok.mean()), float(u.mean()), float(np.median(u)), float(p_value),
-            cut_pvals, alarm, cut, adapted, tuple(hits),
-            (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, window, floored,
-        ))
-        if progress is not None:
-            progress(t, stream.n_chunks - 1)
-    alarms = tuple(c.chunk_index for c in logs if c.alarm)
-    drift = stream.drift_chunks
-    detection = match_alarms(alarms, drift, stream.n_chunks) if drift is not None else None
-    return RunResult(
-        config, tuple(logs), mean_accuracy([c.accuracy for c in logs]), alarms,
-        drift, detection, time.perf_counter() - start,
-    )
+    model = run_model(config, stream, seed=seeds.model)
+    detector = chunk_detector(config, seeds.detector, stream.drift_chunks)
+    logs = run_chunks(stream, model, detector, regime=config.regime,
+                           double_initial_fit=config.double_initial_fit, progress=progress)
+    return _run_result(config, logs, stream, time.perf_counter() - start)

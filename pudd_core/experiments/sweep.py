@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from pudd_core import _validation
-from pudd_core.classifiers import make_classifier
 from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments.runner import RunConfig, run_experiment
-from pudd_core.pu_index import is_correct, pu_index
-from pudd_core.streams import load_stream
+from pudd_core.experiments.runner import (
+    ChunkVerdict,
+    RunConfig,
+    run_chunks,
+    run_experiment,
+    run_model,
+    run_stream,
+    runs_frame,
+)
 
 __all__ = [
-    "ALPHA_EXPONENTS", "FLOOR_VARIANTS", "FalseAlarmStudy", "false_alarm_study",
+    "ALPHA_EXPONENTS", "FLOOR_VARIANTS", "SWEEP_COLUMNS", "FalseAlarmStudy", "false_alarm_study",
     "pu_false_alarm_rates", "pu_false_alarm_table", "threshold_sweep",
 ]
 
@@ -36,6 +41,11 @@ FLOOR_VARIANTS: dict[str, dict[str, object]] = {
     "clamp_min=0": {"clamp_min": 0},
     "clamp_min=0, min_expected=5": {"clamp_min": 0, "min_expected": 5.0},
 }
+
+#: Columns of :func:`threshold_sweep`: the exponent x of alpha = 10**-x, then columns of
+#: :func:`~pudd_core.experiments.runner.runs_frame`.
+SWEEP_COLUMNS = ("exponent", "alpha", "seed", "accuracy", "n_alarms", "mean_delay", "missed",
+                 "false_alarms")
 
 #: The app's threshold scale: PUDD-x for x = 1..10 (the paper reports x = 1, 3, 5).
 ALPHA_EXPONENTS: tuple[int, ...] = tuple(range(1, 11))
@@ -59,23 +69,18 @@ def threshold_sweep(
     >>> df[["exponent", "n_alarms"]].values.tolist()
     [[1, 1], [5, 1]]
     """
-    rows = []
+    results, xs = [], []
     total = len(exponents) * len(seeds)
     for i, (x, seed) in enumerate(((x, s) for x in exponents for s in seeds), 1):
         _validation.check_positive_int("exponent", x)
         cfg = dataclasses.replace(base, detector="pudd", alpha=10.0 ** -x, seed=seed)
-        res = run_experiment(cfg)
-        d = res.detection
-        rows.append({
-            "exponent": x, "alpha": cfg.alpha, "seed": seed, "accuracy": res.accuracy,
-            "n_alarms": res.n_alarms,
-            "mean_delay": d.mean_delay if d else float("nan"),
-            "missed": d.missed if d else float("nan"),
-            "false_alarms": d.false_alarms if d else float("nan"),
-        })
+        results.append(run_experiment(cfg))
+        xs.append(x)
         if progress is not None:
             progress(i, total)
-    return pd.DataFrame(rows)
+    frame = runs_frame(results)[list(SWEEP_COLUMNS[1:])]
+    frame.insert(0, "exponent", xs)
+    return frame
 
 
 @dataclass(frozen=True)
@@ -141,35 +146,42 @@ def false_alarm_study(
     (True, 4)
     """
     _validation.check_positive_int("n_chunks", n_chunks, minimum=3)
-    stream_seq, model_seq = np.random.SeedSequence(seed).spawn(2)
-    stream = load_stream(dataset, seed=int(stream_seq.generate_state(1)[0]), n_chunks=n_chunks,
-                         chunk_size=chunk_size, drift_period=n_chunks + 1)
+    cfg = RunConfig(dataset, classifier, seed=seed, chunk_size=chunk_size, n_chunks=n_chunks,
+                    regime="incremental", double_initial_fit=False)
+    stream = run_stream(cfg, drift_period=n_chunks + 1)
     if stream.drift_chunks:
         raise ValueError(f"{dataset!r} still drifts with one concept; choose a synthetic stream")
-    model = make_classifier(classifier, input_shape=stream.feature_shape,
-                            n_classes=stream.n_classes,
-                            seed=int(model_seq.generate_state(1)[0]), dataset=dataset)
-    model.fit(*stream.chunk(0))
-    # alpha below any p-value: the history is never cleared, every chunk tests every cut
+    # alpha below any p-value: the history is (almost) never cleared, every chunk tests every
+    # cut. The detector is seeded with ``seed`` itself, not run_seeds(seed).detector.
     det = ChunkPUDD(alpha=1e-300, seed=seed, **(detector_options or {}))  # type: ignore[arg-type]
-    cut_rows, chunk_rows = [], []
-    for t in range(1, stream.n_chunks):
-        X, y = stream.chunk(t)
-        proba = model.predict_proba(X)
-        det.update(pu_index(proba, y), is_correct(proba, y))
-        scan = det.last_scan
-        tested = [c for c in scan.cuts if not c.skipped] if scan else []
-        cut_rows += [{"chunk": t, "cut": c.cut, "p_value": c.p_value} for c in tested]
-        if tested:
-            chunk_rows.append({"chunk": t, "min_p": min(c.p_value for c in tested),
-                               "n_cuts": len(tested)})
-        model.partial_fit(X, y)
-        if progress is not None:
-            progress(t, stream.n_chunks - 1)
+    recorder = _CutRecorder(det)
+    run_chunks(stream, run_model(cfg, stream), recorder, regime=cfg.regime,
+                    double_initial_fit=cfg.double_initial_fit, progress=progress)
+    cut_rows, chunk_rows = recorder.cut_rows, recorder.chunk_rows
     return FalseAlarmStudy(
         pd.DataFrame(cut_rows, columns=["chunk", "cut", "p_value"]),
         pd.DataFrame(chunk_rows, columns=["chunk", "min_p", "n_cuts"]),
     )
+
+
+@dataclass
+class _CutRecorder:
+    """A ChunkPUDD in the chunk loop that records every cut test and never asks to retrain."""
+
+    detector: ChunkPUDD
+    cut_rows: list[dict[str, float]] = field(default_factory=list)
+    chunk_rows: list[dict[str, float]] = field(default_factory=list)
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+        """Update the detector; keep the tests that ran (skipped cuts aside)."""
+        self.detector.update(u, correct)
+        scan = self.detector.last_scan
+        tested = [c for c in scan.cuts if not c.skipped] if scan else []
+        self.cut_rows += [{"chunk": t, "cut": c.cut, "p_value": c.p_value} for c in tested]
+        if tested:
+            self.chunk_rows.append({"chunk": t, "min_p": min(c.p_value for c in tested),
+                                    "n_cuts": len(tested)})
+        return ChunkVerdict(alarm=False)
 
 
 def _stationary_chunk(

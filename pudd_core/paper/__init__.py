@@ -13,6 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pudd_core.experiments.baselines import BASELINES
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -41,10 +43,10 @@ PUDD_DETECTORS = ("pudd-1", "pudd-3", "pudd-5")
 SOTA_METHODS = ("amf", "iwe", "ns", "adlter", "mcd-dd")
 #: ``-I`` (test then train on every chunk) and ``-O`` (train at the start and at alarms only).
 REGIMES = ("incremental", "train-once")
-#: Our name -> the name printed in the paper.
+#: Our name -> the name printed in the paper (the baselines': their ``display_name``).
 DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
-    "adwin": "ADWIN", "ddm": "DDM", "eddm": "EDDM", "hddma": "HDDM-A", "hddmw": "HDDM-W",
-    "kswin": "KSWIN", "pagehinkley": "PH", "pudd-1": "PUDD-1", "pudd-3": "PUDD-3",
+    **{name: spec.display_name for name, spec in BASELINES.items()},
+    "pudd-1": "PUDD-1", "pudd-3": "PUDD-3",
     "pudd-5": "PUDD-5", "amf": "AMF", "iwe": "IWE", "ns": "NS", "adlter": "ADLTER",
     "mcd-dd": "MCD-DD", "dnn": "DNN", "gnb": "GNB", "vfdt": "VFDT",
     "dnn-ensemble": "DNN ensemble (5 DNNs, soft vote)", "incremental": "-I",

@@ -261,16 +261,19 @@ def run_summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """
     import pandas as pd
 
-    rows = []
-    for name, res in results.items():
-        d = res.detection
-        n_drifts = len(res.drift_chunks or ())
-        rows.append({
-            "detector": name, "accuracy (%)": 100.0 * res.accuracy, "alarms": res.n_alarms,
-            "drifts detected": f"{n_drifts - d.missed} of {n_drifts}" if d else "n/a",
-            "missed drifts": d.missed if d else None,
-            "false alarms": d.false_alarms if d else None,
-            "mean delay (chunks)": d.mean_delay if d else float("nan"),
-            "run time (s)": round(res.elapsed_s, 1),
-        })
-    return pd.DataFrame(rows)
+    from pudd_core.experiments.runner import runs_frame
+
+    runs = runs_frame(results.values())
+    n_drifts = [len(res.drift_chunks or ()) for res in results.values()]
+    return pd.DataFrame({
+        "detector": list(results),
+        "accuracy (%)": 100.0 * runs["accuracy"],
+        "alarms": runs["n_alarms"],
+        "drifts detected": [f"{n - m:.0f} of {n}" if res.detection else "n/a"
+                            for n, m, res in zip(n_drifts, runs["missed"], results.values(),
+                                                 strict=True)],
+        "missed drifts": runs["missed"],
+        "false alarms": runs["false_alarms"],
+        "mean delay (chunks)": runs["mean_delay"],
+        "run time (s)": runs["elapsed_s"].round(1),
+    })

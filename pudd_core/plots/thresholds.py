@@ -62,21 +62,12 @@ def threshold_sweep_frame(results: Sequence[Any]) -> pd.DataFrame:
     >>> threshold_sweep_frame(runs)[["exponent", "n_alarms", "missed"]].values.tolist()
     [[1, 1, 1], [5, 1, 1]]
     """
-    import pandas as pd
+    from pudd_core.experiments.runner import runs_frame
+    from pudd_core.experiments.sweep import SWEEP_COLUMNS
 
-    rows = []
-    for res in results:
-        d = res.detection
-        rows.append({
-            "exponent": round(-math.log10(res.config.alpha)), "alpha": res.config.alpha,
-            "seed": res.config.seed, "accuracy": res.accuracy, "n_alarms": res.n_alarms,
-            "mean_delay": d.mean_delay if d else float("nan"),
-            "missed": d.missed if d else float("nan"),
-            "false_alarms": d.false_alarms if d else float("nan"),
-        })
-    columns = ["exponent", "alpha", "seed", "accuracy", "n_alarms", "mean_delay", "missed",
-               "false_alarms"]
-    return pd.DataFrame(rows, columns=columns)
+    frame = runs_frame(results)[list(SWEEP_COLUMNS[1:])]
+    frame.insert(0, "exponent", [round(-math.log10(a)) for a in frame["alpha"]])
+    return frame
 
 
 def threshold_sweep_figure(

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from pudd_core import _validation
 from pudd_core.streams import airline, cifar10_cd, images, locate, real, synth
 from pudd_core.streams.chunking import Stream, StreamInfo
 
@@ -320,12 +321,6 @@ def list_streams(*, data_dir: str | os.PathLike[str] | None = None) -> list[Stre
     return [get_info(name, data_dir=data_dir) for name in _CARDS]
 
 
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return value
-
-
 def load_stream(
     name: str,
     *,
@@ -379,8 +374,7 @@ def load_stream(
 
     """
     key = _key(name)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = _validation.check_positive_int("seed", seed, minimum=0)
     info = _CARDS[key]
     loader, accepted = _LOADERS[key]
     unknown = sorted(set(options) - accepted)
@@ -389,8 +383,9 @@ def load_stream(
             f"load_stream({key!r}) got unexpected option(s) {', '.join(unknown)}; "
             f"accepted: {', '.join(sorted(accepted)) or 'none'}"
         )
-    size = _positive("chunk_size", chunk_size if chunk_size is not None else info.chunk_size)
-    count = _positive("n_chunks", n_chunks) if n_chunks is not None else None
+    size = _validation.check_positive_int(
+        "chunk_size", chunk_size if chunk_size is not None else info.chunk_size)
+    count = _validation.check_positive_int("n_chunks", n_chunks, optional=True)
     if info.kind == "synthetic":
         return loader(info, seed=seed, chunk_size=size, n_chunks=count or info.n_chunks, **options)
     extra: dict[str, Any] = {"progress": progress} if key == "cifar10-cd" else {}

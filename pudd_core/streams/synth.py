@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pudd_core import _validation
 from pudd_core.streams.chunking import DenseRows, Stream, StreamInfo
 
 if TYPE_CHECKING:
@@ -215,9 +216,9 @@ def make_synth_stream(
 
     """
     spec = SPECS[info.name]
-    _check_positive("drift_period", drift_period)
+    _validation.check_positive_int("drift_period", drift_period)
     if drift_width is not None:
-        _check_positive("drift_width", drift_width)
+        _validation.check_positive_int("drift_width", drift_width)
         # below this, river's ConceptDriftStream overflows math.exp inside a chunk
         min_width = math.ceil(4 * chunk_size / 680)
         if drift_width < min_width:
@@ -258,6 +259,3 @@ def make_synth_stream(
     )
 
 
-def _check_positive(name: str, value: int) -> None:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")

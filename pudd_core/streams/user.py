@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from pudd_core._validation import ParameterError
+from pudd_core._validation import ParameterError, check_positive_int
 from pudd_core.streams.chunking import OneHot, Stream, StreamInfo, encode_rows
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | IO[str]
@@ -388,9 +388,7 @@ def stream_from_csv(
     ({'no': 0, 'yes': 1}, 1, ('x', 'colour=blue', 'colour=red'))
 
     """
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ParameterError("chunk_size",
-                             f"chunk_size must be a positive integer, got {chunk_size!r}")
+    chunk_size = check_positive_int("chunk_size", chunk_size)
     raw, source_name = _read_bytes(path_or_buffer, max_bytes)
     parquet = _choose_format(format, raw, source_name)
     df = (_read_parquet if parquet else _read_csv)(raw, source_name, max_rows)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core import _validation
+from pudd_core.experiments.runner import run_seeds
 from pudd_core.streams import load_stream, markov_interest_stream
 from pudd_core.streams.cifar10_cd import ImageChunks
 from pudd_core.streams.images import CIFAR10_CLASSES
@@ -38,17 +39,14 @@ _MAX_CHUNKS = 100  # 5000 images per class / 50 per chunk (the paper's 500-image
 def stream_seed(seed: int) -> int:
     """The seed ``run_experiment(RunConfig(seed=seed))`` draws its stream with.
 
-    The runner spawns stream, model and detector seeds from ``SeedSequence(seed)`` (STYLE.md
-    section 6); the stream's is the first child's first word.
+    The stream's part of :func:`~pudd_core.experiments.runner.run_seeds`.
 
     Examples
     --------
     >>> stream_seed(0)
     3757552657
     """
-    _validation.check_positive_int("seed", seed, minimum=0)
-    child = np.random.SeedSequence(seed).spawn(3)[0]
-    return int(child.generate_state(1)[0])
+    return run_seeds(seed).stream
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, cast
 
-import numpy as np
-
 from pudd_core import _validation
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.experiments.baselines import BASELINES
@@ -29,8 +27,10 @@ from pudd_core.experiments.runner import (
     RunConfig,
     RunResult,
     WindowRecord,
+    run_stream,
+    runs_frame,
 )
-from pudd_core.streams import Stream, StreamInfo, load_stream, stream_from_csv
+from pudd_core.streams import Stream, StreamInfo, stream_from_csv
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,26 +139,6 @@ class ExplorerConfig:
                 args += ", record_windows=True"
             lines.append(f"{cfg.detector} = run_experiment(RunConfig({args}))")
         return "\n".join(lines)
-
-
-def run_stream(config: RunConfig, *, data_dir: str | None = None) -> Stream:
-    """The registry stream that ``run_experiment(config)`` loads, to share between runs.
-
-    PUDD and the baselines of an exploration run on the same stream: loading it once and
-    passing it as ``run_experiment(cfg, stream=...)`` gives the same results, faster.
-
-    Examples
-    --------
-    >>> from pudd_core.experiments.runner import run_experiment
-    >>> cfg = RunConfig("sea0", "gnb", "pudd", seed=4, n_chunks=12)
-    >>> shared = run_experiment(cfg, stream=run_stream(cfg))
-    >>> shared.alarms == run_experiment(cfg).alarms, shared.accuracy == run_experiment(cfg).accuracy
-    (True, True)
-    """
-    stream_seq = np.random.SeedSequence(config.seed).spawn(3)[0]  # as run_experiment spawns it
-    return load_stream(config.dataset, seed=int(stream_seq.generate_state(1)[0]),
-                       chunk_size=config.chunk_size, n_chunks=config.n_chunks,
-                       data_dir=data_dir, **dict(config.stream_options))
 
 
 # --- a user's file --------------------------------------------------------------------------
@@ -411,16 +391,9 @@ def summary_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     ADWIN       1       1             0
     DDM         4       1             3
     """
-    import pandas as pd
-
-    rows = {}
-    for run in runs:
-        d = run.detection
-        rows[_name(run)] = {
-            "alarms": run.n_alarms,
-            "accuracy": round(run.accuracy, 4),
-            "mean delay (chunks)": round(d.mean_delay, 2) if d else math.nan,
-            "missed": d.missed if d else pd.NA,
-            "false alarms": d.false_alarms if d else pd.NA,
-        }
-    return pd.DataFrame.from_dict(rows, orient="index")
+    frame = runs_frame(runs)
+    out = frame[["n_alarms", "accuracy", "mean_delay", "missed", "false_alarms"]].round(
+        {"accuracy": 4, "mean_delay": 2})
+    out.columns = ["alarms", "accuracy", "mean delay (chunks)", "missed", "false alarms"]
+    out.index = [_name(run) for run in runs]
+    return out.astype({"missed": "Int64", "false alarms": "Int64"})  # NA without ground truth

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pudd_core.experiments import grid
@@ -92,3 +94,18 @@ def test_a_dask_cluster_gives_the_same_results_as_serial(tmp_path):
     dask = run_grid(CFGS, store=tmp_path / "d", executor="dask", progress=False)
     serial = run_grid(CFGS, store=tmp_path / "s", executor="serial", progress=False)
     assert set(dask["status"]) == {"ok"} and _acc(dask) == _acc(serial)
+
+
+def test_ok_and_error_rows_write_options_the_same_way_as_json():
+    import json
+
+    cfg = RunConfig("sea0", "gnb", "pudd", n_chunks=12, detector_options={"yates": False},
+                    stream_options={"drift_period": 5})
+    ok = grid.safe_run(cfg)
+    bad = grid.safe_run(dataclasses.replace(cfg, classifier_options={"bogus": 1}))
+    assert ok["status"] == "ok" and bad["status"] == "error"
+    for row in (ok, bad):
+        assert json.loads(row["detector_options"]) == {"yates": False}
+        assert json.loads(row["stream_options"]) == {"drift_period": 5}
+    assert ok["detector_options"] == bad["detector_options"] == '{"yates": false}'
+    assert json.loads(bad["classifier_options"]) == {"bogus": 1}

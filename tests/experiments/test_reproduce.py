@@ -296,3 +296,23 @@ def test_report_says_how_long_the_runs_took_and_with_what():
     assert "numpy " in line and "river " in line
     no_times = reproduction_report(runs.drop(columns="elapsed_s"), 1, "gnb")
     assert "- Run time" not in no_times.markdown()
+
+
+def test_a_store_whose_error_rows_hold_python_reprs_still_loads_into_the_same_report(tmp_path):
+    from pudd_core.experiments.grid import ResultStore
+
+    ok = _run("pudd", seed=0, classifier="dnn", key="k0",
+              classifier_options='{"reproduce_frozen_head": true}')
+    reports = []
+    for i, written in enumerate(("{'reproduce_frozen_head': True}",
+                                 '{"reproduce_frozen_head": true}')):
+        store = ResultStore(tmp_path / str(i))
+        store.put(ok)
+        store.put(_run("pudd", seed=1, classifier="dnn", status="error", accuracy=None,
+                       key="k1", classifier_options=written))
+        store.flush()
+        reports.append(reproduction_report(ResultStore(store.path).load(), 1, "dnn"))
+    legacy, current = reports
+    pd.testing.assert_frame_equal(legacy.cells, current.cells)
+    assert legacy.caveats == current.caveats
+    assert _cell(legacy, "pudd-3")["n_errors"] == 1 and _cell(legacy, "pudd-3")["n_seeds"] == 1

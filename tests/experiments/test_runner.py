@@ -233,3 +233,75 @@ def test_a_given_user_stream_runs_instead_of_the_registry():
 def test_a_given_stream_is_checked_against_the_config(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_experiment(RunConfig(**{"dataset": "mine", **kwargs}), stream=_user_stream())
+
+
+def test_run_seeds_are_the_first_words_of_three_spawned_children():
+    from pudd_core.experiments.runner import run_seeds
+
+    children = np.random.SeedSequence(11).spawn(3)
+    assert tuple(run_seeds(11)) == tuple(int(c.generate_state(1)[0]) for c in children)
+    with pytest.raises(ValueError, match="seed must be an integer >= 0"):
+        run_seeds(-1)
+
+
+def test_the_chunk_loop_with_fixed_alarms_at_the_drifts_is_the_oracle_run():
+    from pudd_core.experiments.runner import FixedAlarms, run_chunks, run_model, run_stream
+
+    cfg = RunConfig(**SMALL, detector="oracle", seed=2)
+    stream = run_stream(cfg)
+    logs = run_chunks(stream, run_model(cfg, stream), FixedAlarms(frozenset(stream.drift_chunks)))
+    zero = {"predict_ms": 0.0, "detect_ms": 0.0, "train_ms": 0.0}
+    assert [dataclasses.replace(c, **zero) for c in logs] == _strip(run_experiment(cfg))
+
+
+def test_the_chunk_loop_retrains_on_the_window_a_verdict_asks_for():
+    from pudd_core.experiments.runner import ChunkVerdict, run_chunks, run_model, run_stream
+
+    class AlarmAtFive:
+        def test(self, t, u, correct):
+            return ChunkVerdict(alarm=t == 5, retrain_chunks=3, p_value=0.5)
+
+    cfg = RunConfig(**SMALL)
+    stream = run_stream(cfg)
+    model = run_model(cfg, stream)
+    sizes: list[int] = []
+    adapt = model.adapt
+    model.adapt = lambda X, y: (sizes.append(len(X)), adapt(X, y))[1]
+    logs = run_chunks(stream, model, AlarmAtFive(), regime="train-once")
+    assert [c.chunk_index for c in logs if c.adapted] == [6]
+    assert sizes == [1000, 3 * 1000]  # gnb's fit is an adapt; then chunks 3, 4 and 5
+    assert [c.p_value for c in logs] == [0.5] * 29 and [c.alarm for c in logs].count(True) == 1
+
+
+def test_a_baseline_adapter_replaces_its_detector_with_a_fresh_clone_after_an_alarm():
+    from pudd_core.experiments.baselines import make
+    from pudd_core.experiments.runner import BaselineAdapter
+
+    adapter = BaselineAdapter(make("ddm"))
+    first = adapter.detector
+    ok = np.r_[np.ones(1000, bool), np.zeros(500, bool)]  # errors jump from 0 to 1
+    verdict = adapter.test(1, np.zeros(1500), ok)
+    assert verdict.alarm and verdict.detections and verdict.detections[0] >= 1000
+    assert adapter.detector is not first and not adapter.detector.drift_detected
+    assert repr(adapter.detector) == repr(make("ddm"))  # the same parameters, a fresh state
+    quiet = adapter.test(2, np.zeros(100), np.ones(100, bool))
+    assert not quiet.alarm and quiet.retrain_chunks == 1
+
+
+@pytest.mark.parametrize(("adaptation", "expected"), [("window", "cut"), ("chunk", 1)])
+def test_chunk_pudd_adapter_retrains_on_the_winning_window_or_the_chunk(adaptation, expected):
+    from pudd_core.detector import ChunkPUDD
+    from pudd_core.experiments.runner import ChunkPUDDAdapter
+
+    rng = np.random.default_rng(0)
+    adapter = ChunkPUDDAdapter(ChunkPUDD(1e-3, seed=0), adaptation)
+    verdicts = []
+    for t in range(1, 12):
+        err = 0.05 if t < 9 else 0.5
+        wrong = rng.random(500) < err
+        u = np.where(wrong, rng.uniform(0.5, 1, 500), rng.uniform(0, 0.5, 500))
+        verdicts.append(adapter.test(t, u, ~wrong))
+    alarm = next(v for v in verdicts if v.alarm)
+    assert alarm.cut_point is not None and alarm.p_value < 1e-3
+    assert alarm.retrain_chunks == (alarm.cut_point if expected == "cut" else 1)
+    assert all(not v.alarm or v.retrain_chunks >= 1 for v in verdicts)

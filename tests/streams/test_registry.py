@@ -39,9 +39,9 @@ def test_unknown_option_is_a_type_error_naming_the_accepted_ones():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"seed": -1}, "seed must be a non-negative integer"),
-        ({"chunk_size": 0}, "chunk_size must be a positive integer"),
-        ({"n_chunks": 2.5}, "n_chunks must be a positive integer"),
+        ({"seed": -1}, "seed must be an integer >= 0"),
+        ({"chunk_size": 0}, "chunk_size must be an integer >= 1"),
+        ({"n_chunks": 2.5}, "n_chunks must be None or an integer >= 1"),
     ],
 )
 def test_invalid_sizes_are_rejected(kwargs, message):

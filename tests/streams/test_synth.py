@@ -157,9 +157,9 @@ def test_narrower_width_gives_a_sharper_transition():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"drift_period": 0}, "drift_period must be a positive integer"),
+        ({"drift_period": 0}, "drift_period must be an integer >= 1"),
         ({"drift_width": 2}, "drift_width must be at least 6"),
-        ({"drift_width": -1}, "drift_width must be a positive integer"),
+        ({"drift_width": -1}, "drift_width must be an integer >= 1"),
     ],
 )
 def test_invalid_drift_options_are_rejected(options, message):
