@@ -18,7 +18,8 @@ from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
 __all__ = [
-    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make", "option_names",
+    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "baseline_spec", "feed_errors", "make",
+    "option_names",
 ]
 
 #: A river detector: ``river.drift.binary`` classes derive from ``BinaryDriftDetector``.
@@ -63,7 +64,14 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
 ALIASES: Mapping[str, str] = MappingProxyType({"ph": "pagehinkley"})
 
 
-def _spec(name: str) -> BaselineSpec:
+def baseline_spec(name: str) -> BaselineSpec:
+    """The registry entry of baseline ``name`` (an alias such as ``"ph"`` or any case).
+
+    Examples
+    --------
+    >>> baseline_spec("PH").display_name
+    'PH'
+    """
     spec = BASELINES.get(ALIASES.get(name.lower(), name.lower()))
     if spec is None:
         valid = ", ".join(map(repr, [*BASELINES, *ALIASES]))
@@ -79,7 +87,7 @@ def option_names(name: str) -> list[str]:
     >>> option_names("ph")
     ['min_instances', 'delta', 'threshold', 'alpha', 'mode']
     """
-    params = inspect.signature(_spec(name).detector_class).parameters
+    params = inspect.signature(baseline_spec(name).detector_class).parameters
     return [p for p in params if p != "seed"]
 
 
@@ -119,7 +127,7 @@ def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     ...
     ValueError: unknown baseline 'cusum'; choose one of 'adwin', 'ddm', 'eddm', 'hddma', ...
     """
-    spec = _spec(name)
+    spec = baseline_spec(name)
     accepted = option_names(name)
     unknown = sorted(set(params) - set(accepted))
     if unknown:

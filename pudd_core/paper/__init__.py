@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,6 +23,7 @@ __all__ = [
     "LAYOUTS",
     "PUDD_DETECTORS",
     "REGIMES",
+    "Regime",
     "SOTA_METHODS",
     "PaperEntry",
     "TableLayout",
@@ -39,8 +40,12 @@ CLASSIC_DETECTORS = ("adwin", "ddm", "eddm", "hddma", "hddmw", "kswin", "pagehin
 PUDD_DETECTORS = ("pudd-1", "pudd-3", "pudd-5")
 #: The SOTA methods of Table 2 (paper numbers only: none of them is implemented here).
 SOTA_METHODS = ("amf", "iwe", "ns", "adlter", "mcd-dd")
-#: ``-I`` (test then train on every chunk) and ``-O`` (train at the start and at alarms only).
-REGIMES = ("incremental", "train-once")
+#: A training regime: ``-I`` (test then train on every chunk) or ``-O`` (train at the start and
+#: at alarms only). The one source of the regime names: ``RunConfig.regime``, the CLI's
+#: ``--regime`` and the app's controls all take theirs from here.
+Regime = Literal["incremental", "train-once"]
+#: The regimes, in the paper's order.
+REGIMES: tuple[Regime, ...] = get_args(Regime)
 #: Our name -> the name printed in the paper.
 DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
     "adwin": "ADWIN", "ddm": "DDM", "eddm": "EDDM", "hddma": "HDDM-A", "hddmw": "HDDM-W",

@@ -19,17 +19,16 @@ from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 
-from pudd_core import _validation
-from pudd_core.classifiers import CLASSIFIERS
+from pudd_core import _validation, classifiers
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import (
-    _IMAGE_CLASSIFIERS,
     DETECTORS,
     ChunkLog,
     RunConfig,
     RunResult,
     WindowRecord,
 )
+from pudd_core.paper import Regime
 from pudd_core.streams import Stream, StreamInfo, load_stream, stream_from_csv
 
 if TYPE_CHECKING:
@@ -49,7 +48,6 @@ __all__ = [
     "user_stream",
 ]
 
-Regime = Literal["incremental", "train-once"]
 Field = Literal["dataset", "classifier", "chunk_size", "n_chunks", "upload", "label"]
 
 
@@ -62,8 +60,7 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     >>> compatible_classifiers(get_info("sea0")), compatible_classifiers(get_info("cifar10-cd"))
     (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
     """
-    images = len(info.feature_shape) == 3
-    return tuple(c for c in CLASSIFIERS if (c in _IMAGE_CLASSIFIERS) == images)
+    return classifiers.compatible_classifiers(info.feature_shape)
 
 
 @dataclass(frozen=True)
