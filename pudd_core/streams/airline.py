@@ -227,7 +227,6 @@ def paper_card(info: StreamInfo) -> StreamInfo:
             "rows: 58 chunks of 1000."
         ),
         n_chunks=PAPER_ROWS["airline"] // 1000,
-        n_features=DRIFTSURF_AIRLINE_FEATURES,
         feature_shape=(DRIFTSURF_AIRLINE_FEATURES,),
         source="DriftSurf's airline.data (Ikonomovska airline data, US DOT BTS)",
     )

@@ -81,19 +81,10 @@ def _real_stream(
     seed: int,
 ) -> Stream:
     return Stream(
-        name=info.name,
         seed=seed,
         info=dataclasses.replace(
-            info,
-            chunk_size=rows.chunk_size,
-            n_chunks=n_chunks,
-            n_features=n_features,
-            feature_shape=(n_features,),
+            info, chunk_size=rows.chunk_size, n_chunks=n_chunks, feature_shape=(n_features,)
         ),
-        chunk_size=rows.chunk_size,
-        n_chunks=n_chunks,
-        n_classes=2,
-        feature_shape=(n_features,),
         drift_chunks=None,
         truth=truth,
         source=rows,

@@ -225,8 +225,8 @@ def user_stream(
                              format="csv")  # the uploader takes CSV files, whatever their bytes
     if n_chunks is not None and n_chunks < stream.n_chunks:
         _validation.check_positive_int("n_chunks", n_chunks)
-        info = dataclasses.replace(stream.info, n_chunks=n_chunks)
-        stream = dataclasses.replace(stream, n_chunks=n_chunks, info=info)
+        stream = dataclasses.replace(stream, info=dataclasses.replace(stream.info,
+                                                                      n_chunks=n_chunks))
     return stream
 
 
