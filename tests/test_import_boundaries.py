@@ -198,3 +198,48 @@ def test_no_module_uses_another_modules_private_names():
         for name in private_uses(p.read_text(encoding="utf-8"), _module_name(p))
     }
     assert offenders - _PENDING == set()
+
+
+# --- layers (docs/architecture.md, "Layers") -------------------------------------------------
+#: Module prefix -> layer, bottom up; a module may import its own layer and those below.
+LAYERS: dict[str, int] = {
+    "pudd_core._validation": 0, "pudd_core._options": 0,
+    **{f"pudd_core.{m}": 1 for m in ("pu_index", "bucketing", "chi2", "detector", "online",
+                                      "theorems")},
+    "pudd_core": 1,  # the package's own namespace re-exports the paper's method
+    "pudd_core.streams": 2, "pudd_core.classifiers": 2, "pudd_core.paper": 2,
+    "pudd_core.experiments": 3,
+    "pudd_core.views": 4,
+    "pudd_core.plots": 5,
+    "pudd_core.__main__": 6, "ui": 6,
+    "pages": 7, "app": 7,
+}
+
+
+def _layer(module: str) -> int | None:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")),
+               key=len, default=None)
+    return None if best is None else LAYERS[best]
+
+
+def _project_imports(path: Path) -> set[str]:
+    """The project modules a file imports (``from pkg import sub`` counts as ``pkg.sub``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.add(full if _is_module(full) else node.module)
+    return {m for m in found if _layer(m) is not None}
+
+
+def test_nothing_imports_upward():
+    offenders = []
+    for p in _python_files("pudd_core", "ui", "pages", "app.py"):
+        own = _layer(_module_name(p))
+        assert own is not None, f"{p} has no layer in LAYERS"
+        offenders += [f"{_module_name(p)} -> {m}" for m in sorted(_project_imports(p))
+                      if (_layer(m) or 0) > own]
+    assert offenders == []
