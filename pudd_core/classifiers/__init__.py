@@ -46,44 +46,26 @@ __all__ = [
 
 
 class _Entry(NamedTuple):
-    description: str
     factory: Callable[..., Classifier]
-    images: bool  # input (3, 32, 32) images rather than (d,) feature vectors
-    torch: bool  # a torch network: takes a seed and a device (gnb and vfdt are deterministic)
+    description: str
+    images: bool = False  # input (3, 32, 32) images rather than (d,) feature vectors
+    torch: bool = False  # a torch network: takes a seed and a device (gnb, vfdt: deterministic)
     fixed: Mapping[str, object] = MappingProxyType({})
 
 
 _ENTRIES: dict[str, _Entry] = {
-    "gnb": _Entry(
-        description="Gaussian naive Bayes (sklearn), rebuilt on alarm",
-        factory=GNBClassifier, images=False, torch=False,
-    ),
-    "vfdt": _Entry(
-        description="Hoeffding tree (river VFDT), regrown on alarm",
-        factory=VFDTClassifier, images=False, torch=False,
-    ),
-    "dnn": _Entry(
-        description="MLP d-64-64-C, Adam; new last layer on alarm",
-        factory=DNNClassifier, images=False, torch=True,
-    ),
-    "dnn-ensemble": _Entry(
-        description="Five MLPs, soft vote (Table 2)",
-        factory=DNNEnsembleClassifier, images=False, torch=True,
-    ),
+    "gnb": _Entry(GNBClassifier, "Gaussian naive Bayes (sklearn), rebuilt on alarm"),
+    "vfdt": _Entry(VFDTClassifier, "Hoeffding tree (river VFDT), regrown on alarm"),
+    "dnn": _Entry(DNNClassifier, "MLP d-64-64-C, Adam; new last layer on alarm", torch=True),
+    "dnn-ensemble": _Entry(DNNEnsembleClassifier, "Five MLPs, soft vote (Table 2)", torch=True),
     "pretrained-cnn": _Entry(
-        description="CNN pretrained on CIFAR-10's test images (frozen), head trained per chunk; "
-        "fast on CPU",
-        factory=PretrainedCNNClassifier, images=True, torch=True,
-    ),
+        PretrainedCNNClassifier, "CNN pretrained on CIFAR-10's test images (frozen), head "
+        "trained per chunk; fast on CPU", images=True, torch=True),
     "small-cnn": _Entry(
-        description="Small CNN from scratch (learns nothing on CIFAR-10-CD: the honest failure "
-        "mode)",
-        factory=CNNClassifier, images=True, torch=True, fixed={"arch": "small-cnn"},
-    ),
-    "resnet18": _Entry(
-        description="ResNet-18 without BatchNorm, from scratch (slow on CPU)",
-        factory=CNNClassifier, images=True, torch=True, fixed={"arch": "resnet18"},
-    ),
+        CNNClassifier, "Small CNN from scratch (learns nothing on CIFAR-10-CD: the honest "
+        "failure mode)", images=True, torch=True, fixed={"arch": "small-cnn"}),
+    "resnet18": _Entry(CNNClassifier, "ResNet-18 without BatchNorm, from scratch (slow on CPU)",
+                       images=True, torch=True, fixed={"arch": "resnet18"}),
 }
 
 #: Classifier name -> one-line description, in display order.

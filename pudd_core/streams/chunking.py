@@ -5,12 +5,13 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 Kind = Literal["synthetic", "real", "image", "user"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +150,25 @@ class SparseRows:
         return X, self.y[lo:hi].astype(np.int64, copy=True)
 
 
+class _FromInfo(Generic[T]):
+    """A `Stream` attribute read from its card: ``stream.n_chunks`` is ``stream.info.n_chunks``.
+
+    Examples
+    --------
+    >>> from pudd_core.streams import load_stream
+    >>> s = load_stream("sine", seed=0, n_chunks=2, chunk_size=3)
+    >>> (s.n_chunks, s.chunk_size, s.feature_shape) == (2, 3, s.info.feature_shape)
+    True
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.field = name
+
+    def __get__(self, stream: Stream, owner: type | None = None) -> T:
+        value: T = getattr(stream.info, self.field)
+        return value
+
+
 @dataclass(frozen=True, eq=False)
 class Stream:
     """A chunked data stream with its ground truth.
@@ -195,35 +215,13 @@ class Stream:
     truth: Mapping[str, object]
     source: ChunkSource = field(repr=False)
 
-    @property
-    def name(self) -> str:
-        """Registry name (or the user-chosen name of an uploaded file)."""
-        return self.info.name
-
-    @property
-    def chunk_size(self) -> int:
-        """Samples per chunk."""
-        return self.info.chunk_size
-
-    @property
-    def n_chunks(self) -> int:
-        """Number of chunks."""
-        return self.info.n_chunks
-
-    @property
-    def n_classes(self) -> int:
-        """Number of classes."""
-        return self.info.n_classes
-
-    @property
-    def feature_shape(self) -> tuple[int, ...]:
-        """Shape of one sample."""
-        return self.info.feature_shape
-
-    @property
-    def n_features(self) -> int:
-        """Return the flat number of features (product of `feature_shape`)."""
-        return self.info.n_features
+    # the card's fields, read through (class attributes without annotation: not fields)
+    name = _FromInfo[str]()  # registry name (or the user-chosen name of an uploaded file)
+    chunk_size = _FromInfo[int]()  # samples per chunk
+    n_chunks = _FromInfo[int]()
+    n_classes = _FromInfo[int]()
+    feature_shape = _FromInfo[tuple[int, ...]]()  # shape of one sample
+    n_features = _FromInfo[int]()  # flat number of features (product of feature_shape)
 
     def chunk(self, t: int) -> tuple[NDArray[Any], NDArray[np.int64]]:
         """Return chunk ``t`` (negative ``t`` counts from the end) as ``(X, y)``."""

@@ -93,6 +93,19 @@ def _synthetic(name: str, title: str, description: str) -> _Card:
     )
 
 
+def _real(name: str, title: str, *, n_chunks: int, n_features: int, description: str,
+          source: str, licence: str, **card: Any) -> _Card:
+    """A real stream's card: its file is the manifest entry of its name."""
+    return _Card(
+        info=StreamInfo(
+            name=name, title=title, description=description, kind="real", n_chunks=n_chunks,
+            feature_shape=(n_features,), source=source, licence=licence, ground_truth=_REAL_TRUTH,
+        ),
+        manifest_key=name,
+        **card,
+    )
+
+
 _CARDS: dict[str, _Card] = {
     card.info.name: card
     for card in (
@@ -117,64 +130,37 @@ _CARDS: dict[str, _Card] = {
             "Mixed's two classification functions (two booleans as 0/1, two U[0, 1] features); "
             "the concept alternates from a random start.",
         ),
-        _Card(
-            info=StreamInfo(
-                name="elec2",
-                title="Elec2 (NSW electricity)",
-                description="Electricity price up/down, 8 normalised features in the file's "
-                "column order (date, day, period, nswprice, nswdemand, vicprice, vicdemand, "
-                "transfer); label class == 'UP'. The paper's first 45,000 of 45,312 rows: 45 "
-                "chunks of 1000.",
-                kind="real",
-                n_chunks=45,
-                feature_shape=(len(real.ELEC2_COLUMNS),),
-                source="Harries (1999), river.datasets.Elec2 file electricity.csv",
-                licence="no explicit licence; redistributed for research by river, MOA and "
-                "OpenML",
-                ground_truth=_REAL_TRUTH,
-            ),
-            loader=real.load_elec2,
-            manifest_key="elec2",
-            other_copies=real.river_elec2_path,
+        _real(
+            "elec2", "Elec2 (NSW electricity)", n_chunks=45, n_features=len(real.ELEC2_COLUMNS),
+            description="Electricity price up/down, 8 normalised features in the file's "
+            "column order (date, day, period, nswprice, nswdemand, vicprice, vicdemand, "
+            "transfer); label class == 'UP'. The paper's first 45,000 of 45,312 rows: 45 "
+            "chunks of 1000.",
+            source="Harries (1999), river.datasets.Elec2 file electricity.csv",
+            licence="no explicit licence; redistributed for research by river, MOA and OpenML",
+            loader=real.load_elec2, other_copies=real.river_elec2_path,
             other_ways=real.river_elec2_ways,
         ),
-        _Card(
-            info=StreamInfo(
-                name="powersupply",
-                title="Italian power supply",
-                description="Features [1 (bias), supply_1 / max, supply_2 / max] with maxima "
-                "over the whole file (as the authors); label hour < 12. The paper's first "
-                "29,000 of 29,928 rows: 29 chunks of 1000.",
-                kind="real",
-                n_chunks=29,
-                feature_shape=(3,),
-                source="Stream Data Mining Repository (Zhu 2010), DriftSurf's powersupply.arff",
-                licence="no explicit licence; research dataset (Zhu 2010)",
-                ground_truth=_REAL_TRUTH,
-            ),
+        _real(
+            "powersupply", "Italian power supply", n_chunks=29, n_features=3,
+            description="Features [1 (bias), supply_1 / max, supply_2 / max] with maxima "
+            "over the whole file (as the authors); label hour < 12. The paper's first "
+            "29,000 of 29,928 rows: 29 chunks of 1000.",
+            source="Stream Data Mining Repository (Zhu 2010), DriftSurf's powersupply.arff",
+            licence="no explicit licence; research dataset (Zhu 2010)",
             loader=real.load_powersupply,
-            manifest_key="powersupply",
         ),
-        _Card(
-            info=StreamInfo(
-                name="airline",
-                title="Airline delays (2007 substitute)",
-                description="SUBSTITUTE for the paper's airline stream (58 chunks of "
-                "DriftSurf's 679-dim 2008 file, which is not publicly retrievable): the first "
-                "50,482 flights of 2007 in the same 14-column schema, one-hot encoded with "
-                "DriftSurf's recipe to 601 dims; label ArrDelay > 0. 50 chunks of 1000. Put "
-                "DriftSurf's sparse airline.data in $PUDD_DATA_DIR/airline/ (or pass path=) to "
-                "get the paper's 679-dim stream.",
-                kind="real",
-                n_chunks=50,
-                feature_shape=(601,),
-                source="Ikonomovska airline data (US DOT BTS), 2007 head via kosmag/FeatExtream",
-                licence="US DOT BTS data: US government work, public domain",
-                ground_truth=_REAL_TRUTH,
-            ),
-            loader=airline.load_airline,
-            manifest_key="airline",
-            variant=_airline_variant,
+        _real(
+            "airline", "Airline delays (2007 substitute)", n_chunks=50, n_features=601,
+            description="SUBSTITUTE for the paper's airline stream (58 chunks of DriftSurf's "
+            "679-dim 2008 file, which is not publicly retrievable): the first 50,482 flights "
+            "of 2007 in the same 14-column schema, one-hot encoded with DriftSurf's recipe to "
+            "601 dims; label ArrDelay > 0. 50 chunks of 1000. Put DriftSurf's sparse "
+            "airline.data in $PUDD_DATA_DIR/airline/ (or pass path=) to get the paper's "
+            "679-dim stream.",
+            source="Ikonomovska airline data (US DOT BTS), 2007 head via kosmag/FeatExtream",
+            licence="US DOT BTS data: US government work, public domain",
+            loader=airline.load_airline, variant=_airline_variant,
         ),
         _Card(
             info=StreamInfo(
