@@ -155,16 +155,14 @@ def _prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None
     Returns the device name (None for the classifiers without torch). Building the backbone
     before the runs keeps parallel workers from each pretraining their own copy.
     """
-    if name not in ("pretrained-cnn", "small-cnn", "resnet18", "dnn", "dnn-ensemble"):
-        return None
-    from pudd_core.classifiers import _base
+    from pudd_core.classifiers import TORCH_CLASSIFIERS, pretrained_backbone, resolve_device
 
-    device = _base.resolve_device(str(options.get("device", "auto")))
+    if name not in TORCH_CLASSIFIERS:
+        return None
+    device = resolve_device(str(options.get("device", "auto")))
     print(f"{name} runs on {device}", file=sys.stderr)
     if name == "pretrained-cnn" and "weights_path" not in options:
-        from pudd_core.classifiers import _pretrain
-
-        info = _pretrain.pretrained_backbone(
+        info = pretrained_backbone(
             data_dir=data_dir,
             decode_progress=_progress_line("decoding the CIFAR-10 test images"),
             progress=_progress_line("pretraining the backbone on the CIFAR-10 test images"),
@@ -301,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     True
 
     """
+    from pudd_core.paper import REGIMES
+
     common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="on an error, also print the Python traceback")
@@ -324,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--classifier", default="gnb")
     run.add_argument("--detector", default="pudd")
     run.add_argument("--alpha", type=float, default=1e-3, help="PUDD-x is 10^-x (default 1e-3)")
-    run.add_argument("--regime", default="incremental", choices=("incremental", "train-once"))
+    run.add_argument("--regime", default=REGIMES[0], choices=REGIMES)
     run.add_argument("--adaptation", default="window", choices=("window", "chunk"))
     run.add_argument("--seeds", default="0", help="'0-9', '0,3,7' or one seed (default 0)")
     run.add_argument("--n-chunks", type=int, default=None)

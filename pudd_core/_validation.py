@@ -113,7 +113,7 @@ def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> None:
         raise ParameterError(name, f"{name} must be one of {options}; got {value!r}", choices)
 
 
-def _check_numeric_dtype(name: str, arr: NDArray[Any], what: str) -> None:
+def check_numeric_dtype(name: str, arr: NDArray[Any], what: str) -> None:
     """Refuse text, complex, object and date arrays before any cast could hide them."""
     if arr.dtype.kind not in "biuf":
         kind = {"c": "complex numbers", "U": "text", "S": "bytes", "O": "Python objects",
@@ -134,7 +134,7 @@ def as_pu_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
     pudd_core._validation.ParameterError: u must hold real numbers in [0, 1], got text (dtype <U3)
     """
     raw = np.asarray(values)
-    _check_numeric_dtype(name, raw, "real numbers in [0, 1]")
+    check_numeric_dtype(name, raw, "real numbers in [0, 1]")
     arr = raw.astype(np.float64, copy=False)
     if arr.ndim != 1:
         raise ParameterError(name, f"{name} must be one-dimensional, got shape {arr.shape}")

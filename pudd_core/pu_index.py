@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pudd_core._validation import ParameterError, _check_numeric_dtype
+from pudd_core._validation import ParameterError, check_numeric_dtype
 
 __all__ = ["is_correct", "pu_index"]
 
@@ -14,7 +14,7 @@ _ROW_SUM_TOL = 1e-4  # float32 softmax rows sum to 1 within ~1e-6; GNB within 1e
 
 def _check(proba: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     raw = np.asarray(proba)
-    _check_numeric_dtype("proba", raw, "real class probabilities")
+    check_numeric_dtype("proba", raw, "real class probabilities")
     p = raw.astype(np.float64, copy=False)
     if p.ndim != 2:
         raise ParameterError("proba",

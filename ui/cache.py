@@ -120,9 +120,9 @@ def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
 @st.cache_resource(show_spinner=False)
 def device() -> str:
     """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``."""
-    from pudd_core.classifiers import _base
+    from pudd_core.classifiers import resolve_device
 
-    return _base.resolve_device("auto")
+    return resolve_device("auto")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -22,10 +22,6 @@ CHUNK_CHOICES = state.CIFAR_CHUNK_CHOICES
 DETECTOR_NAMES = {d: DETECTORS[d] for d in ("pudd", *BASELINES)}  # the detectors offered here
 
 
-def _bound(key: str) -> dict[str, Any]:
-    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
-
-
 @dataclass(frozen=True)
 class CifarConfig:
     """The runs the page compares: one per detector, same stream, classifier and seed."""
@@ -69,7 +65,7 @@ def _default_for_this_machine(device: str) -> None:
     untouched = state.get(state.CIFAR_CLASSIFIER) == state.DEFAULTS[state.CIFAR_CLASSIFIER]
     if device == "cuda" and untouched and "classifier" not in st.query_params:
         st.session_state[state.CIFAR_CLASSIFIER] = "resnet18"
-        st.session_state.pop(f"w_{state.CIFAR_CLASSIFIER}", None)
+        state.forget_widget(state.CIFAR_CLASSIFIER)
 
 
 def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
@@ -77,11 +73,11 @@ def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
     _default_for_this_machine(device)
     cols = st.columns([1.2, 1.4, 1.6, 1.4])
     cols[0].select_slider("Chunks in the run (500 images each)", options=list(CHUNK_CHOICES),
-                          **_bound(state.CIFAR_N_CHUNKS),
+                          **state.bound(state.CIFAR_N_CHUNKS),
                           help="The paper's stream has 100 chunks; chunk 0 trains the model, "
                                "every later chunk is tested, then trained on.")
     cols[1].radio("Classifier", list(CLASSIFIERS), format_func=CLASSIFIERS.__getitem__,
-                  **_bound(state.CIFAR_CLASSIFIER),
+                  **state.bound(state.CIFAR_CLASSIFIER),
                   help="Pretrained CNN: a small CNN pretrained by PUDD Lab on CIFAR-10's "
                        "10,000 test images (never in the stream), frozen; a small head "
                        "learns each chunk in a fraction of a second. Small CNN from scratch: "
@@ -91,7 +87,7 @@ def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
                        "start from ImageNet weights, which are not downloaded), the default "
                        "on a CUDA GPU, slow on CPU. Times per chunk on 2 cores (BENCHMARKS.md).")
     cols[2].multiselect("Detectors", list(DETECTOR_NAMES), format_func=DETECTOR_NAMES.__getitem__,
-                        **_bound(state.CIFAR_DETECTORS),
+                        **state.bound(state.CIFAR_DETECTORS),
                         help="Each detector gets its own run: its own model, adapted after its "
                              "own alarms. The river baselines read the 0/1 errors instance by "
                              "instance.")
@@ -125,8 +121,8 @@ def chunk_slider(n_chunks: int) -> int:
     """The chunk whose images are shown (kept inside the run's chunks)."""
     if int(state.get(state.CIFAR_CHUNK)) >= n_chunks:
         st.session_state[state.CIFAR_CHUNK] = n_chunks - 1
-        st.session_state.pop(f"w_{state.CIFAR_CHUNK}", None)
-    st.slider("Chunk", 0, n_chunks - 1, **_bound(state.CIFAR_CHUNK))
+        state.forget_widget(state.CIFAR_CHUNK)
+    st.slider("Chunk", 0, n_chunks - 1, **state.bound(state.CIFAR_CHUNK))
     return int(state.get(state.CIFAR_CHUNK))
 
 
@@ -143,9 +139,9 @@ def ensure_backbone() -> bool:
 
     Returns True when it is ready. A failure (no CIFAR-10 images) is shown inline.
     """
-    from pudd_core.classifiers import _pretrain
+    from pudd_core.classifiers import cached_backbone, pretrained_backbone
 
-    if _pretrain.cached_backbone() is not None:
+    if cached_backbone() is not None:
         return True
     slot = st.empty()
     bar = slot.progress(0.0, text="Reading CIFAR-10's 10,000 test images …")
@@ -161,7 +157,7 @@ def ensure_backbone() -> bool:
                           "CPU cores; later visits load it in under a second.")
 
     try:
-        _pretrain.pretrained_backbone(progress=trained, decode_progress=decoded)
+        pretrained_backbone(progress=trained, decode_progress=decoded)
     except (OSError, ValueError) as exc:
         slot.error(f"The pretrained backbone could not be built: {exc}",
                    icon=":material/error:")
@@ -172,9 +168,9 @@ def ensure_backbone() -> bool:
 
 def backbone_caption() -> str:
     """Where the cached backbone came from and how good it is, for the caption."""
-    from pudd_core.classifiers import _pretrain
+    from pudd_core.classifiers import cached_backbone
 
-    info = _pretrain.cached_backbone()
+    info = cached_backbone()
     if info is None:
         return ""
     r = info.record

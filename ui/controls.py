@@ -26,16 +26,11 @@ def alpha_label(exponent: int) -> str:
     return f"{text} ({PAPER_VARIANTS[exponent]})" if exponent in PAPER_VARIANTS else text
 
 
-def _bound(key: str) -> dict[str, Any]:
-    """Keyword arguments binding a widget to canonical state ``key``."""
-    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
-
-
 def sidebar() -> None:
     """The frame shared by every page: the seed, link warnings and the citation."""
     with st.sidebar:
         st.number_input(
-            "Seed", min_value=0, max_value=2**31 - 1, step=1, **_bound(state.SEED),
+            "Seed", min_value=0, max_value=2**31 - 1, step=1, **state.bound(state.SEED),
             help="Seeds every random draw on the pages (same seed, same pictures).",
         )
         for warning in st.session_state[state.QUERY_WARNINGS]:
@@ -47,7 +42,7 @@ def sidebar() -> None:
 def alpha_selector(key: str, *, label: str = "Threshold α") -> float:
     """A threshold on a log scale from 10⁻¹ to 10⁻¹⁰, with PUDD-1/3/5 marked."""
     exponent = st.select_slider(
-        label, options=list(range(1, 11)), format_func=alpha_label, **_bound(key),
+        label, options=list(range(1, 11)), format_func=alpha_label, **state.bound(key),
         help="A test alarms when its p-value is below α. The paper's PUDD-x uses α = 10⁻ˣ.",
     )
     return float(10.0 ** -int(exponent))
@@ -90,9 +85,9 @@ def theorem2_controls(seed: int) -> tuple[Theorem2Config, ErrorSlots]:
     """Window size, error rate and the four PU ranges of Theorem 2's counterexample."""
     top = st.columns(2)
     top[0].slider("Window size n (predictions per window)", 50, 5000, step=50,
-                  **_bound(state.THEOREM2_N))
+                  **state.bound(state.THEOREM2_N))
     top[1].slider("Error rate of both windows", 0.0, 1.0, step=0.05,
-                  **_bound(state.THEOREM2_ERROR_RATE),
+                  **state.bound(state.THEOREM2_ERROR_RATE),
                   help="The same share of each window is misclassified (the theorem's premise).")
     slots, labels = {}, {}
     for col, w in zip(st.columns(2), (1, 2), strict=True):
@@ -102,7 +97,7 @@ def theorem2_controls(seed: int) -> tuple[Theorem2Config, ErrorSlots]:
             name = f"{kind}{w}"
             labels[name] = f"Window {w}, PU range of {text}"
             col.slider(labels[name], lo, hi, step=0.01,
-                       **_bound(getattr(state, f"THEOREM2_{kind.upper()}{w}")))
+                       **state.bound(getattr(state, f"THEOREM2_{kind.upper()}{w}")))
             slots[name] = col.empty()
     cfg = Theorem2Config(
         n=int(state.get(state.THEOREM2_N)),
@@ -131,15 +126,15 @@ PERTURBATIONS = {
 def theorem1_controls(seed: int) -> tuple[Theorem1Config, ErrorSlots]:
     """Window 1, the scale factor of window 2 and an optional perturbation."""
     cols = st.columns(3)
-    cols[0].slider("Window 1 size", 100, 2000, step=100, **_bound(state.THEOREM1_N))
+    cols[0].slider("Window 1 size", 100, 2000, step=100, **state.bound(state.THEOREM1_N))
     cols[0].slider("Window 1 error rate", 0.05, 0.95, step=0.05,
-                   **_bound(state.THEOREM1_ERROR_RATE))
+                   **state.bound(state.THEOREM1_ERROR_RATE))
     cols[1].select_slider("Window 2 = window 1 scaled by", options=list(range(1, 11)),
-                          format_func=lambda f: f"× {f}", **_bound(state.THEOREM1_FACTOR),
+                          format_func=lambda f: f"× {f}", **state.bound(state.THEOREM1_FACTOR),
                           help="Every bin count of window 1 multiplied: identical proportions.")
     cols[2].radio("Perturb window 2", list(PERTURBATIONS), format_func=PERTURBATIONS.__getitem__,
-                  **_bound(state.THEOREM1_PERTURBATION))
-    cols[2].slider("Instances moved", 1, 500, **_bound(state.THEOREM1_AMOUNT),
+                  **state.bound(state.THEOREM1_PERTURBATION))
+    cols[2].slider("Instances moved", 1, 500, **state.bound(state.THEOREM1_AMOUNT),
                    disabled=state.get(state.THEOREM1_PERTURBATION) == "none")
     slot = cols[2].empty()
     cfg = Theorem1Config(
@@ -167,9 +162,9 @@ def fig1_curve_controls() -> Fig1CurveConfig:
     """Largest test-set size, seed of the extra SEA points and the threshold α."""
     cols = st.columns(3)
     cols[0].select_slider("Largest test-set size n", options=list(FIG1_SIZES[1:]),
-                          format_func="{:,}".format, **_bound(state.FIG1_MAX_N))
+                          format_func="{:,}".format, **state.bound(state.FIG1_MAX_N))
     cols[1].number_input("Seed of the extra test points", 0, 2**31 - 1, step=1,
-                         **_bound(state.FIG1_SEED),
+                         **state.bound(state.FIG1_SEED),
                          help="Points beyond Fig. 1's first 1000 come from new SEA generators "
                               "seeded from this number.")
     with cols[2]:

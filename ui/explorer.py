@@ -14,10 +14,11 @@ from typing import Any
 
 import streamlit as st
 
-from pudd_core.classifiers import CLASSIFIERS
+from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
 from pudd_core.experiments import cost
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_experiment
+from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
     ExplorerConfig,
@@ -30,8 +31,10 @@ from pudd_core.views.explorer import (
 from ui import cache, controls, messages, player, progress, state
 from ui.progress import Task
 
-REGIMES = {"incremental": "Incremental (-I): train on every chunk after testing it",
-           "train-once": "Train once (-O): train at the start and after each alarm only"}
+_REGIME_HELP: dict[Regime, str] = {
+    "incremental": "Incremental (-I): train on every chunk after testing it",
+    "train-once": "Train once (-O): train at the start and after each alarm only",
+}
 #: pudd_core.views.explorer.Field -> the label of its control, to name it in messages.
 LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk size",
           "n_chunks": "Chunks", "upload": "CSV file", "label": "Label column"}
@@ -40,14 +43,10 @@ _KEPT_UPLOAD = "explorer_kept_upload"  # (file name, bytes) of the last upload
 _STREAM_CHUNK_DEFAULT = 1000
 
 
-def _bound(key: str) -> dict[str, Any]:
-    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
-
-
 def _set(key: str, value: Any) -> None:
     """Change canonical ``key`` and re-seed its widget (only before the widget is drawn)."""
     st.session_state[key] = value
-    st.session_state.pop(f"w_{key}", None)
+    state.forget_widget(key)
 
 
 def _infos() -> dict[str, StreamInfo]:
@@ -59,13 +58,9 @@ def _dataset_changed() -> None:
     state.commit(state.EXPLORER_DATASET)
     info = _infos().get(state.get(state.EXPLORER_DATASET))
     _set(state.EXPLORER_CHUNK_SIZE, info.chunk_size if info else _STREAM_CHUNK_DEFAULT)
-    allowed = compatible_classifiers(info) if info else _tabular()
+    allowed = compatible_classifiers(info) if info else TABULAR_CLASSIFIERS
     if state.get(state.EXPLORER_CLASSIFIER) not in allowed:
         _set(state.EXPLORER_CLASSIFIER, allowed[0])
-
-
-def _tabular() -> tuple[str, ...]:
-    return tuple(c for c in CLASSIFIERS if c not in ("pretrained-cnn", "small-cnn", "resnet18"))
 
 
 @dataclass(frozen=True)
@@ -130,12 +125,12 @@ def settings() -> Settings:
     slots: dict[str, Any] = {f: under.empty() for f in ("dataset", "classifier")}
     dataset = str(state.get(state.EXPLORER_DATASET))
     info = infos.get(dataset)
-    allowed = compatible_classifiers(info) if info else _tabular()
+    allowed = compatible_classifiers(info) if info else TABULAR_CLASSIFIERS
     wanted = state.get(state.EXPLORER_CLASSIFIER)
     if wanted not in allowed:  # e.g. a link asking for gnb on CIFAR-10-CD
         _set(state.EXPLORER_CLASSIFIER, allowed[0])
     top[1].selectbox("Classifier", allowed, format_func=_classifier_label,
-                     **_bound(state.EXPLORER_CLASSIFIER),
+                     **state.bound(state.EXPLORER_CLASSIFIER),
                      help="\n\n".join(f"**{c}**: {CLASSIFIERS[c]}" for c in allowed))
     if wanted not in allowed:
         slots["classifier"].warning(
@@ -146,22 +141,23 @@ def settings() -> Settings:
         slots["classifier"].caption(
             "**Classifier**: an image stream, so only the CNNs are offered. Expect minutes per "
             "run on a CPU; the CIFAR-10-CD page explains the stream.")
-    top[2].radio("Training regime", list(REGIMES), format_func=lambda r: REGIMES[r].split(":")[0],
-                 **_bound(state.EXPLORER_REGIME), help="\n\n".join(REGIMES.values()))
+    top[2].radio("Training regime", REGIMES, format_func=lambda r: _REGIME_HELP[r].split(":")[0],
+                 **state.bound(state.EXPLORER_REGIME),
+                 help="\n\n".join(_REGIME_HELP[r] for r in REGIMES))
     mid = st.columns([0.8, 0.8, 1.4, 2.2])
     mid[0].number_input("Chunk size", min_value=10, max_value=100_000, step=100,
-                        **_bound(state.EXPLORER_CHUNK_SIZE))
+                        **state.bound(state.EXPLORER_CHUNK_SIZE))
     default_n = info.n_chunks if info else None
     mid[1].number_input("Chunks", min_value=2, max_value=10_000, step=10,
                         placeholder=f"all ({default_n})" if default_n else "all",
-                        **_bound(state.EXPLORER_N_CHUNKS),
+                        **state.bound(state.EXPLORER_N_CHUNKS),
                         help="How many chunks to run; empty for the whole stream.")
     with mid[2]:
         controls.alpha_selector(state.EXPLORER_ALPHA_EXP, label="PUDD's threshold α")
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
     mid[3].multiselect("Baseline detectors beside PUDD", list(BASELINES),
-                       format_func=lambda b: DETECTORS[b], **_bound(state.EXPLORER_BASELINES),
+                       format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")
 
@@ -223,7 +219,7 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
         return None, False
     if state.get(state.EXPLORER_LABEL) not in columns:
         _set(state.EXPLORER_LABEL, columns[-1])
-    cols[1].selectbox("Label column", columns, **_bound(state.EXPLORER_LABEL),
+    cols[1].selectbox("Label column", columns, **state.bound(state.EXPLORER_LABEL),
                       help="The column that holds each row's class; the others are features.")
     if state.get(state.EXPLORER_LABEL) == columns[-1]:
         cols[1].caption("The last column is the label unless you pick another: make sure it "
@@ -273,6 +269,8 @@ def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream
         seconds = cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0)
 
     def compute(report: progress.Progress) -> RunResult:
-        return cache.keep(spec, run_experiment(config, stream=stream(), progress=report))
+        result = run_experiment(config, stream=stream(), progress=report)
+        cache.keep(spec, result)
+        return result
 
     return Task(DETECTORS[cfg.detector], seconds, lambda: done, compute)

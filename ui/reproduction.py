@@ -11,17 +11,15 @@ import streamlit as st
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.reproduce import detector_label, reproduction_configs
 from pudd_core.experiments.runner import RunConfig
-from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES
+from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES, Regime
 from pudd_core.views.reproduction import StoreGroup
 from ui import messages, state
 
 CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}
 LENGTHS = state.REPRODUCTION_LENGTHS  # 0: the paper's lengths
-_REGIME_NAMES = {"incremental": "-I: train on every chunk", "train-once": "-O: train at alarms"}
-
-
-def _bound(key: str) -> dict[str, Any]:
-    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
+_REGIME_NAMES: dict[Regime, str] = {
+    "incremental": "-I: train on every chunk", "train-once": "-O: train at alarms",
+}
 
 
 def _name(value: str) -> str:
@@ -33,9 +31,9 @@ def view_selector(groups: Sequence[StoreGroup]) -> StoreGroup:
     by_key = {g.key: g for g in groups}
     if state.get(state.REPRODUCTION_VIEW) not in by_key:
         st.session_state[state.REPRODUCTION_VIEW] = groups[0].key
-        st.session_state.pop(f"w_{state.REPRODUCTION_VIEW}", None)
+        state.forget_widget(state.REPRODUCTION_VIEW)
     st.selectbox("Reproduction in the store", list(by_key),
-                 format_func=lambda k: by_key[k].label, **_bound(state.REPRODUCTION_VIEW),
+                 format_func=lambda k: by_key[k].label, **state.bound(state.REPRODUCTION_VIEW),
                  help="Runs are grouped by classifier and stream length: a report never "
                       "mixes two settings.")
     return by_key[str(state.get(state.REPRODUCTION_VIEW))]
@@ -101,25 +99,25 @@ def run_controls(seed: int) -> tuple[SmallReproduction, Slots]:
     """Classifier, datasets, detectors, regimes, number of seeds and stream length."""
     top = st.columns([1.2, 2.4, 2.4])
     top[0].radio("Classifier", list(CLASSIFIERS), format_func=CLASSIFIERS.__getitem__,
-                 **_bound(state.REPRODUCTION_CLASSIFIER),
+                 **state.bound(state.REPRODUCTION_CLASSIFIER),
                  help="Per 100-chunk run on 2 cores: GNB about 1 s, VFDT about 7 s, DNN about "
                       "35 s (BENCHMARKS.md).")
     top[1].multiselect("Datasets", list(DATASETS), format_func=_name,
-                       **_bound(state.REPRODUCTION_DATASETS))
+                       **state.bound(state.REPRODUCTION_DATASETS))
     top[2].multiselect("Detectors", list(LAYOUTS[1].detectors), format_func=_name,
-                       **_bound(state.REPRODUCTION_DETECTORS),
+                       **state.bound(state.REPRODUCTION_DETECTORS),
                        help="KSWIN costs about 60 s per GNB run (river's per-instance KS test).")
     bottom = st.columns([1.2, 1.2, 2.4, 1.2])
-    bottom[0].number_input("Seeds", 1, 10, step=1, **_bound(state.REPRODUCTION_SEEDS),
+    bottom[0].number_input("Seeds", 1, 10, step=1, **state.bound(state.REPRODUCTION_SEEDS),
                            help=f"Seeds {seed}, {seed + 1}, … (from the sidebar seed on); the "
                                 "paper averages 100.")
     bottom[1].select_slider("Stream length", options=list(LENGTHS),
                             format_func=lambda n: "paper's" if n == 0 else f"{n} chunks",
-                            **_bound(state.REPRODUCTION_N_CHUNKS),
+                            **state.bound(state.REPRODUCTION_N_CHUNKS),
                             help="Shorter streams are quicker but are not the paper's "
                                  "protocol: they form their own group in the store.")
     bottom[2].multiselect("Regimes", list(REGIMES), format_func=_REGIME_NAMES.__getitem__,
-                          **_bound(state.REPRODUCTION_REGIMES))
+                          **state.bound(state.REPRODUCTION_REGIMES))
     slots = Slots(top[1].empty(), top[2].empty(), bottom[2].empty())
     n_seeds = int(state.get(state.REPRODUCTION_SEEDS))
     small = SmallReproduction(

@@ -16,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from pudd_core.paper import REGIMES
+
 # --- keys ------------------------------------------------------------------------------------
 SEED = "app_seed"
 QUERY_WARNINGS = "app_query_warnings"
@@ -124,7 +126,7 @@ DEFAULTS: dict[str, Any] = {
     REPRODUCTION_CLASSIFIER: "gnb",
     REPRODUCTION_DATASETS: ("sea0", "sine"),
     REPRODUCTION_DETECTORS: ("pudd-3", "ddm"),
-    REPRODUCTION_REGIMES: ("incremental", "train-once"),
+    REPRODUCTION_REGIMES: REGIMES,
     REPRODUCTION_SEEDS: 2,
     REPRODUCTION_N_CHUNKS: 20,
     REPRODUCTION_JOB: "",
@@ -226,6 +228,12 @@ def _explorer_classifiers() -> tuple[str, ...]:
     return tuple(CLASSIFIERS)
 
 
+def _image_classifiers() -> tuple[str, ...]:
+    from pudd_core.classifiers import IMAGE_CLASSIFIERS
+
+    return IMAGE_CLASSIFIERS
+
+
 def _explorer_baselines() -> tuple[str, ...]:
     from pudd_core.experiments.baselines import BASELINES
 
@@ -300,8 +308,7 @@ QUERY: dict[str, QueryParam] = {
     FIG1_SEED: QueryParam("seed_extra", "fig1", _int_in(0, 2**31 - 1)),
     EXPLORER_DATASET: QueryParam("dataset", "explorer", _one_of(_explorer_datasets)),
     EXPLORER_CLASSIFIER: QueryParam("classifier", "explorer", _one_of(_explorer_classifiers)),
-    EXPLORER_REGIME: QueryParam("regime", "explorer",
-                                _one_of(lambda: ("incremental", "train-once"))),
+    EXPLORER_REGIME: QueryParam("regime", "explorer", _one_of(lambda: REGIMES)),
     EXPLORER_ALPHA_EXP: QueryParam("alpha", "explorer", _int_in(1, 10)),
     EXPLORER_BASELINES: QueryParam("baselines", "explorer", _some_of(_explorer_baselines),
                                    ",".join),
@@ -309,8 +316,7 @@ QUERY: dict[str, QueryParam] = {
     EXPLORER_N_CHUNKS: QueryParam("n_chunks", "explorer", _int_in(2, 10_000)),
     EXPLORER_CURSOR: QueryParam("chunk", "explorer", _int_in(1, 100_000)),
     CIFAR_N_CHUNKS: QueryParam("chunks", "cifar10-cd", _int_of(CIFAR_CHUNK_CHOICES)),
-    CIFAR_CLASSIFIER: QueryParam("classifier", "cifar10-cd",
-                                 _one_of(lambda: ("pretrained-cnn", "small-cnn", "resnet18"))),
+    CIFAR_CLASSIFIER: QueryParam("classifier", "cifar10-cd", _one_of(_image_classifiers)),
     CIFAR_DETECTORS: QueryParam("detectors", "cifar10-cd", _some_of(_cifar_detectors), ",".join),
     CIFAR_ALPHA_EXP: QueryParam("alpha", "cifar10-cd", _int_in(1, 10)),
     CIFAR_CHUNK: QueryParam("chunk", "cifar10-cd", _int_in(0, 99)),
@@ -364,7 +370,7 @@ def read_query(page: str) -> None:
                 f"Ignored the link's {code(f'{spec.name}={text}')}: {escape(err)}. "
                 "Using the default instead."
             )
-        _forget_widget(key)
+        forget_widget(key)
 
 
 def write_query(page: str) -> None:
@@ -379,9 +385,12 @@ def write_query(page: str) -> None:
 
 
 # --- widget binding --------------------------------------------------------------------------
+_WIDGET_PREFIX = "w_"  # widget key = prefix + canonical key; written here only
+
+
 def widget_key(key: str) -> str:
     """The widget key of canonical ``key``, seeded from it when the widget is (re)created."""
-    wkey = f"w_{key}"
+    wkey = _WIDGET_PREFIX + key
     if wkey not in st.session_state:
         st.session_state[wkey] = st.session_state[key]
     return wkey
@@ -389,11 +398,17 @@ def widget_key(key: str) -> str:
 
 def commit(key: str) -> None:
     """``on_change`` callback: copy the widget's value into the canonical key."""
-    st.session_state[key] = st.session_state[f"w_{key}"]
+    st.session_state[key] = st.session_state[_WIDGET_PREFIX + key]
 
 
-def _forget_widget(key: str) -> None:
-    st.session_state.pop(f"w_{key}", None)
+def bound(key: str) -> dict[str, Any]:
+    """Keyword arguments binding a widget to canonical ``key``: ``st.slider(..., **bound(k))``."""
+    return {"key": widget_key(key), "on_change": commit, "args": (key,)}
+
+
+def forget_widget(key: str) -> None:
+    """Drop ``key``'s widget value, so the widget is re-seeded from the canonical value."""
+    st.session_state.pop(_WIDGET_PREFIX + key, None)
 
 
 def get(key: str) -> Any:

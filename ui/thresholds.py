@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from pudd_core._validation import ParameterError
-from pudd_core.classifiers import CLASSIFIERS
+from pudd_core.classifiers import CLASSIFIERS, IMAGE_CLASSIFIERS
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.streams.locate import project_root
@@ -20,11 +20,6 @@ from ui import cache, controls, messages, state
 
 LENGTHS = state.THRESHOLDS_LENGTHS  # 0: the stream's own length
 STUDY_CHUNKS = (60, 100, 200, 400)
-_IMAGES = ("pretrained-cnn", "small-cnn", "resnet18")
-
-
-def _bound(key: str) -> dict[str, Any]:
-    return {"key": state.widget_key(key), "on_change": state.commit, "args": (key,)}
 
 
 def _length(n: int) -> str:
@@ -94,13 +89,13 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
     titles = {name: info.title for name, info in infos.items()}
     cols = st.columns(4)
     cols[0].selectbox("Stream", names, format_func=lambda n: f"{n}: {titles[n]}",
-                      **_bound(state.THRESHOLDS_DATASET))
-    cols[1].selectbox("Classifier", list(CLASSIFIERS), **_bound(state.THRESHOLDS_CLASSIFIER),
+                      **state.bound(state.THRESHOLDS_DATASET))
+    cols[1].selectbox("Classifier", list(CLASSIFIERS), **state.bound(state.THRESHOLDS_CLASSIFIER),
                       format_func=lambda c: f"{c}: {CLASSIFIERS[c]}")
     cols[2].select_slider("Stream length", options=list(LENGTHS), format_func=_length,
-                          **_bound(state.THRESHOLDS_N_CHUNKS),
+                          **state.bound(state.THRESHOLDS_N_CHUNKS),
                           help="Shorter streams give quicker, noisier sweeps.")
-    cols[3].number_input("Seeds per α", 1, 5, step=1, **_bound(state.THRESHOLDS_SEEDS),
+    cols[3].number_input("Seeds per α", 1, 5, step=1, **state.bound(state.THRESHOLDS_SEEDS),
                          help=f"Seeds {seed}, {seed + 1}, … (from the sidebar seed on); each "
                               "point is their mean, error bars ±1 standard deviation.")
     slots = {"stream": cols[0].empty(), "classifier": cols[1].empty(),
@@ -109,7 +104,7 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
     # st.slider, not select_slider: a range select_slider seeded from session_state (no
     # value=) reads the browser's two handles back as one value (streamlit 1.67)
     st.slider("Range of α, from 10⁻¹ to 10⁻¹⁰", 1, 10, step=1, format="1e-%d",
-              **_bound(state.THRESHOLDS_EXPONENTS),
+              **state.bound(state.THRESHOLDS_EXPONENTS),
               help="Every α = 10⁻ˣ from the first to the last x is run; PUDD-1/3/5 are the "
                    "paper's.")
     first, last = (int(v) for v in state.get(state.THRESHOLDS_EXPONENTS))
@@ -144,16 +139,16 @@ def study_controls(seed: int, classifier: str) -> tuple[StudyConfig, Any]:
     synthetic = [i.name for i in cache.streams() if i.kind == "synthetic"]
     cols = st.columns(3)
     cols[0].selectbox("Stationary stream (one concept throughout)", synthetic,
-                      **_bound(state.THRESHOLDS_STUDY_DATASET),
+                      **state.bound(state.THRESHOLDS_STUDY_DATASET),
                       help="A synthetic stream whose concept never changes: every test is a "
                            "test of a true null hypothesis.")
     cols[1].select_slider("Chunks of 1000", options=list(STUDY_CHUNKS),
-                          **_bound(state.THRESHOLDS_STUDY_CHUNKS))
+                          **state.bound(state.THRESHOLDS_STUDY_CHUNKS))
     with cols[2]:
         controls.alpha_selector(state.THRESHOLDS_ALPHA_EXP, label="α for the p-value chart")
     slot = cols[0].empty()
     return StudyConfig(str(state.get(state.THRESHOLDS_STUDY_DATASET)),
-                       classifier if classifier not in _IMAGES else "gnb",
+                       classifier if classifier not in IMAGE_CLASSIFIERS else "gnb",
                        int(state.get(state.THRESHOLDS_STUDY_CHUNKS)), seed), slot
 
 

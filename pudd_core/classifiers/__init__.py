@@ -1,6 +1,9 @@
 """Seeded classifiers with class probabilities over a fixed class set, built by name.
 
-torch and torchvision are imported only when a network is built (STYLE.md section 5).
+The registry below is the one source of each classifier's facts: its description, whether it
+learns images or feature vectors (:data:`IMAGE_CLASSIFIERS`, :data:`TABULAR_CLASSIFIERS`),
+whether it runs on torch (:data:`TORCH_CLASSIFIERS`) and its options. torch and torchvision
+are imported only when a network is built (STYLE.md section 5).
 """
 
 from __future__ import annotations
@@ -10,65 +13,105 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier
+from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier, resolve_device
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
+from pudd_core.classifiers._pretrain import BackboneInfo, cached_backbone, pretrained_backbone
 from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
 __all__ = [
+    "BackboneInfo",
     "CLASSIFIERS",
     "CNNClassifier",
     "Classifier",
     "DNNClassifier",
     "DNNEnsembleClassifier",
     "GNBClassifier",
+    "IMAGE_CLASSIFIERS",
     "PretrainedCNNClassifier",
+    "TABULAR_CLASSIFIERS",
+    "TORCH_CLASSIFIERS",
     "VFDTClassifier",
+    "cached_backbone",
+    "classifier_class",
+    "compatible_classifiers",
     "make_classifier",
     "option_names",
+    "pretrained_backbone",
     "resnet18_network",
+    "resolve_device",
     "small_cnn_network",
 ]
 
 
 class _Entry(NamedTuple):
-    description: str
     factory: Callable[..., Classifier]
-    images: bool  # input (3, 32, 32) images rather than (d,) feature vectors
-    seeded: bool  # takes a seed (gnb and vfdt are deterministic)
+    description: str
+    images: bool = False  # input (3, 32, 32) images rather than (d,) feature vectors
+    torch: bool = False  # a torch network: takes a seed and a device (gnb, vfdt: deterministic)
     fixed: Mapping[str, object] = MappingProxyType({})
 
 
 _ENTRIES: dict[str, _Entry] = {
-    "gnb": _Entry("Gaussian naive Bayes (sklearn), rebuilt on alarm", GNBClassifier, False, False),
-    "vfdt": _Entry("Hoeffding tree (river VFDT), regrown on alarm", VFDTClassifier, False, False),
-    "dnn": _Entry("MLP d-64-64-C, Adam; new last layer on alarm", DNNClassifier, False, True),
-    "dnn-ensemble": _Entry("Five MLPs, soft vote (Table 2)", DNNEnsembleClassifier, False, True),
+    "gnb": _Entry(GNBClassifier, "Gaussian naive Bayes (sklearn), rebuilt on alarm"),
+    "vfdt": _Entry(VFDTClassifier, "Hoeffding tree (river VFDT), regrown on alarm"),
+    "dnn": _Entry(DNNClassifier, "MLP d-64-64-C, Adam; new last layer on alarm", torch=True),
+    "dnn-ensemble": _Entry(DNNEnsembleClassifier, "Five MLPs, soft vote (Table 2)", torch=True),
     "pretrained-cnn": _Entry(
-        "CNN pretrained on CIFAR-10's test images (frozen), head trained per chunk; fast on CPU",
-        PretrainedCNNClassifier,
-        True,
-        True,
-    ),
+        PretrainedCNNClassifier, "CNN pretrained on CIFAR-10's test images (frozen), head "
+        "trained per chunk; fast on CPU", images=True, torch=True),
     "small-cnn": _Entry(
-        "Small CNN from scratch (learns nothing on CIFAR-10-CD: the honest failure mode)",
-        CNNClassifier,
-        True,
-        True,
-        {"arch": "small-cnn"},
-    ),
-    "resnet18": _Entry(
-        "ResNet-18 without BatchNorm, from scratch (slow on CPU)",
-        CNNClassifier,
-        True,
-        True,
-        {"arch": "resnet18"},
-    ),
+        CNNClassifier, "Small CNN from scratch (learns nothing on CIFAR-10-CD: the honest "
+        "failure mode)", images=True, torch=True, fixed={"arch": "small-cnn"}),
+    "resnet18": _Entry(CNNClassifier, "ResNet-18 without BatchNorm, from scratch (slow on CPU)",
+                       images=True, torch=True, fixed={"arch": "resnet18"}),
 }
 
 #: Classifier name -> one-line description, in display order.
 CLASSIFIERS: Mapping[str, str] = MappingProxyType({k: e.description for k, e in _ENTRIES.items()})
+#: The classifiers that learn ``(3, 32, 32)`` images, in display order.
+IMAGE_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.images)
+#: The classifiers that learn ``(d,)`` feature vectors, in display order.
+TABULAR_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if not e.images)
+#: The torch networks (they take ``seed`` and ``device``).
+TORCH_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.torch)
+
+
+def _either(names: tuple[str, ...]) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def compatible_classifiers(feature_shape: tuple[int, ...]) -> tuple[str, ...]:
+    """The classifiers that can learn instances of ``feature_shape``, in display order.
+
+    A 3-D shape (channels, height, width) is an image; anything else a feature vector.
+
+    Examples
+    --------
+    >>> compatible_classifiers((3,)), compatible_classifiers((3, 32, 32))
+    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
+    """
+    return IMAGE_CLASSIFIERS if len(feature_shape) == 3 else TABULAR_CLASSIFIERS
+
+
+def _entry(name: str) -> _Entry:
+    entry = _ENTRIES.get(name)
+    if entry is None:
+        valid = ", ".join(map(repr, _ENTRIES))
+        raise ValueError(f"unknown classifier {name!r}; choose one of {valid}.")
+    return entry
+
+
+def classifier_class(name: str) -> Callable[..., Classifier]:
+    """The class :func:`make_classifier` builds for ``name``; its keywords are the options.
+
+    Examples
+    --------
+    >>> classifier_class("gnb").__name__, classifier_class("resnet18").__name__
+    ('GNBClassifier', 'CNNClassifier')
+    """
+    return _entry(name).factory
 
 # Settings the authors' code switches on by dataset name (spec §3.5, §7); explicit options win.
 _DATASET_PRESETS: dict[tuple[str, str], dict[str, object]] = {
@@ -94,11 +137,7 @@ def option_names(name: str) -> list[str]:
     >>> "max_batch" in option_names("resnet18"), "arch" in option_names("resnet18")
     (True, False)
     """
-    entry = _ENTRIES.get(name)
-    if entry is None:
-        valid = ", ".join(map(repr, _ENTRIES))
-        raise ValueError(f"unknown classifier {name!r}; choose one of {valid}.")
-    return _option_names(entry)
+    return _option_names(_entry(name))
 
 
 def make_classifier(
@@ -149,20 +188,17 @@ def make_classifier(
     ...
     ValueError: unknown classifier 'svm'; choose one of 'gnb', 'vfdt', 'dnn', ...
     """
-    entry = _ENTRIES.get(name)
-    if entry is None:
-        valid = ", ".join(map(repr, _ENTRIES))
-        raise ValueError(f"unknown classifier {name!r}; choose one of {valid}.")
+    entry = _entry(name)
     shape = tuple(input_shape)
     if entry.images and shape != IMAGE_SHAPE:
         raise ValueError(
             f"{name} needs input_shape (3, 32, 32) (CIFAR-10 images), got {shape}; "
-            "use gnb, vfdt, dnn or dnn-ensemble for feature vectors."
+            f"use {_either(TABULAR_CLASSIFIERS)} for feature vectors."
         )
     if not entry.images and len(shape) != 1:
         raise ValueError(
             f"{name} needs a 1-D input_shape (d,), got {shape}; flatten the features, "
-            "or use pretrained-cnn, small-cnn or resnet18 for (3, 32, 32) images."
+            f"or use {_either(IMAGE_CLASSIFIERS)} for (3, 32, 32) images."
         )
     allowed = _option_names(entry)
     unknown = sorted(set(options) - set(allowed))
@@ -175,6 +211,6 @@ def make_classifier(
     kwargs: dict[str, Any] = {**entry.fixed, **preset, **options, "n_classes": n_classes}
     if not entry.images:
         kwargs["n_features"] = shape[0]
-    if entry.seeded:
+    if entry.torch:
         kwargs["seed"] = seed
     return entry.factory(**kwargs)

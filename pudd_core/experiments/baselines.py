@@ -17,8 +17,11 @@ from numpy.typing import ArrayLike
 from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
+from pudd_core.paper import DISPLAY_NAMES
+
 __all__ = [
-    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make", "option_names",
+    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "baseline_spec", "feed_errors", "make",
+    "option_names",
 ]
 
 #: A river detector: ``river.drift.binary`` classes derive from ``BinaryDriftDetector``.
@@ -49,13 +52,13 @@ _REAL = "real values (fed 0/1 errors)"
 #: Baseline name -> spec, in the paper's order.
 BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
     {
-        "adwin": BaselineSpec("ADWIN", drift.ADWIN, _REAL),
-        "ddm": BaselineSpec("DDM", drift.binary.DDM, _BINARY),
-        "eddm": BaselineSpec("EDDM", drift.binary.EDDM, _BINARY),
-        "hddma": BaselineSpec("HDDM-A", drift.binary.HDDMA, _BINARY),
-        "hddmw": BaselineSpec("HDDM-W", drift.binary.HDDMW, _BINARY),
-        "kswin": BaselineSpec("KSWIN", drift.KSWIN, _REAL),
-        "pagehinkley": BaselineSpec("PH", drift.PageHinkley, _REAL),
+        "adwin": BaselineSpec(DISPLAY_NAMES["adwin"], drift.ADWIN, _REAL),
+        "ddm": BaselineSpec(DISPLAY_NAMES["ddm"], drift.binary.DDM, _BINARY),
+        "eddm": BaselineSpec(DISPLAY_NAMES["eddm"], drift.binary.EDDM, _BINARY),
+        "hddma": BaselineSpec(DISPLAY_NAMES["hddma"], drift.binary.HDDMA, _BINARY),
+        "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY),
+        "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], drift.KSWIN, _REAL),
+        "pagehinkley": BaselineSpec(DISPLAY_NAMES["pagehinkley"], drift.PageHinkley, _REAL),
     }
 )
 
@@ -63,7 +66,14 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
 ALIASES: Mapping[str, str] = MappingProxyType({"ph": "pagehinkley"})
 
 
-def _spec(name: str) -> BaselineSpec:
+def baseline_spec(name: str) -> BaselineSpec:
+    """The registry entry of baseline ``name`` (an alias such as ``"ph"`` or any case).
+
+    Examples
+    --------
+    >>> baseline_spec("PH").display_name
+    'PH'
+    """
     spec = BASELINES.get(ALIASES.get(name.lower(), name.lower()))
     if spec is None:
         valid = ", ".join(map(repr, [*BASELINES, *ALIASES]))
@@ -79,7 +89,7 @@ def option_names(name: str) -> list[str]:
     >>> option_names("ph")
     ['min_instances', 'delta', 'threshold', 'alpha', 'mode']
     """
-    params = inspect.signature(_spec(name).detector_class).parameters
+    params = inspect.signature(baseline_spec(name).detector_class).parameters
     return [p for p in params if p != "seed"]
 
 
@@ -119,7 +129,7 @@ def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     ...
     ValueError: unknown baseline 'cusum'; choose one of 'adwin', 'ddm', 'eddm', 'hddma', ...
     """
-    spec = _spec(name)
+    spec = baseline_spec(name)
     accepted = option_names(name)
     unknown = sorted(set(params) - set(accepted))
     if unknown:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
@@ -21,6 +21,7 @@ from pudd_core.paper import (
     LAYOUTS,
     PUDD_DETECTORS,
     SOTA_METHODS,
+    Regime,
     TableLayout,
     paper_table,
 )
@@ -135,7 +136,7 @@ def reproduction_configs(
                 cfgs = [RunConfig(
                     dataset, classifier, "pudd" if pudd else name,
                     alpha=float(f"1e-{name[5:]}") if pudd else RunConfig.alpha,
-                    regime=cast(Literal["incremental", "train-once"], regime),
+                    regime=cast(Regime, regime),
                     seed=seed, n_chunks=n_chunks, classifier_options=options,
                 ) for seed in seed_list]
                 cfgs[0].validate()  # the seed changes nothing that validate() checks

@@ -19,6 +19,7 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
 from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
+from pudd_core.paper import REGIMES, Regime
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
 from pudd_core.streams.registry import check_data
@@ -42,7 +43,6 @@ DETECTORS: Mapping[str, str] = {
     "oracle": "Oracle (true drifts)",
 }
 HIST_EDGES = np.linspace(0.0, 1.0, 41)  # PU histograms for plots: 40 bins of width 0.025
-_IMAGE_CLASSIFIERS = ("pretrained-cnn", "small-cnn", "resnet18")
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
 
 Options = tuple[tuple[str, Any], ...]
@@ -77,10 +77,10 @@ def _check_option_names(what: str, param: str, given: Options, valid: list[str])
 
 def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callable[..., Any]:
     if kind == "classifier":
-        return classifiers._ENTRIES[name].factory
+        return classifiers.classifier_class(name)
     if name in ("pudd", "ek"):
         return ChunkPUDD
-    return baselines._spec(name).detector_class
+    return baselines.baseline_spec(name).detector_class
 
 
 def parse_option_pairs(
@@ -171,7 +171,7 @@ class RunConfig:
     classifier: str = "gnb"
     detector: str = "pudd"
     alpha: float = 1e-3
-    regime: Literal["incremental", "train-once"] = "incremental"
+    regime: Regime = "incremental"
     adaptation: Literal["window", "chunk"] = "window"
     seed: int = 0
     chunk_size: int | None = None
@@ -229,7 +229,7 @@ class RunConfig:
             _detector_option_names(self.detector),
         )
         _validation.check_open_unit("alpha", self.alpha)
-        _validation.check_choice("regime", self.regime, ("incremental", "train-once"))
+        _validation.check_choice("regime", self.regime, REGIMES)
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
         _validation.check_positive_int("seed", self.seed, minimum=0)
         _validation.check_positive_int("chunk_size", self.chunk_size, optional=True)
@@ -263,12 +263,9 @@ class RunConfig:
             raise DatasetUnavailableError(f"stream {self.dataset!r}: {info.unavailable_reason}")
         if stream is None:
             check_data(self.dataset, data_dir=data_dir)  # a damaged file fails before any run
-        images = len(info.feature_shape) == 3
-        if images != (self.classifier in _IMAGE_CLASSIFIERS):
-            wanted = (
-                "pretrained-cnn, small-cnn or resnet18" if images
-                else "gnb, vfdt, dnn or dnn-ensemble"
-            )
+        allowed = classifiers.compatible_classifiers(info.feature_shape)
+        if self.classifier not in allowed:
+            wanted = f"{', '.join(allowed[:-1])} or {allowed[-1]}"
             raise _validation.ParameterError(
                 "classifier",
                 f"classifier {self.classifier!r} cannot learn the {info.kind} stream "

@@ -11,9 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-from pudd_core.experiments.baselines import BASELINES
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,6 +23,7 @@ __all__ = [
     "LAYOUTS",
     "PUDD_DETECTORS",
     "REGIMES",
+    "Regime",
     "SOTA_METHODS",
     "PaperEntry",
     "TableLayout",
@@ -41,12 +40,16 @@ CLASSIC_DETECTORS = ("adwin", "ddm", "eddm", "hddma", "hddmw", "kswin", "pagehin
 PUDD_DETECTORS = ("pudd-1", "pudd-3", "pudd-5")
 #: The SOTA methods of Table 2 (paper numbers only: none of them is implemented here).
 SOTA_METHODS = ("amf", "iwe", "ns", "adlter", "mcd-dd")
-#: ``-I`` (test then train on every chunk) and ``-O`` (train at the start and at alarms only).
-REGIMES = ("incremental", "train-once")
-#: Our name -> the name printed in the paper (the baselines': their ``display_name``).
+#: A training regime: ``-I`` (test then train on every chunk) or ``-O`` (train at the start and
+#: at alarms only). The one source of the regime names: ``RunConfig.regime``, the CLI's
+#: ``--regime`` and the app's controls all take theirs from here.
+Regime = Literal["incremental", "train-once"]
+#: The regimes, in the paper's order.
+REGIMES: tuple[Regime, ...] = get_args(Regime)
+#: Our name -> the name printed in the paper.
 DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
-    **{name: spec.display_name for name, spec in BASELINES.items()},
-    "pudd-1": "PUDD-1", "pudd-3": "PUDD-3",
+    "adwin": "ADWIN", "ddm": "DDM", "eddm": "EDDM", "hddma": "HDDM-A", "hddmw": "HDDM-W",
+    "kswin": "KSWIN", "pagehinkley": "PH", "pudd-1": "PUDD-1", "pudd-3": "PUDD-3",
     "pudd-5": "PUDD-5", "amf": "AMF", "iwe": "IWE", "ns": "NS", "adlter": "ADLTER",
     "mcd-dd": "MCD-DD", "dnn": "DNN", "gnb": "GNB", "vfdt": "VFDT",
     "dnn-ensemble": "DNN ensemble (5 DNNs, soft vote)", "incremental": "-I",

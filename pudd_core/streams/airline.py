@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from pudd_core.streams import locate
 from pudd_core.streams.chunking import OneHot, SparseRows, Stream, StreamInfo, encode_rows
-from pudd_core.streams.real import PAPER_ROWS, PathLike, _cached, _chunk_budget, _real_stream
+from pudd_core.streams.real import PAPER_ROWS, PathLike, cached_arrays, chunk_budget, real_stream
 
 # DriftSurf's airline recipe (shared/datasets/README.md): FlightNum dropped, label ArrDelay > 0
 AIRLINE_ONE_HOT = ("Year", "Month", "DayofMonth", "DayofWeek", "UniqueCarrier", "Origin", "Dest")
@@ -227,7 +227,6 @@ def paper_card(info: StreamInfo) -> StreamInfo:
             "rows: 58 chunks of 1000."
         ),
         n_chunks=PAPER_ROWS["airline"] // 1000,
-        n_features=DRIFTSURF_AIRLINE_FEATURES,
         feature_shape=(DRIFTSURF_AIRLINE_FEATURES,),
         source="DriftSurf's airline.data (Ikonomovska airline data, US DOT BTS)",
     )
@@ -265,7 +264,7 @@ def load_airline(
         "airline", path=path, data_dir=data_dir, download=download
     )
     if _is_arff(file):
-        arrays = _cached(
+        arrays = cached_arrays(
             "airline", file, parse_airline_arff, ("indptr", "indices", "data", "y", "feature_names")
         )
         n_features = len(arrays["feature_names"])
@@ -282,9 +281,9 @@ def load_airline(
         default_rows = PAPER_ROWS["airline"]
         info = paper_card(info)
     y = arrays["y"]
-    n = _chunk_budget("airline", len(y), default_rows, chunk_size, n_chunks)
+    n = chunk_budget("airline", len(y), default_rows, chunk_size, n_chunks)
     rows = SparseRows(
         arrays["indptr"], arrays["indices"], arrays["data"], n_features, y, chunk_size
     )
     truth.update({"file": str(file), "rows_in_file": len(y)})
-    return _real_stream(info, rows, n, n_features, truth, seed)
+    return real_stream(info, rows, n, n_features, truth, seed)

@@ -5,17 +5,20 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 Kind = Literal["synthetic", "real", "image", "user"]
+T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StreamInfo:
     """The registry card of a stream: what it is, its shape, where it comes from.
+
+    Built by keyword; ``n_features`` is derived from ``feature_shape``.
 
     Parameters
     ----------
@@ -28,15 +31,13 @@ class StreamInfo:
     kind
         ``"synthetic"``, ``"real"``, ``"image"`` or ``"user"``.
     chunk_size
-        Default number of samples per chunk.
+        Default number of samples per chunk (1000, the paper's, unless given).
     n_chunks
         Default number of chunks.
-    n_features
-        Flat feature count (3072 for 3 x 32 x 32 images).
     feature_shape
         Shape of one sample: ``(d,)`` for tables, ``(3, 32, 32)`` for images.
     n_classes
-        Number of classes; labels are ``0 .. n_classes - 1``.
+        Number of classes; labels are ``0 .. n_classes - 1`` (2 unless given).
     source
         Where the data come from.
     licence
@@ -54,6 +55,8 @@ class StreamInfo:
     >>> info = get_info("sea0")
     >>> info.kind, info.chunk_size, info.n_chunks, info.feature_shape
     ('synthetic', 1000, 100, (3,))
+    >>> get_info("cifar10-cd").n_features
+    3072
 
     """
 
@@ -61,16 +64,20 @@ class StreamInfo:
     title: str
     description: str
     kind: Kind
-    chunk_size: int
+    chunk_size: int = 1000
     n_chunks: int
-    n_features: int
+    n_features: int = field(init=False)
+    """Flat feature count, the product of ``feature_shape`` (3072 for 3 x 32 x 32 images)."""
     feature_shape: tuple[int, ...]
-    n_classes: int
+    n_classes: int = 2
     source: str
     licence: str
     ground_truth: str
     available: bool = True
     unavailable_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n_features", int(np.prod(self.feature_shape)))
 
 
 class ChunkSource(Protocol):
@@ -143,6 +150,25 @@ class SparseRows:
         return X, self.y[lo:hi].astype(np.int64, copy=True)
 
 
+class _FromInfo(Generic[T]):
+    """A `Stream` attribute read from its card: ``stream.n_chunks`` is ``stream.info.n_chunks``.
+
+    Examples
+    --------
+    >>> from pudd_core.streams import load_stream
+    >>> s = load_stream("sine", seed=0, n_chunks=2, chunk_size=3)
+    >>> (s.n_chunks, s.chunk_size, s.feature_shape) == (2, 3, s.info.feature_shape)
+    True
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.field = name
+
+    def __get__(self, stream: Stream, owner: type | None = None) -> T:
+        value: T = getattr(stream.info, self.field)
+        return value
+
+
 @dataclass(frozen=True, eq=False)
 class Stream:
     """A chunked data stream with its ground truth.
@@ -151,22 +177,16 @@ class Stream:
     ``(m, 3, 32, 32)`` for images, ``y`` int64 in ``0 .. n_classes - 1``. Every call returns
     fresh arrays, so callers may modify them. Iterating yields the chunks in order.
 
+    The stream's name, sizes and shape are its card's: ``stream.n_chunks`` reads
+    ``stream.info.n_chunks`` (the properties below), so the two cannot disagree.
+
     Parameters
     ----------
-    name
-        Registry name (or the user-chosen name of an uploaded file).
     seed
         The seed the stream was drawn with (real data ignore it).
     info
-        The registry card, with `chunk_size` and `n_chunks` as loaded.
-    chunk_size
-        Samples per chunk.
-    n_chunks
-        Number of chunks.
-    n_classes
-        Number of classes.
-    feature_shape
-        Shape of one sample.
+        The registry card as loaded: ``chunk_size``, ``n_chunks`` and ``feature_shape`` are
+        the stream's own.
     drift_chunks
         Chunk indices ``t`` where a new concept starts (first chunk of the new concept), or
         `None` when unknown (real data).
@@ -189,21 +209,19 @@ class Stream:
 
     """
 
-    name: str
     seed: int
     info: StreamInfo
-    chunk_size: int
-    n_chunks: int
-    n_classes: int
-    feature_shape: tuple[int, ...]
     drift_chunks: tuple[int, ...] | None
     truth: Mapping[str, object]
     source: ChunkSource = field(repr=False)
 
-    @property
-    def n_features(self) -> int:
-        """Return the flat number of features (product of `feature_shape`)."""
-        return int(np.prod(self.feature_shape))
+    # the card's fields, read through (class attributes without annotation: not fields)
+    name = _FromInfo[str]()  # registry name (or the user-chosen name of an uploaded file)
+    chunk_size = _FromInfo[int]()  # samples per chunk
+    n_chunks = _FromInfo[int]()
+    n_classes = _FromInfo[int]()
+    feature_shape = _FromInfo[tuple[int, ...]]()  # shape of one sample
+    n_features = _FromInfo[int]()  # flat number of features (product of feature_shape)
 
     def chunk(self, t: int) -> tuple[NDArray[Any], NDArray[np.int64]]:
         """Return chunk ``t`` (negative ``t`` counts from the end) as ``(X, y)``."""

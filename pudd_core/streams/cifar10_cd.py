@@ -253,19 +253,8 @@ def interest_stream(
         "image_order": image_order,
     }
     return Stream(
-        name=info.name,
         seed=seed,
-        info=dataclasses.replace(
-            info,
-            chunk_size=chunk_size,
-            n_chunks=n,
-            n_features=int(np.prod(shape)),
-            feature_shape=shape,
-        ),
-        chunk_size=chunk_size,
-        n_chunks=n,
-        n_classes=2,
-        feature_shape=shape,
+        info=dataclasses.replace(info, chunk_size=chunk_size, n_chunks=n, feature_shape=shape),
         drift_chunks=res.drift_chunks,
         truth=truth,
         source=ImageChunks(images, res.indices, res.labels),

@@ -41,7 +41,7 @@ PAPER_ROWS = {"elec2": 45_000, "powersupply": 29_000, "airline": 58_000}
 PathLike = str | os.PathLike[str]
 
 
-def _chunk_budget(
+def chunk_budget(
     name: str, n_rows: int, default_rows: int, chunk_size: int, n_chunks: int | None
 ) -> int:
     """Count the chunks: the paper's rows by default, at most what the file holds."""
@@ -56,7 +56,7 @@ def _chunk_budget(
     return n_chunks
 
 
-def _cached(
+def cached_arrays(
     name: str,
     path: Path,
     parse: Callable[[Path], dict[str, NDArray[Any]]],
@@ -72,7 +72,7 @@ def _cached(
     return arrays
 
 
-def _real_stream(
+def real_stream(
     info: StreamInfo,
     rows: DenseRows | SparseRows,
     n_chunks: int,
@@ -80,20 +80,12 @@ def _real_stream(
     truth: dict[str, object],
     seed: int,
 ) -> Stream:
+    """A real (or airline) stream of ``n_chunks`` from ``rows``: the card as loaded, no drifts."""
     return Stream(
-        name=info.name,
         seed=seed,
         info=dataclasses.replace(
-            info,
-            chunk_size=rows.chunk_size,
-            n_chunks=n_chunks,
-            n_features=n_features,
-            feature_shape=(n_features,),
+            info, chunk_size=rows.chunk_size, n_chunks=n_chunks, feature_shape=(n_features,)
         ),
-        chunk_size=rows.chunk_size,
-        n_chunks=n_chunks,
-        n_classes=2,
-        feature_shape=(n_features,),
         drift_chunks=None,
         truth=truth,
         source=rows,
@@ -204,15 +196,15 @@ def load_elec2(
         also=river_elec2_ways(),
         fetch=_fetch_elec2,
     )
-    arrays = _cached("elec2", file, parse_elec2, ("X", "y"))
-    n = _chunk_budget("elec2", len(arrays["y"]), PAPER_ROWS["elec2"], chunk_size, n_chunks)
+    arrays = cached_arrays("elec2", file, parse_elec2, ("X", "y"))
+    n = chunk_budget("elec2", len(arrays["y"]), PAPER_ROWS["elec2"], chunk_size, n_chunks)
     rows = DenseRows(arrays["X"], arrays["y"], chunk_size)
     truth: dict[str, object] = {
         "file": str(file),
         "rows_in_file": len(arrays["y"]),
         "feature_names": ELEC2_COLUMNS,
     }
-    return _real_stream(info, rows, n, len(ELEC2_COLUMNS), truth, seed)
+    return real_stream(info, rows, n, len(ELEC2_COLUMNS), truth, seed)
 
 
 # --- powersupply ---------------------------------------------------------------------------
@@ -264,12 +256,12 @@ def load_powersupply(
 
     """
     file = locate.locate("powersupply", path=path, data_dir=data_dir, download=download)
-    arrays = _cached("powersupply", file, parse_powersupply, ("X", "y"))
+    arrays = cached_arrays("powersupply", file, parse_powersupply, ("X", "y"))
     n_rows = len(arrays["y"])
-    n = _chunk_budget("powersupply", n_rows, PAPER_ROWS["powersupply"], chunk_size, n_chunks)
+    n = chunk_budget("powersupply", n_rows, PAPER_ROWS["powersupply"], chunk_size, n_chunks)
     truth: dict[str, object] = {
         "file": str(file),
         "rows_in_file": n_rows,
         "feature_names": ("bias", "supply_1/max", "supply_2/max"),
     }
-    return _real_stream(info, DenseRows(arrays["X"], arrays["y"], chunk_size), n, 3, truth, seed)
+    return real_stream(info, DenseRows(arrays["X"], arrays["y"], chunk_size), n, 3, truth, seed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -246,13 +246,9 @@ def make_synth_stream(
         "generator": spec.describe(),
     }
     return Stream(
-        name=info.name,
         seed=seed,
-        info=info,
-        chunk_size=chunk_size,
-        n_chunks=n_chunks,
-        n_classes=2,
-        feature_shape=(spec.n_features,),
+        info=replace(info, chunk_size=chunk_size, n_chunks=n_chunks,
+                     feature_shape=(spec.n_features,)),
         drift_chunks=tuple(range(drift_period, n_chunks, drift_period)),
         truth=truth,
         source=DenseRows(X, y, chunk_size),

@@ -476,7 +476,6 @@ def stream_from_csv(
         kind="user",
         chunk_size=chunk_size,
         n_chunks=n_chunks,
-        n_features=d,
         feature_shape=(d,),
         n_classes=len(classes),
         source=source_name,
@@ -491,13 +490,8 @@ def stream_from_csv(
         "n_rows": n,
     }
     return Stream(
-        name=name,
         seed=0,
         info=info,
-        chunk_size=chunk_size,
-        n_chunks=n_chunks,
-        n_classes=len(classes),
-        feature_shape=(d,),
         drift_chunks=None,
         truth=truth,
         source=rows,

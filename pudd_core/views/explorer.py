@@ -17,11 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, cast
 
-from pudd_core import _validation
-from pudd_core.classifiers import CLASSIFIERS
+from pudd_core import _validation, classifiers
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import (
-    _IMAGE_CLASSIFIERS,
     DETECTORS,
     ChunkLog,
     RunConfig,
@@ -30,6 +28,7 @@ from pudd_core.experiments.runner import (
     run_stream,
     runs_frame,
 )
+from pudd_core.paper import Regime
 from pudd_core.streams import Stream, StreamInfo, stream_from_csv
 
 if TYPE_CHECKING:
@@ -49,7 +48,6 @@ __all__ = [
     "user_stream",
 ]
 
-Regime = Literal["incremental", "train-once"]
 Field = Literal["dataset", "classifier", "chunk_size", "n_chunks", "upload", "label"]
 
 
@@ -62,8 +60,7 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     >>> compatible_classifiers(get_info("sea0")), compatible_classifiers(get_info("cifar10-cd"))
     (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
     """
-    images = len(info.feature_shape) == 3
-    return tuple(c for c in CLASSIFIERS if (c in _IMAGE_CLASSIFIERS) == images)
+    return classifiers.compatible_classifiers(info.feature_shape)
 
 
 @dataclass(frozen=True)
@@ -208,8 +205,8 @@ def user_stream(
                              format="csv")  # the uploader takes CSV files, whatever their bytes
     if n_chunks is not None and n_chunks < stream.n_chunks:
         _validation.check_positive_int("n_chunks", n_chunks)
-        info = dataclasses.replace(stream.info, n_chunks=n_chunks)
-        stream = dataclasses.replace(stream, n_chunks=n_chunks, info=info)
+        stream = dataclasses.replace(stream, info=dataclasses.replace(stream.info,
+                                                                      n_chunks=n_chunks))
     return stream
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -69,6 +70,19 @@ def test_chunks_are_fresh_arrays_the_caller_may_modify():
 def test_loaded_info_reflects_the_requested_sizes():
     s = load_stream("mixed", seed=0, n_chunks=3, chunk_size=7)
     assert (s.info.name, s.chunk_size, s.n_chunks) == ("mixed", 7, 3)
+    # the stream reads its sizes from its card, so the card is the loaded stream's
+    assert (s.info.chunk_size, s.info.n_chunks) == (7, 3)
+    assert s.chunk(2)[0].shape == (s.info.chunk_size, s.info.n_features)
+
+
+def test_a_cards_feature_count_is_derived_from_its_shape():
+    card = get_info("sea0")
+    assert card.n_features == 3
+    image = dataclasses.replace(card, feature_shape=(3, 8, 8))
+    assert image.n_features == 192
+    with pytest.raises(TypeError):
+        StreamInfo(name="x", title="x", description="x", kind="user", n_chunks=2,
+                   feature_shape=(2,), n_features=3, source="x", licence="x", ground_truth="x")
 
 
 def test_cli_lists_the_registry_as_a_table(capsys):

@@ -1,0 +1,44 @@
+"""The project's Markdown links stay inside the repository and name files that exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ["README.md", "CONTRIBUTING.md", "docs/architecture.md", "results/README.md"]
+_LINK = re.compile(r"\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
+
+
+def broken_links(path: Path) -> list[str]:
+    """Links of ``path`` that leave the repository, are absolute, or name no file."""
+    bad = []
+    for target in _LINK.findall(path.read_text(encoding="utf-8")):
+        if target.startswith("#"):
+            continue
+        if re.match(r"[a-z]+:", target) or target.startswith("/"):
+            bad.append(f"{target} (not a path inside the repository)")
+            continue
+        resolved = (path.parent / target.split("#")[0]).resolve()
+        if not resolved.is_relative_to(ROOT):
+            bad.append(f"{target} (outside the repository)")
+        elif not resolved.exists():
+            bad.append(f"{target} (no such file)")
+    return bad
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_links_stay_inside_the_repository_and_exist(doc):
+    assert broken_links(ROOT / doc) == []
+
+
+def test_the_link_check_catches_outside_missing_and_absolute_links(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    (tmp_path / "here.md").write_text("x")
+    doc = tmp_path / "doc.md"
+    doc.write_text("[a](here.md) [b](../shared/STYLE.md) [c](gone.md) [d](/etc/passwd) "
+                   "[e](https://example.org) [f](#layout)")
+    assert [b.split(" ")[0] for b in broken_links(doc)] == [
+        "../shared/STYLE.md", "gone.md", "/etc/passwd", "https://example.org"]
