@@ -258,7 +258,10 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     def stream(seed: int) -> Stream:
         """The exploration's stream for ``seed``, loaded once if any run is not cached yet."""
         if upload is None:
-            return run_stream(next(c for c in configs if c.seed == seed))
+            cfg = next(c for c in configs if c.seed == seed)
+            return _registry_stream(RunConfig(cfg.dataset, seed=seed, chunk_size=cfg.chunk_size,
+                                              n_chunks=cfg.n_chunks,
+                                              stream_options=cfg.stream_options))
         return user_stream(upload.data, label=upload.label,
                            chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
                            n_chunks=config.n_chunks)
@@ -270,6 +273,16 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     if outcome.computed:
         player.log_time("runs", start)
     return list(outcome.results)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _registry_stream(config: RunConfig) -> Stream:
+    """The stream of ``config`` (only its stream fields set), kept for the next setting or seed.
+
+    Adding a PUDD setting runs one more model on the same stream: drawing a synthetic stream
+    again would cost about as much as the run itself.
+    """
+    return run_stream(config)
 
 
 def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:

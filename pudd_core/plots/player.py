@@ -51,6 +51,11 @@ SPEEDS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
 DEFAULT_SPEED = 5.0
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})
+_NUMBERS = _PLAIN | {float}
+_INF = (math.inf, -math.inf)
+
+
 def to_json_ready(obj: Any) -> Any:
     """``obj`` with numpy values as Python ones and NaN/inf as ``None`` (strict JSON).
 
@@ -62,6 +67,11 @@ def to_json_ready(obj: Any) -> Any:
     >>> to_json_ready(go.Scatter(y=np.array([0.5, 2.0])).to_plotly_json())["y"]
     [0.5, 2.0]
     """
+    kind = type(obj)
+    if kind in _PLAIN:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
         if "bdata" in obj and "dtype" in obj:  # plotly's base64 form of a numpy array
             return to_json_ready(_decode(obj))
@@ -69,6 +79,11 @@ def to_json_ready(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return to_json_ready(obj.tolist())
     if isinstance(obj, list | tuple):
+        kinds = set(map(type, obj))
+        if kinds <= _PLAIN:  # the usual long lists of numbers or labels: one pass
+            return list(obj)
+        if kinds <= _NUMBERS:
+            return [v if v == v and v not in _INF else None for v in obj]
         return [to_json_ready(v) for v in obj]
     if isinstance(obj, np.generic):
         return to_json_ready(obj.item())
@@ -334,6 +349,9 @@ def _setting_part(run: RunResult, label: str, colour: str, *, floor: float,
     alpha = run.config.alpha
     cuts_template = _figure_json(cut_scan_figure([1], [1.0], alpha=alpha, max_cut=max_cut,
                                                  floor=floor, title=_cut_title(1)["text"]))
+    for trace in cuts_template["data"]:  # the setting's colour, as in the growing charts
+        if trace.get("name") == "log10 p per cut":
+            trace["line"] = {**trace.get("line", {}), "color": colour}
     cut_frames = [cut_scan_update(c.chunk_index, [k for k, _ in c.cut_p_values],
                                   [p for _, p in c.cut_p_values], floor=floor) for c in logs]
     windows: dict[int, WindowRecord] = {c.chunk_index: c.window.by_centre() for c in logs

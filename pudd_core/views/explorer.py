@@ -284,7 +284,9 @@ def read_setting(text: str) -> tuple[PUDDSetting, tuple[str, ...]]:
             problems.append(f"`{pair}`: the explorer's options are {', '.join(VARIANTS)}")
             continue
         try:
-            options.update(parse_option_pairs("detector", "pudd", [pair]))
+            parsed = dict(parse_option_pairs("detector", "pudd", [pair]))
+            ChunkPUDD(**parsed)  # the value alone, checked by the detector
+            options.update(parsed)
         except ValueError as err:
             problems.append(f"`{pair}`: {err}")
     try:
@@ -405,7 +407,9 @@ class ExplorerConfig:
         if self.seeds > 1:
             lines.append(f"# and the same for seeds {self.seed + 1} .. "
                          f"{self.seed + self.seeds - 1}")
-        for cfg in self.run_configs()[: len(self.settings) + len(self.baselines)]:
+        for i, cfg in enumerate(self.run_configs()[: len(self.settings) + len(self.baselines)]):
+            name = cfg.detector if i >= len(self.settings) or len(self.settings) == 1 else (
+                f"pudd_{i + 1}")
             args = (f'"{cfg.dataset}", "{cfg.classifier}", "{cfg.detector}", '
                     f"alpha={cfg.alpha:g}, regime=\"{cfg.regime}\", seed={cfg.seed}")
             if cfg.chunk_size is not None:
@@ -416,7 +420,7 @@ class ExplorerConfig:
                 args += f", detector_options={dict(cfg.detector_options)!r}"
             if cfg.record_windows:
                 args += ", record_windows=True"
-            lines.append(f"{cfg.detector} = run_experiment(RunConfig({args}))")
+            lines.append(f"{name} = run_experiment(RunConfig({args}))")
         return "\n".join(lines)
 
 
