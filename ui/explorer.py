@@ -259,6 +259,11 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
         """The exploration's stream for ``seed``, loaded once if any run is not cached yet."""
         if upload is None:
             cfg = next(c for c in configs if c.seed == seed)
+            info = _infos().get(cfg.dataset)
+            size = ((cfg.n_chunks or (info.n_chunks if info else 0) or 10**9)
+                    * (cfg.chunk_size or (info.chunk_size if info else 0) or 10**9))
+            if size > _KEPT_STREAM_SAMPLES:
+                return run_stream(cfg)
             return _registry_stream(RunConfig(cfg.dataset, seed=seed, chunk_size=cfg.chunk_size,
                                               n_chunks=cfg.n_chunks,
                                               stream_options=cfg.stream_options))
@@ -275,12 +280,16 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     return list(outcome.results)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+_KEPT_STREAM_SAMPLES = 500_000  # longer streams are drawn again rather than kept
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _registry_stream(config: RunConfig) -> Stream:
     """The stream of ``config`` (only its stream fields set), kept for the next setting or seed.
 
     Adding a PUDD setting runs one more model on the same stream: drawing a synthetic stream
-    again would cost about as much as the run itself.
+    again would cost about as much as the run itself. A resource, not data: runs only read a
+    stream's chunks, and a copy per use would cost more than the draw.
     """
     return run_stream(config)
 

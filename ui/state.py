@@ -221,6 +221,9 @@ THEOREM2_WRONG2 = _value("theorem2_wrong2", (0.8, 0.9), "wrong2", "theorem2",
                          _range_in(0.5, 1.0), _fmt_range)
 THEOREM2_ALPHA_EXP = _value("theorem2_alpha_exp", 5, "alpha", "theorem2", _int_in(1, 10))
 
+#: Names that older links use, read when the current name is absent (never written).
+OLD_NAMES: dict[str, QueryParam] = {}
+
 THEOREM1_N = _value("theorem1_n", 500)
 THEOREM1_ERROR_RATE = _value("theorem1_error_rate", 0.2)
 THEOREM1_FACTOR = _value("theorem1_factor", 2)
@@ -241,6 +244,8 @@ EXPLORER_REGIME = _value("explorer_regime", "incremental", "regime", "explorer",
 #: the PUDD settings side by side, as link texts ("x,option=value,..."); checked on the page
 EXPLORER_SETTINGS = _value("explorer_settings", ("3",), "pudd", "explorer", _settings_texts,
                            ";".join)
+OLD_NAMES[EXPLORER_SETTINGS] = QueryParam(  # before side-by-side settings: ?alpha=x
+    "alpha", "explorer", lambda text: (str(_int_in(1, 10)(text)),))
 EXPLORER_SEEDS = _value("explorer_seeds", 1, "seeds", "explorer", _int_in(1, 10))
 EXPLORER_SEED_VIEW = _value("explorer_seed_view", "band", "seed_view", "explorer",
                             _one_of(lambda: ("band", "one")))  # several seeds: band or one
@@ -317,9 +322,13 @@ def read_query(page: str) -> None:
     if st.session_state.get(flag):
         return
     st.session_state[flag] = True
-    for key, spec in QUERY.items():
+    entries = [*((k, q, False) for k, q in QUERY.items()),
+               *((k, q, True) for k, q in OLD_NAMES.items())]
+    for key, spec, old in entries:
         if spec.page != page or spec.name not in st.query_params:
             continue
+        if old and QUERY[key].name in st.query_params:
+            continue  # the current name wins over an old one
         text = st.query_params[spec.name]
         try:
             st.session_state[key] = spec.parse(text)
