@@ -37,6 +37,7 @@
     get cursor() { return k; }, get playing() { return playing; }, get last() {
       return spec ? spec.last : 0; }, get speed() { return speed; }, stats,
     get id() { return spec ? spec.id : null; }, get detail() { return d + 1; },
+    get names() { return spec ? spec.names : []; },
   };
 
   function send(type, data) {
