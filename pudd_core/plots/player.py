@@ -233,7 +233,8 @@ def _trace_caption(chunk: int, drifts: Sequence[int], counts: str, lead: ChunkLo
                  f"seed's value (min–max); triangles: how many of the {band} seeds alarmed at "
                  f"each chunk, in each detector's lane (alarms per seed so far: {counts}). ")
         return text
-    text += (f"triangles: each detector's alarms in its own lane (so far: {counts}). ")
+    lines = "dotted lines: PUDD's alarms; " if lead is not None else ""
+    text += f"{lines}triangles: each detector's alarms in its own lane (so far: {counts}). "
     if lead is not None and lead.alarm:
         text += (f"**PUDD alarms at chunk {chunk}**: its model is retrained on the "
                  "recent window before the next chunk, and its history starts again.")
