@@ -37,11 +37,11 @@ if TYPE_CHECKING:
     from pudd_core.experiments.runner import WindowRecord
 
 __all__ = [
+    "bucket_columns",
     "contingency_table_frame",
     "cut_pvalue_figure",
     "cut_scan_figure",
     "pu_histogram_figure",
-    "bucket_columns",
     "window_histogram_figure",
 ]
 
