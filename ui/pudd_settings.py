@@ -84,11 +84,10 @@ def _option_widget(where: Any, i: int, name: str, setting: PUDDSetting) -> None:
         where.number_input(_LABELS[name], min_value=0, max_value=1000, step=1,
                            value=int(value), **common)
     elif isinstance(option.default, bool):
+        where.checkbox(_LABELS[name], value=bool(value), **common)
+    else:  # the library's own values, as a link writes them
         where.selectbox(_LABELS[name], option.choices, index=option.choices.index(value),
-                        format_func=lambda v: "on" if v else "off", **common)
-    else:
-        where.selectbox(_LABELS[name], option.choices, index=option.choices.index(value),
-                        format_func=lambda v: _WORDS.get(v, str(v)), **common)
+                        format_func=lambda v: "none" if v is None else str(v), **common)
 
 
 def settings_controls() -> tuple[PUDDSetting, ...]:
@@ -101,18 +100,19 @@ def settings_controls() -> tuple[PUDDSetting, ...]:
     for i, text in enumerate(texts):
         setting, problems = read_setting(text)
         colour = SETTING_COLOURS[i % len(SETTING_COLOURS)]
-        cols = st.columns([1.5, 1.0, 1.1, 0.8, 0.75, 1.0, 0.75, 0.45],
-                          vertical_alignment="bottom")
+        cols = st.columns([2.0, 1.0, 1.15, 0.95, 0.9, 1.3, 0.45], vertical_alignment="bottom")
         cols[0].select_slider(
-            f":material/circle: Setting {i + 1}: threshold α", options=list(range(1, 11)),
+            f"Setting {i + 1}: α", options=list(range(1, 11)),
             value=setting.alpha_exponent, format_func=controls.alpha_label,
             key=_key(i, "alpha"), on_change=_changed, args=(i,),
             help="A test alarms when its p-value is below α; the paper's PUDD-x uses "
                  f"α = 10⁻ˣ. This setting's colour in the charts: {colour}.")
-        for where, name in zip(cols[1:7], VARIANTS, strict=True):
-            _option_widget(where, i, name, setting)
+        places = {"cut_points": cols[1], "skip_rule": cols[2], "clamp_min": cols[3],
+                  "partition": cols[4], "yates": cols[5], "cache_buckets": cols[5]}
+        for name in VARIANTS:
+            _option_widget(places[name], i, name, setting)
         if len(texts) > 1:
-            cols[7].button(":material/close:", key=_key(i, "remove"), on_click=_remove,
+            cols[6].button(":material/close:", key=_key(i, "remove"), on_click=_remove,
                            args=(i,), help=f"Remove setting {i + 1}")
         same = labels.get(setting.label)
         if problems:

@@ -293,8 +293,11 @@ def settings_pvalue_figure(
         proxy = threshold_proxy(alpha)
         proxy.line.color = colour
         traces.append(proxy)
-    return one_go(traces, title=title, height=330, shapes=shapes,
-                  xaxis=_chunk_axis(x_range), yaxis=p_axis(floor))
+    # the legend under the plot: a line and a threshold per setting would cover the curves
+    return one_go(traces, title=title, height=330 + 22 * len(p_values), shapes=shapes,
+                  xaxis=_chunk_axis(x_range), yaxis=p_axis(floor),
+                  legend={"orientation": "h", "x": 0.0, "y": -0.25, "yanchor": "top"},
+                  margin={"b": 60 + 22 * len(p_values)})
 
 
 def min_pvalue_figure(

@@ -553,7 +553,7 @@ def test_explorer_exports_equal_the_librarys_numbers_and_figures_save_as_svg(
     chart = frame.locator("#c-minp")
     chart.hover()
     svg = chart.locator('.modebar-btn[data-title="Download plot as SVG"]')
-    png = chart.locator('.modebar-btn[data-title="Download plot as a png"]')
+    png = chart.locator('.modebar-btn[data-title="Download plot as a PNG"]')
     assert png.count() == 1
     path = _download(page, svg)
     assert path.read_bytes().lstrip().startswith(b"<svg")

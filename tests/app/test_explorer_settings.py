@@ -38,7 +38,7 @@ def test_a_link_with_four_settings_runs_and_shows_all_four() -> None:
 
 def test_a_changed_option_is_its_settings_run_and_link() -> None:
     at = _open({"pudd": "3;5"})
-    at.selectbox(key="w_explorer_s0_1_yates").set_value(False).run(timeout=TIMEOUT)
+    at.checkbox(key="w_explorer_s0_1_yates").uncheck().run(timeout=TIMEOUT)
     assert _labels(at) == ["PUDD-3", "PUDD-5 (no Yates)"]
     assert at.query_params["pudd"] == "3;5,yates=False"
     spec = player(at)["spec"]
