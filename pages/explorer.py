@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pudd_core.views.explorer import run_log_frame, summary_frame
+from pudd_core.views.explorer import summary_frame
 from ui import explorer, player, state
 from ui.pages import ensure_routed
 
@@ -14,8 +14,9 @@ st.title("Stream explorer")
 st.markdown(
     "A classifier is tested on each chunk of a stream, then trained on it; PUDD watches the "
     "PU-index of its predictions, and the baselines you pick watch its errors, each adapting "
-    "its own copy of the model at its alarms. Step through the chunks, or press Play. "
-    "The seed is in the sidebar; the address bar holds a link to this exact run."
+    "its own copy of the model at its alarms. Compare up to four PUDD settings (thresholds "
+    "and variants) over one or several seeds; step through the chunks, or press Play. "
+    "The seed is in the sidebar; the address bar holds a link to this exact comparison."
 )
 
 player.cursor_from_address()  # where the player stopped (it writes ?chunk= itself)
@@ -39,20 +40,17 @@ if runs is None:  # long runs wait for the Run button above (or were stopped)
     state.write_query("explorer")
     st.stop()
 
-player.player(cfg, runs)
+comparison = cfg.comparison(runs)
+player.player(comparison, band=chosen.band and cfg.seeds > 1)
 
-with st.expander("Whole run: alarms, accuracy and detection delays of every detector"):
-    st.table(summary_frame(runs).style.format({"accuracy": "{:.4f}", "mean delay (chunks)":
-                                                "{:.2f}"}, na_rep="–"))
+first = [group[0] for group in (*comparison.settings, *comparison.baselines)]
+with st.expander(f"Whole run: alarms, accuracy and detection delays of every detector"
+                 f"{f' (seed {cfg.seed})' if cfg.seeds > 1 else ''}"):
+    st.table(summary_frame(first, labels=comparison.labels).style.format(
+        {"accuracy": "{:.4f}", "mean delay (chunks)": "{:.2f}"}, na_rep="–"))
     st.caption("Delays in chunks from each true drift to the first alarm after it; an alarm "
                "that detects nothing new is a false alarm (`experiments.evaluation.match_alarms`).")
-st.download_button(
-    "Download the run log (CSV)", run_log_frame(runs[0], runs[1:]).to_csv(index=False),
-    file_name=f"pudd_{cfg.dataset}_{cfg.classifier}_pudd{cfg.alpha_exponent}_seed{cfg.seed}.csv",
-    mime="text/csv", icon=":material/download:", on_click="ignore", key="explorer_download",
-    help="PUDD's per-chunk log (accuracy, PU mean, min p, every cut's p, alarms), plus each "
-         "baseline's alarms and error rate.",
-)
+explorer.downloads(cfg, comparison)
 with st.expander("Show the code"):
     st.code(cfg.as_python(), language="python")
 

@@ -1,5 +1,7 @@
 """The Stream explorer's settings: widgets -> an ExplorerConfig, runs with a progress bar.
 
+The PUDD setting rows and the seeds are drawn by ``ui.pudd_settings``.
+
 Every input error is shown under the control that caused it (``Settings.error``); the other
 settings stay as they are.
 """
@@ -7,6 +9,7 @@ settings stay as they are.
 from __future__ import annotations
 
 import functools
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -21,14 +24,19 @@ from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_ex
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
+    Comparison,
     ExplorerConfig,
     compatible_classifiers,
+    cuts_frame,
     error_field,
+    export_json,
+    run_log_frame,
     run_stream,
     upload_name,
     user_stream,
+    windows_frame,
 )
-from ui import cache, controls, messages, player, progress, state
+from ui import cache, messages, player, progress, pudd_settings, state
 from ui.progress import Task
 
 _REGIME_HELP: dict[Regime, str] = {
@@ -78,6 +86,7 @@ class Settings:
     config: ExplorerConfig | None  # None until the inputs are complete
     upload: Upload | None
     slots: Mapping[str, Any]  # pudd_core.views.explorer.Field -> placeholder under its control
+    band: bool = False  # several seeds: show their mean and band (else the first seed)
 
     def error(self, err: Exception) -> None:
         """Show ``err`` under the control it is about, with what to do."""
@@ -152,35 +161,39 @@ def settings() -> Settings:
                         placeholder=f"all ({default_n})" if default_n else "all",
                         **state.bound(state.EXPLORER_N_CHUNKS),
                         help="How many chunks to run; empty for the whole stream.")
-    with mid[2]:
-        controls.alpha_selector(state.EXPLORER_ALPHA_EXP, label="PUDD's threshold α")
+    seeds, band = pudd_settings.seeds_controls(mid[2])
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
     mid[3].multiselect("Baseline detectors beside PUDD", list(BASELINES),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")
+    with st.container(border=True):
+        chosen = pudd_settings.settings_controls()
 
     upload = None
     if dataset == state.EXPLORER_UPLOAD:
         upload, ok = _upload_controls(slots)
         if not ok:
-            return Settings(None, upload, slots)
+            return Settings(None, upload, slots, band)
     elif info is not None and not info.available:
         messages.missing_data(slots["dataset"], "Dataset", info, key="explorer")
-        return Settings(None, None, slots)
+        return Settings(None, None, slots, band)
+    if not chosen:
+        return Settings(None, upload, slots, band)
     n_chunks = state.get(state.EXPLORER_N_CHUNKS)
     config = ExplorerConfig(
         dataset=upload_name(upload.data) if upload else dataset,
         classifier=str(state.get(state.EXPLORER_CLASSIFIER)),
         regime=state.get(state.EXPLORER_REGIME),
-        alpha_exponent=int(state.get(state.EXPLORER_ALPHA_EXP)),
+        settings=chosen,
         baselines=tuple(state.get(state.EXPLORER_BASELINES)),
         seed=int(state.get(state.SEED)),
+        seeds=seeds,
         chunk_size=int(state.get(state.EXPLORER_CHUNK_SIZE)),
         n_chunks=None if n_chunks is None else int(n_chunks),
     )
-    return Settings(config, upload, slots)
+    return Settings(config, upload, slots, band)
 
 
 def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
@@ -228,7 +241,7 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
 
 
 def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | None:
-    """PUDD's run then each baseline's: from the cache, or computed with progress and Stop.
+    """Per seed, each PUDD setting's run then each baseline's: cached, or computed with Stop.
 
     Runs estimated under ``progress.AUTO_SECONDS`` start by themselves; longer ones (a DNN
     or a CNN over many chunks) wait for Run and can be stopped, keeping the finished runs.
@@ -238,21 +251,43 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     configs = config.run_configs()
 
     @functools.cache
-    def stream() -> Stream:
-        """The exploration's stream, loaded once if any run is not cached yet."""
+    def stream(seed: int) -> Stream:
+        """The exploration's stream for ``seed``, loaded once if any run is not cached yet."""
         if upload is None:
-            return run_stream(configs[0])
+            cfg = next(c for c in configs if c.seed == seed)
+            info = _infos().get(cfg.dataset)
+            size = ((cfg.n_chunks or (info.n_chunks if info else 0) or 10**9)
+                    * (cfg.chunk_size or (info.chunk_size if info else 0) or 10**9))
+            if size > _KEPT_STREAM_SAMPLES:
+                return run_stream(cfg)
+            return _registry_stream(RunConfig(cfg.dataset, seed=seed, chunk_size=cfg.chunk_size,
+                                              n_chunks=cfg.n_chunks,
+                                              stream_options=cfg.stream_options))
         return user_stream(upload.data, label=upload.label,
                            chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
                            n_chunks=config.n_chunks)
 
-    tasks = [_run_task(cfg, upload, stream) for cfg in configs]
+    tasks = [_run_task(cfg, upload, functools.partial(stream, cfg.seed)) for cfg in configs]
     outcome = progress.run_tasks(state.EXPLORER_JOB, tasks, what="runs")
     if not outcome.complete:
         return None
     if outcome.computed:
         player.log_time("runs", start)
     return list(outcome.results)
+
+
+_KEPT_STREAM_SAMPLES = 500_000  # longer streams are drawn again rather than kept
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _registry_stream(config: RunConfig) -> Stream:
+    """The stream of ``config`` (only its stream fields set), kept for the next setting or seed.
+
+    Adding a PUDD setting runs one more model on the same stream: drawing a synthetic stream
+    again would cost about as much as the run itself. A resource, not data: runs only read a
+    stream's chunks, and a copy per use would cost more than the draw.
+    """
+    return run_stream(config)
 
 
 def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:
@@ -273,4 +308,39 @@ def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream
         cache.keep(spec, result)
         return result
 
-    return Task(DETECTORS[cfg.detector], seconds, lambda: done, compute)
+    label = DETECTORS[cfg.detector] if cfg.detector != "pudd" else f"PUDD α = {cfg.alpha:g}"
+    return Task(f"{label}, seed {cfg.seed}", seconds, lambda: done, compute)
+
+
+def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
+    """The exploration's numbers as files: the run log, every cut's test, the windows, JSON.
+
+    Each file is made when its button is pressed (a callable ``data``), so reruns stay cheap.
+    """
+    stem = f"pudd_{config.dataset}_{config.classifier}_seed{config.seed}"
+    if config.seeds > 1:
+        stem += f"-{config.seed + config.seeds - 1}"
+    first = comparison.settings[0][0]
+    files = (
+        ("Run log (CSV)", f"{stem}_log.csv", "text/csv", "explorer_download",
+         lambda: run_log_frame(first, [b[0] for b in comparison.baselines]).to_csv(index=False),
+         f"{comparison.labels[0]}'s per-chunk log of seed {config.seed} (accuracy, PU mean, "
+         "min p, every cut's p, alarms), plus each baseline's alarms and error rate."),
+        ("Every cut's χ² test (CSV)", f"{stem}_cuts.csv", "text/csv", "explorer_download_cuts",
+         lambda: cuts_frame(comparison).to_csv(index=False),
+         "Per setting, seed, chunk and cut: χ² statistic, degrees of freedom, p, and whether "
+         "the skip rule, a shortcut, the count floor or the data decided it."),
+        ("Windows: tables and histograms (CSV)", f"{stem}_windows.csv", "text/csv",
+         "explorer_download_windows", lambda: windows_frame(comparison).to_csv(index=False),
+         "Per setting, seed and test: the winning cut's observed (after the floor) and expected "
+         "counts, and the two windows' 40-bin PU histograms, one value a row."),
+        ("Everything (JSON)", f"{stem}.json", "application/json", "explorer_download_json",
+         lambda: json.dumps(export_json(comparison), indent=1),
+         "All of the above, nested by setting, seed and chunk."),
+    )
+    cols = st.columns(len(files))
+    for col, (label, name, mime, key, data, help_text) in zip(cols, files, strict=True):
+        col.download_button(label, data, file_name=name, mime=mime, key=key, help=help_text,
+                            icon=":material/download:", on_click="ignore")
+    st.caption("Figures: the camera of each chart's toolbar saves a PNG, the one beside it an "
+               "SVG.")

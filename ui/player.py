@@ -5,8 +5,9 @@ one JSON document; the component in ``ui/player_component`` shows it up to a cur
 browser moves itself: Reset, Back, Next, Play/Pause, a speed and a Jump slider, and the arrow
 keys. The server does no work per step or frame, so Pause stops at once, and one server
 plays for a class. When the player stops, it writes the cursor into the page's address
-(``?chunk=``); the next rerun of the page reads it back (:func:`cursor_from_address`), so a
-link, a settings change and a return to the page all keep the chunk.
+(``?chunk=``, and ``?detail=``: the setting whose details it shows); the next rerun of the
+page reads them back (:func:`cursor_from_address`), so a link, a settings change and a
+return to the page all keep them. Several PUDD settings and seeds are one spec.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 import streamlit.components.v1 as components
 
-from pudd_core.experiments.runner import RunResult
 from pudd_core.plots.bundle import player_js
 from pudd_core.plots.player import player_spec, run_key
-from pudd_core.views.explorer import ExplorerConfig
+from pudd_core.views.explorer import Comparison
 from ui import state
 
 FRONTEND = Path(__file__).with_name("player_component")
@@ -62,30 +61,36 @@ _component = components.declare_component("pudd_player", path=str(_frontend()))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def spec(key: str, _runs: Sequence[RunResult], alpha: float,
-         alpha_exponent: int) -> dict[str, Any]:
+def spec(key: str, _comparison: Comparison, band: bool) -> dict[str, Any]:
     """The runs' player spec, built once per runs (``key``: ``run_key`` of their results).
 
     A resource, not data: every session reads the same dict (nobody changes it), with no
-    copy per rerun of a 300 KB document.
+    copy per rerun of a document of several hundred KB.
     """
-    return player_spec(_runs[0], _runs[1:], alpha=alpha, alpha_exponent=alpha_exponent)
+    return player_spec(_comparison.settings, _comparison.baselines, labels=_comparison.labels,
+                       band=band)
 
 
 def cursor_from_address() -> None:
-    """Take the chunk the player left in the address bar (``?chunk=``) as the cursor."""
-    text = st.query_params.get("chunk")
-    if text is not None and text.isdigit() and 1 <= int(text) <= 100_000:
-        st.session_state[state.EXPLORER_CURSOR] = int(text)
+    """Take the chunk and setting the player left in the address bar (``?chunk=``, ``?detail=``)."""
+    for name, key, top in (("chunk", state.EXPLORER_CURSOR, 100_000),
+                           ("detail", state.EXPLORER_DETAIL, 4)):
+        text = st.query_params.get(name)
+        if text is not None and text.isdigit() and 1 <= int(text) <= top:
+            st.session_state[key] = int(text)
 
 
-def player(config: ExplorerConfig, runs: Sequence[RunResult]) -> None:
-    """The player of ``runs`` (PUDD's first), opening at the session's cursor."""
+def player(comparison: Comparison, *, band: bool) -> None:
+    """The player of ``comparison``'s runs, opening at the session's cursor and setting."""
     start = time.perf_counter()
-    data = spec(run_key(runs), tuple(runs), config.alpha, config.alpha_exponent)
+    runs = [r for group in (*comparison.settings, *comparison.baselines) for r in group]
+    key = run_key(runs, comparison.labels, band)
+    data = spec(key, comparison, band)
     cursor = min(max(int(state.get(state.EXPLORER_CURSOR)), 1), data["last"])
     st.session_state[state.EXPLORER_CURSOR] = cursor
-    _component(spec=data, start=cursor, key="explorer_player", default=None)
+    detail = min(max(int(state.get(state.EXPLORER_DETAIL)), 1), len(comparison.labels))
+    st.session_state[state.EXPLORER_DETAIL] = detail
+    _component(spec=data, start=cursor, detail=detail, key="explorer_player", default=None)
     log_time("player", start)
 
 

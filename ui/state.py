@@ -1,5 +1,7 @@
-"""Session-state keys, their defaults and the query-parameter sync, declared once.
+"""Session-state keys, their defaults and the query-parameter sync: one declaration per value.
 
+Each value is one :func:`_value` call below, giving its key, its default and, if a link
+carries it, its URL name and parser; ``DEFAULTS`` and ``QUERY`` derive from those calls.
 Keys are ``"<page>_<name>"``. Canonical values live in non-widget keys, which survive page
 changes (widget keys vanish on pages without the widget, streamlit/streamlit#5813); each
 widget gets its own key from :func:`widget_key`, seeded from the canonical value and copied
@@ -17,120 +19,6 @@ from typing import Any
 import streamlit as st
 
 from pudd_core.paper import REGIMES
-
-# --- keys ------------------------------------------------------------------------------------
-SEED = "app_seed"
-QUERY_WARNINGS = "app_query_warnings"
-
-THEOREM2_N = "theorem2_n"
-THEOREM2_ERROR_RATE = "theorem2_error_rate"
-THEOREM2_CORRECT1 = "theorem2_correct1"
-THEOREM2_WRONG1 = "theorem2_wrong1"
-THEOREM2_CORRECT2 = "theorem2_correct2"
-THEOREM2_WRONG2 = "theorem2_wrong2"
-THEOREM2_ALPHA_EXP = "theorem2_alpha_exp"
-
-THEOREM1_N = "theorem1_n"
-THEOREM1_ERROR_RATE = "theorem1_error_rate"
-THEOREM1_FACTOR = "theorem1_factor"
-THEOREM1_PERTURBATION = "theorem1_perturbation"
-THEOREM1_AMOUNT = "theorem1_amount"
-
-FIG1_ALPHA_EXP = "fig1_alpha_exp"
-FIG1_MAX_N = "fig1_max_n"
-FIG1_SEED = "fig1_seed"
-
-EXPLORER_DATASET = "explorer_dataset"  # a registry stream, or EXPLORER_UPLOAD
-EXPLORER_CLASSIFIER = "explorer_classifier"
-EXPLORER_REGIME = "explorer_regime"
-EXPLORER_ALPHA_EXP = "explorer_alpha_exp"
-EXPLORER_BASELINES = "explorer_baselines"
-EXPLORER_CHUNK_SIZE = "explorer_chunk_size"
-EXPLORER_N_CHUNKS = "explorer_n_chunks"  # None: the stream's own length
-EXPLORER_LABEL = "explorer_label"  # label column of an uploaded CSV
-EXPLORER_CURSOR = "explorer_chunk"  # the chunk the charts show (1 = first tested chunk)
-EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file"
-EXPLORER_JOB = "explorer_job"  # ui.progress: "", "run:<sel>", "running:<sel>", "stop:<sel>"
-
-CIFAR_N_CHUNKS = "cifar_n_chunks"
-CIFAR_CLASSIFIER = "cifar_classifier"
-CIFAR_DETECTORS = "cifar_detectors"  # "pudd" and river baselines, by registry name
-CIFAR_ALPHA_EXP = "cifar_alpha_exp"
-CIFAR_CHUNK = "cifar_chunk"  # the chunk whose images are shown
-CIFAR_JOB = "cifar_job"  # ui.progress: "", "run:<sel>", "running:<sel>", "stop:<sel>"
-
-THRESHOLDS_DATASET = "thresholds_dataset"
-THRESHOLDS_CLASSIFIER = "thresholds_classifier"
-THRESHOLDS_EXPONENTS = "thresholds_exponents"  # (first, last) x of alpha = 10^-x
-THRESHOLDS_SEEDS = "thresholds_seeds"  # number of seeds, from the sidebar seed on
-THRESHOLDS_N_CHUNKS = "thresholds_n_chunks"  # 0: the stream's own length
-THRESHOLDS_ALPHA_EXP = "thresholds_alpha_exp"
-THRESHOLDS_STUDY_DATASET = "thresholds_study_dataset"  # a synthetic stream, kept stationary
-THRESHOLDS_STUDY_CHUNKS = "thresholds_study_chunks"
-THRESHOLDS_JOB = "thresholds_job"
-THRESHOLDS_STUDY_JOB = "thresholds_study_job"
-
-REPRODUCTION_VIEW = "reproduction_view"  # "<classifier>:<n_chunks or full>"; None: largest
-REPRODUCTION_CLASSIFIER = "reproduction_classifier"
-REPRODUCTION_DATASETS = "reproduction_datasets"
-REPRODUCTION_DETECTORS = "reproduction_detectors"  # the paper's row names: pudd-3, ddm, ...
-REPRODUCTION_REGIMES = "reproduction_regimes"
-REPRODUCTION_SEEDS = "reproduction_seeds"
-REPRODUCTION_N_CHUNKS = "reproduction_n_chunks"  # 0: the paper's stream lengths
-REPRODUCTION_JOB = "reproduction_job"
-
-DEFAULTS: dict[str, Any] = {
-    SEED: 0,
-    THEOREM2_N: 1000,
-    THEOREM2_ERROR_RATE: 0.5,
-    THEOREM2_CORRECT1: (0.0, 0.1),
-    THEOREM2_WRONG1: (0.9, 1.0),
-    THEOREM2_CORRECT2: (0.1, 0.2),
-    THEOREM2_WRONG2: (0.8, 0.9),
-    THEOREM2_ALPHA_EXP: 5,
-    THEOREM1_N: 500,
-    THEOREM1_ERROR_RATE: 0.2,
-    THEOREM1_FACTOR: 2,
-    THEOREM1_PERTURBATION: "none",
-    THEOREM1_AMOUNT: 20,
-    FIG1_ALPHA_EXP: 5,
-    FIG1_MAX_N: 20000,
-    FIG1_SEED: 42,
-    EXPLORER_DATASET: "sea0",
-    EXPLORER_CLASSIFIER: "gnb",
-    EXPLORER_REGIME: "incremental",
-    EXPLORER_ALPHA_EXP: 3,
-    EXPLORER_BASELINES: ("adwin", "ddm"),
-    EXPLORER_CHUNK_SIZE: 1000,
-    EXPLORER_N_CHUNKS: None,
-    EXPLORER_LABEL: None,
-    EXPLORER_CURSOR: 1,
-    CIFAR_N_CHUNKS: 10,
-    CIFAR_CLASSIFIER: "pretrained-cnn",
-    CIFAR_DETECTORS: ("pudd", "ddm"),
-    CIFAR_ALPHA_EXP: 3,
-    CIFAR_CHUNK: 0,
-    EXPLORER_JOB: "",
-    CIFAR_JOB: "",
-    THRESHOLDS_DATASET: "sea0",
-    THRESHOLDS_CLASSIFIER: "gnb",
-    THRESHOLDS_EXPONENTS: (1, 10),
-    THRESHOLDS_SEEDS: 2,
-    THRESHOLDS_N_CHUNKS: 50,
-    THRESHOLDS_ALPHA_EXP: 2,
-    THRESHOLDS_STUDY_DATASET: "sea0",
-    THRESHOLDS_STUDY_CHUNKS: 200,
-    THRESHOLDS_JOB: "",
-    THRESHOLDS_STUDY_JOB: "",
-    REPRODUCTION_VIEW: None,
-    REPRODUCTION_CLASSIFIER: "gnb",
-    REPRODUCTION_DATASETS: ("sea0", "sine"),
-    REPRODUCTION_DETECTORS: ("pudd-3", "ddm"),
-    REPRODUCTION_REGIMES: REGIMES,
-    REPRODUCTION_SEEDS: 2,
-    REPRODUCTION_N_CHUNKS: 20,
-    REPRODUCTION_JOB: "",
-}
 
 
 # --- query parameters ------------------------------------------------------------------------
@@ -295,48 +183,133 @@ class QueryParam:
     fmt: Callable[[Any], str] = str
 
 
-QUERY: dict[str, QueryParam] = {
-    SEED: QueryParam("seed", "", _int_in(0, 2**31 - 1)),
-    THEOREM2_N: QueryParam("n", "theorem2", _int_in(50, 5000)),
-    THEOREM2_ERROR_RATE: QueryParam("error_rate", "theorem2", _float_in(0.0, 1.0), "{:g}".format),
-    THEOREM2_CORRECT1: QueryParam("correct1", "theorem2", _range_in(0.0, 0.5), _fmt_range),
-    THEOREM2_WRONG1: QueryParam("wrong1", "theorem2", _range_in(0.5, 1.0), _fmt_range),
-    THEOREM2_CORRECT2: QueryParam("correct2", "theorem2", _range_in(0.0, 0.5), _fmt_range),
-    THEOREM2_WRONG2: QueryParam("wrong2", "theorem2", _range_in(0.5, 1.0), _fmt_range),
-    THEOREM2_ALPHA_EXP: QueryParam("alpha", "theorem2", _int_in(1, 10)),
-    FIG1_ALPHA_EXP: QueryParam("alpha", "fig1", _int_in(1, 10)),
-    FIG1_SEED: QueryParam("seed_extra", "fig1", _int_in(0, 2**31 - 1)),
-    EXPLORER_DATASET: QueryParam("dataset", "explorer", _one_of(_explorer_datasets)),
-    EXPLORER_CLASSIFIER: QueryParam("classifier", "explorer", _one_of(_explorer_classifiers)),
-    EXPLORER_REGIME: QueryParam("regime", "explorer", _one_of(lambda: REGIMES)),
-    EXPLORER_ALPHA_EXP: QueryParam("alpha", "explorer", _int_in(1, 10)),
-    EXPLORER_BASELINES: QueryParam("baselines", "explorer", _some_of(_explorer_baselines),
-                                   ",".join),
-    EXPLORER_CHUNK_SIZE: QueryParam("chunk_size", "explorer", _int_in(10, 100_000)),
-    EXPLORER_N_CHUNKS: QueryParam("n_chunks", "explorer", _int_in(2, 10_000)),
-    EXPLORER_CURSOR: QueryParam("chunk", "explorer", _int_in(1, 100_000)),
-    CIFAR_N_CHUNKS: QueryParam("chunks", "cifar10-cd", _int_of(CIFAR_CHUNK_CHOICES)),
-    CIFAR_CLASSIFIER: QueryParam("classifier", "cifar10-cd", _one_of(_image_classifiers)),
-    CIFAR_DETECTORS: QueryParam("detectors", "cifar10-cd", _some_of(_cifar_detectors), ",".join),
-    CIFAR_ALPHA_EXP: QueryParam("alpha", "cifar10-cd", _int_in(1, 10)),
-    CIFAR_CHUNK: QueryParam("chunk", "cifar10-cd", _int_in(0, 99)),
-    THRESHOLDS_DATASET: QueryParam("dataset", "thresholds", _one_of(_stream_names)),
-    THRESHOLDS_CLASSIFIER: QueryParam("classifier", "thresholds", _one_of(_explorer_classifiers)),
-    THRESHOLDS_EXPONENTS: QueryParam("alphas", "thresholds", _exponent_range, _fmt_exponents),
-    THRESHOLDS_SEEDS: QueryParam("seeds", "thresholds", _int_in(1, 5)),
-    THRESHOLDS_N_CHUNKS: QueryParam("chunks", "thresholds", _int_of(THRESHOLDS_LENGTHS)),
-    THRESHOLDS_ALPHA_EXP: QueryParam("alpha", "thresholds", _int_in(1, 10)),
-    REPRODUCTION_VIEW: QueryParam("view", "reproduction", _view),
-    REPRODUCTION_CLASSIFIER: QueryParam("classifier", "reproduction",
-                                        _one_of(lambda: ("gnb", "vfdt", "dnn"))),
-    REPRODUCTION_DATASETS: QueryParam("datasets", "reproduction", _some_of(_paper_datasets),
-                                      ",".join),
-    REPRODUCTION_DETECTORS: QueryParam("detectors", "reproduction", _some_of(_paper_detectors),
-                                       ",".join),
-    REPRODUCTION_SEEDS: QueryParam("seeds", "reproduction", _int_in(1, 10)),
-    REPRODUCTION_N_CHUNKS: QueryParam("chunks", "reproduction",
-                                     _int_of(REPRODUCTION_LENGTHS)),
-}
+#: Every declared key's default, and the URL form of those a link carries (from _value).
+DEFAULTS: dict[str, Any] = {}
+QUERY: dict[str, QueryParam] = {}
+
+
+def _value(key: str, default: Any, url: str | None = None, page: str = "",
+           parse: Callable[[str], Any] | None = None, fmt: Callable[[Any], str] = str) -> str:
+    """Declare session-state ``key``: its default and, with ``url``, its query parameter."""
+    if key in DEFAULTS:
+        raise ValueError(f"session-state key {key!r} declared twice")
+    DEFAULTS[key] = default
+    if url is not None:
+        if parse is None:
+            raise ValueError(f"{key!r}: a query parameter needs a parser")
+        QUERY[key] = QueryParam(url, page, parse, fmt)
+    return key
+
+
+def _settings_texts(text: str) -> tuple[str, ...]:
+    """``"3;5,cut_points=all"``: the explorer's PUDD settings, each checked on its page."""
+    from pudd_core.views.explorer import MAX_SETTINGS
+
+    parts = tuple(p.strip() for p in text.split(";") if p.strip())
+    if not 1 <= len(parts) <= MAX_SETTINGS:
+        raise ValueError(f"expected 1 to {MAX_SETTINGS} settings separated by ';'")
+    return parts
+
+
+# --- declarations: key, default, then URL name, page and parser where a link carries it -------
+# not widget-bound, not in links
+QUERY_WARNINGS = "app_query_warnings"
+SEED = _value("app_seed", 0, "seed", "", _int_in(0, 2**31 - 1))
+
+THEOREM2_N = _value("theorem2_n", 1000, "n", "theorem2", _int_in(50, 5000))
+THEOREM2_ERROR_RATE = _value("theorem2_error_rate", 0.5, "error_rate", "theorem2",
+                             _float_in(0.0, 1.0), "{:g}".format)
+THEOREM2_CORRECT1 = _value("theorem2_correct1", (0.0, 0.1), "correct1", "theorem2",
+                           _range_in(0.0, 0.5), _fmt_range)
+THEOREM2_WRONG1 = _value("theorem2_wrong1", (0.9, 1.0), "wrong1", "theorem2",
+                         _range_in(0.5, 1.0), _fmt_range)
+THEOREM2_CORRECT2 = _value("theorem2_correct2", (0.1, 0.2), "correct2", "theorem2",
+                           _range_in(0.0, 0.5), _fmt_range)
+THEOREM2_WRONG2 = _value("theorem2_wrong2", (0.8, 0.9), "wrong2", "theorem2",
+                         _range_in(0.5, 1.0), _fmt_range)
+THEOREM2_ALPHA_EXP = _value("theorem2_alpha_exp", 5, "alpha", "theorem2", _int_in(1, 10))
+
+#: Names that older links use, read when the current name is absent (never written).
+OLD_NAMES: dict[str, QueryParam] = {}
+
+THEOREM1_N = _value("theorem1_n", 500)
+THEOREM1_ERROR_RATE = _value("theorem1_error_rate", 0.2)
+THEOREM1_FACTOR = _value("theorem1_factor", 2)
+THEOREM1_PERTURBATION = _value("theorem1_perturbation", "none")
+THEOREM1_AMOUNT = _value("theorem1_amount", 20)
+
+FIG1_ALPHA_EXP = _value("fig1_alpha_exp", 5, "alpha", "fig1", _int_in(1, 10))
+FIG1_MAX_N = _value("fig1_max_n", 20000)
+FIG1_SEED = _value("fig1_seed", 42, "seed_extra", "fig1", _int_in(0, 2**31 - 1))
+
+EXPLORER_UPLOAD = "upload"  # the dataset choice "my CSV file" (a value, not a key)
+EXPLORER_DATASET = _value("explorer_dataset", "sea0", "dataset", "explorer",
+                          _one_of(_explorer_datasets))  # a registry stream, or EXPLORER_UPLOAD
+EXPLORER_CLASSIFIER = _value("explorer_classifier", "gnb", "classifier", "explorer",
+                             _one_of(_explorer_classifiers))
+EXPLORER_REGIME = _value("explorer_regime", "incremental", "regime", "explorer",
+                         _one_of(lambda: REGIMES))
+#: the PUDD settings side by side, as link texts ("x,option=value,..."); checked on the page
+EXPLORER_SETTINGS = _value("explorer_settings", ("3",), "pudd", "explorer", _settings_texts,
+                           ";".join)
+OLD_NAMES[EXPLORER_SETTINGS] = QueryParam(  # before side-by-side settings: ?alpha=x
+    "alpha", "explorer", lambda text: (str(_int_in(1, 10)(text)),))
+EXPLORER_SEEDS = _value("explorer_seeds", 1, "seeds", "explorer", _int_in(1, 10))
+EXPLORER_SEED_VIEW = _value("explorer_seed_view", "band", "seed_view", "explorer",
+                            _one_of(lambda: ("band", "one")))  # several seeds: band or one
+EXPLORER_BASELINES = _value("explorer_baselines", ("adwin", "ddm"), "baselines", "explorer",
+                            _some_of(_explorer_baselines), ",".join)
+EXPLORER_CHUNK_SIZE = _value("explorer_chunk_size", 1000, "chunk_size", "explorer",
+                             _int_in(10, 100_000))
+EXPLORER_N_CHUNKS = _value("explorer_n_chunks", None, "n_chunks", "explorer",
+                           _int_in(2, 10_000))  # None: the stream's own length
+EXPLORER_LABEL = _value("explorer_label", None)  # label column of an uploaded CSV
+#: the chunk the charts show (1 = first tested chunk), and the setting whose details they show
+EXPLORER_CURSOR = _value("explorer_chunk", 1, "chunk", "explorer", _int_in(1, 100_000))
+EXPLORER_DETAIL = _value("explorer_detail", 1, "detail", "explorer", _int_in(1, 4))
+EXPLORER_JOB = _value("explorer_job", "")  # ui.progress: "", "run:<sel>", "running:<sel>", ...
+
+CIFAR_N_CHUNKS = _value("cifar_n_chunks", 10, "chunks", "cifar10-cd",
+                        _int_of(CIFAR_CHUNK_CHOICES))
+CIFAR_CLASSIFIER = _value("cifar_classifier", "pretrained-cnn", "classifier", "cifar10-cd",
+                          _one_of(_image_classifiers))
+CIFAR_DETECTORS = _value("cifar_detectors", ("pudd", "ddm"), "detectors", "cifar10-cd",
+                         _some_of(_cifar_detectors), ",".join)  # "pudd" and river baselines
+CIFAR_ALPHA_EXP = _value("cifar_alpha_exp", 3, "alpha", "cifar10-cd", _int_in(1, 10))
+CIFAR_CHUNK = _value("cifar_chunk", 0, "chunk", "cifar10-cd",
+                     _int_in(0, 99))  # the chunk whose images are shown
+CIFAR_JOB = _value("cifar_job", "")
+
+THRESHOLDS_DATASET = _value("thresholds_dataset", "sea0", "dataset", "thresholds",
+                            _one_of(_stream_names))
+THRESHOLDS_CLASSIFIER = _value("thresholds_classifier", "gnb", "classifier", "thresholds",
+                               _one_of(_explorer_classifiers))
+THRESHOLDS_EXPONENTS = _value("thresholds_exponents", (1, 10), "alphas", "thresholds",
+                              _exponent_range, _fmt_exponents)  # (first, last) x of 10^-x
+THRESHOLDS_SEEDS = _value("thresholds_seeds", 2, "seeds", "thresholds",
+                          _int_in(1, 5))  # number of seeds, from the sidebar seed on
+THRESHOLDS_N_CHUNKS = _value("thresholds_n_chunks", 50, "chunks", "thresholds",
+                             _int_of(THRESHOLDS_LENGTHS))  # 0: the stream's own length
+THRESHOLDS_ALPHA_EXP = _value("thresholds_alpha_exp", 2, "alpha", "thresholds", _int_in(1, 10))
+THRESHOLDS_STUDY_DATASET = _value("thresholds_study_dataset", "sea0")  # synthetic, stationary
+THRESHOLDS_STUDY_CHUNKS = _value("thresholds_study_chunks", 200)
+THRESHOLDS_JOB = _value("thresholds_job", "")
+THRESHOLDS_STUDY_JOB = _value("thresholds_study_job", "")
+
+REPRODUCTION_VIEW = _value("reproduction_view", None, "view", "reproduction",
+                           _view)  # "<classifier>:<n_chunks or full>"; None: largest
+REPRODUCTION_CLASSIFIER = _value("reproduction_classifier", "gnb", "classifier", "reproduction",
+                                 _one_of(lambda: ("gnb", "vfdt", "dnn")))
+REPRODUCTION_DATASETS = _value("reproduction_datasets", ("sea0", "sine"), "datasets",
+                               "reproduction", _some_of(_paper_datasets), ",".join)
+REPRODUCTION_DETECTORS = _value("reproduction_detectors", ("pudd-3", "ddm"), "detectors",
+                                "reproduction", _some_of(_paper_detectors),
+                                ",".join)  # the paper's row names: pudd-3, ddm, ...
+REPRODUCTION_REGIMES = _value("reproduction_regimes", REGIMES)
+REPRODUCTION_SEEDS = _value("reproduction_seeds", 2, "seeds", "reproduction", _int_in(1, 10))
+REPRODUCTION_N_CHUNKS = _value("reproduction_n_chunks", 20, "chunks", "reproduction",
+                               _int_of(REPRODUCTION_LENGTHS))  # 0: the paper's lengths
+REPRODUCTION_JOB = _value("reproduction_job", "")
 
 
 def init() -> None:
@@ -357,9 +330,13 @@ def read_query(page: str) -> None:
     if st.session_state.get(flag):
         return
     st.session_state[flag] = True
-    for key, spec in QUERY.items():
+    entries = [*((k, q, False) for k, q in QUERY.items()),
+               *((k, q, True) for k, q in OLD_NAMES.items())]
+    for key, spec, old in entries:
         if spec.page != page or spec.name not in st.query_params:
             continue
+        if old and QUERY[key].name in st.query_params:
+            continue  # the current name wins over an old one
         text = st.query_params[spec.name]
         try:
             st.session_state[key] = spec.parse(text)

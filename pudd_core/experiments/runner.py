@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DETECTORS", "RUN_COLUMNS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
-    "ChunkVerdict", "FixedAlarms", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
+    "ChunkVerdict", "CutTest", "FixedAlarms", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
     "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_model",
     "run_seeds", "run_stream", "runs_frame",
 ]
@@ -298,13 +298,48 @@ class WindowRecord:
         ((0.1, 0.4), ((2, 1, 3), (5, 4, 6)))
         """
         k = len(self.bucket_centres)
-        order = sorted(range(k), key=self.bucket_centres.__getitem__) + [k]
+        errors = [k] if self.table and len(self.table[0]) > k else []  # EK: no such column
+        order = sorted(range(k), key=self.bucket_centres.__getitem__) + errors
         return replace(
             self,
             bucket_centres=tuple(self.bucket_centres[j] for j in order[:k]),
             table=tuple(tuple(row[j] for j in order) for row in self.table),
             expected=tuple(tuple(row[j] for j in order) for row in self.expected),
         )
+
+
+@dataclass(frozen=True)
+class CutTest:
+    """One cut of a PUDD scan, as the explorer reads it: the test's numbers, or why none ran.
+
+    ``skipped``: the skip rule spared the cut (p = 1, no test); ``shortcut``: a rule of the
+    detector decided p without a χ² test (statistic NaN, dof 0); ``floored_cells``: cells the
+    count floor (``clamp_min``) raised before the test.
+
+    Examples
+    --------
+    >>> CutTest(2, 0.01, 6.6, 1, False, 0, None).dof
+    1
+    """
+
+    cut: int
+    p_value: float
+    statistic: float
+    dof: int
+    skipped: bool
+    floored_cells: int
+    shortcut: str | None
+
+
+def _cut_tests(scan: Any) -> tuple[CutTest, ...]:
+    out = []
+    for c in scan.cuts:
+        t = c.test
+        out.append(CutTest(
+            int(c.cut), float(c.p_value), float(t.statistic) if t is not None else float("nan"),
+            int(t.dof) if t is not None else 0, bool(c.skipped),
+            t.floored_cells if t is not None else 0, t.shortcut if t is not None else None))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -327,6 +362,8 @@ class ChunkLog:
     window: WindowRecord | None = field(default=None, repr=False)
     #: Cells of the winning test's table the count floor raised (0: the data alone decided).
     floored_cells: int = 0
+    #: Every cut's test (statistic, dof, skip, floor), kept with ``record_windows``.
+    cut_tests: tuple[CutTest, ...] = field(default=(), repr=False)
 
     @property
     def error_rate(self) -> float:
@@ -385,7 +422,8 @@ class RunResult:
 
         rows = []
         for c in self.chunks:
-            row = {k: v for k, v in asdict(c).items() if k not in ("window", "cut_p_values")}
+            row = {k: v for k, v in asdict(c).items()
+                   if k not in ("window", "cut_p_values", "cut_tests")}
             row["error_rate"] = c.error_rate
             row["cut_p_values"] = json.dumps(c.cut_p_values)
             row["detections"] = json.dumps(list(c.detections))
@@ -535,6 +573,7 @@ class ChunkVerdict:
     detections: tuple[int, ...] = ()
     floored_cells: int = 0
     window: WindowRecord | None = None
+    cut_tests: tuple[CutTest, ...] = ()
 
 
 class ChunkDetector(Protocol):
@@ -573,6 +612,7 @@ class ChunkPUDDAdapter:
             floored_cells=win.test.floored_cells if win is not None and win.test is not None
             else 0,
             window=_window_record(det) if self.record_windows else None,
+            cut_tests=_cut_tests(scan) if self.record_windows and scan is not None else (),
         )
 
 
@@ -674,7 +714,7 @@ def run_chunks(
             cut_p_values=verdict.cut_p_values, alarm=verdict.alarm, cut_point=verdict.cut_point,
             adapted=adapted, detections=verdict.detections, predict_ms=(t1 - t0) * 1e3,
             detect_ms=(t2 - t1) * 1e3, train_ms=(t3 - t2) * 1e3, window=verdict.window,
-            floored_cells=verdict.floored_cells,
+            floored_cells=verdict.floored_cells, cut_tests=verdict.cut_tests,
         ))
         if progress is not None:
             progress(t, stream.n_chunks - 1)

@@ -29,11 +29,14 @@ from pudd_core.plots.cifar import (
 )
 from pudd_core.plots.reproduction import reproduction_figure, reproduction_frame
 from pudd_core.plots.stream import (
+    SETTING_COLOURS,
+    band_traces,
     detector_error_figure,
     error_trace_figure,
     min_pvalue_figure,
     run_summary_frame,
     runs_figure,
+    settings_pvalue_figure,
 )
 from pudd_core.plots.teaching import (
     fig1_scatter_figure,
@@ -48,6 +51,7 @@ from pudd_core.plots.thresholds import (
     threshold_sweep_frame,
 )
 from pudd_core.plots.windows import (
+    bucket_columns,
     contingency_table_frame,
     cut_pvalue_figure,
     cut_scan_figure,
@@ -63,11 +67,14 @@ __all__ = [
     "OKABE_ITO",
     "PALETTE",
     "POSITIVE_COLOUR",
+    "SETTING_COLOURS",
     "TEMPLATE",
     "THRESHOLD_STYLE",
     "TRUE_DRIFT_STYLE",
     "WINDOW_COLOURS",
+    "band_traces",
     "bonferroni_figure",
+    "bucket_columns",
     "contingency_table_frame",
     "cut_pvalue_figure",
     "cut_scan_figure",
@@ -86,6 +93,7 @@ __all__ = [
     "run_summary_frame",
     "runs_figure",
     "sample_grid_figure",
+    "settings_pvalue_figure",
     "theorem1_histogram_figure",
     "threshold_sweep_figure",
     "threshold_sweep_frame",

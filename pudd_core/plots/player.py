@@ -26,9 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pudd_core.plots._style import BUCKET_EDGE_STYLE, clipped_log10_p, p_text, vline_shape
-from pudd_core.plots.stream import detector_error_figure, min_pvalue_figure
-from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
+from pudd_core.plots._style import (
+    BUCKET_EDGE_STYLE,
+    clipped_log10_p,
+    detector_colour,
+    p_text,
+    vline_shape,
+)
+from pudd_core.plots.stream import detector_error_figure
+from pudd_core.plots.windows import bucket_columns, cut_scan_figure, window_histogram_figure
 
 if TYPE_CHECKING:
     from pudd_core.experiments.runner import ChunkLog, RunResult, WindowRecord
@@ -39,6 +45,11 @@ __all__ = ["SPEEDS", "apply_update", "cut_scan_update", "player_spec", "run_key"
 #: Chunks per second the player offers, and the default.
 SPEEDS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
 DEFAULT_SPEED = 5.0
+
+
+_PLAIN = frozenset({int, str, bool, type(None)})
+_NUMBERS = _PLAIN | {float}
+_INF = (math.inf, -math.inf)
 
 
 def to_json_ready(obj: Any) -> Any:
@@ -52,6 +63,11 @@ def to_json_ready(obj: Any) -> Any:
     >>> to_json_ready(go.Scatter(y=np.array([0.5, 2.0])).to_plotly_json())["y"]
     [0.5, 2.0]
     """
+    kind = type(obj)
+    if kind in _PLAIN:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
         if "bdata" in obj and "dtype" in obj:  # plotly's base64 form of a numpy array
             return to_json_ready(_decode(obj))
@@ -59,6 +75,11 @@ def to_json_ready(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return to_json_ready(obj.tolist())
     if isinstance(obj, list | tuple):
+        kinds = set(map(type, obj))
+        if kinds <= _PLAIN:  # the usual long lists of numbers or labels: one pass
+            return list(obj)
+        if kinds <= _NUMBERS:
+            return [v if v == v and v not in _INF else None for v in obj]
         return [to_json_ready(v) for v in obj]
     if isinstance(obj, np.generic):
         return to_json_ready(obj.item())
@@ -171,8 +192,7 @@ def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
         traces[f"{name}: correct"] = {"y": 100.0 * np.asarray(ok, dtype=np.float64) / total}
         traces[f"{name}: misclassified"] = {
             "y": 100.0 * np.asarray(bad, dtype=np.float64) / total}
-    order = [*np.argsort(record.bucket_centres).tolist(), len(record.bucket_centres)]
-    labels = [*(f"{c:.2f}" for c in sorted(record.bucket_centres)), "miscl."]
+    order, labels = bucket_columns(record)
     for name, row in zip(("Reference", "Recent"), record.table, strict=True):
         tested = np.asarray(row, dtype=np.float64)[order]
         traces[f"{name}: tested"] = {"x": labels, "y": 100.0 * tested / max(tested.sum(), 1.0),
@@ -200,15 +220,21 @@ def _mark_growing(fig: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     return fig
 
 
-def _trace_caption(chunk: ChunkLog, drifts: Sequence[int], counts: str) -> str:
+def _trace_caption(chunk: int, drifts: Sequence[int], counts: str, lead: ChunkLog | None,
+                   band: int) -> str:
     text = (f"Grey bands: true drifts (chunks {', '.join(map(str, drifts))}); " if drifts
             else "True drifts: none known for this stream. ")
-    text += (f"dotted lines: PUDD's alarms; triangles: each detector's alarms in its own lane "
-             f"(so far: {counts}). ")
-    if chunk.alarm:
-        text += (f"**PUDD alarms at chunk {chunk.chunk_index}**: its model is retrained on the "
+    if band > 1:
+        text += (f"lines: the mean over {band} seeds, shaded from the smallest to the largest "
+                 f"seed's value (min–max); triangles: how many of the {band} seeds alarmed at "
+                 f"each chunk, in each detector's lane (alarms per seed so far: {counts}). ")
+        return text
+    lines = "dotted lines: PUDD's alarms; " if lead is not None else ""
+    text += f"{lines}triangles: each detector's alarms in its own lane (so far: {counts}). "
+    if lead is not None and lead.alarm:
+        text += (f"**PUDD alarms at chunk {chunk}**: its model is retrained on the "
                  "recent window before the next chunk, and its history starts again.")
-    elif chunk.adapted:
+    elif lead is not None and lead.adapted:
         text += "PUDD's model was just retrained after the alarm; its history starts again."
     return text
 
@@ -265,7 +291,8 @@ def _window_caption(record: WindowRecord, at: int, cursor: int) -> str:
 
 
 def _table(record: WindowRecord) -> dict[str, Any]:
-    columns = [*(f"bucket u ≈ {c:.2f}" for c in record.bucket_centres), "misclassified"]
+    columns = [*(f"bucket u ≈ {c:.2f}" for c in record.bucket_centres),
+               "misclassified"][: len(record.table[0])]  # EK: no misclassified column
     rows = []
     for name, obs, exp in zip(("Reference", "Recent"), record.table, record.expected,
                               strict=True):
@@ -274,11 +301,12 @@ def _table(record: WindowRecord) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
-def run_key(runs: Sequence[RunResult]) -> str:
+def run_key(runs: Sequence[RunResult], *extra: Any) -> str:
     """A short key of the runs' results: the player's ``id``, and its cache key in the app.
 
     The configs alone do not tell two uploads' runs apart (a user's file with another label
-    column has the same config), so the results' accuracy and alarms are part of it.
+    column has the same config), so the results' accuracy and alarms are part of it;
+    ``extra`` (labels, the display mode) joins them.
 
     Examples
     --------
@@ -286,63 +314,43 @@ def run_key(runs: Sequence[RunResult]) -> str:
     >>> a = run_experiment(RunConfig("sea0", "gnb", n_chunks=8))
     >>> len(run_key([a])), run_key([a]) == run_key([a]), run_key([a]) == run_key([a, a])
     (16, True, False)
+    >>> run_key([a], "band") == run_key([a])
+    False
     """
     summary = [(r.config, r.accuracy, r.alarms, len(r.chunks)) for r in runs]
-    return hashlib.sha256(repr(summary).encode()).hexdigest()[:16]
+    return hashlib.sha256(repr((summary, extra) if extra else summary).encode()).hexdigest()[:16]
 
 
-def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: float,
-                alpha_exponent: int) -> dict[str, Any]:
-    """Every chunk of PUDD's run (and the baselines' beside it), ready to play in a browser.
+def _stats_rows(chunk: ChunkLog) -> list[list[Any]]:
+    """Each cut's row of the numbers table: cut, χ², dof, p, what decided it, winner."""
+    rows = []
+    for t in chunk.cut_tests:
+        if t.skipped:
+            decided = "skip rule (no test)"
+        elif t.shortcut:
+            decided = f"shortcut: {t.shortcut}"
+        elif t.floored_cells:
+            decided = f"count floor ({t.floored_cells} cell{'s' if t.floored_cells != 1 else ''})"
+        else:
+            decided = "data"
+        stat = "–" if not math.isfinite(t.statistic) else f"{t.statistic:.2f}"
+        rows.append([t.cut, stat, t.dof if t.dof else "–", p_text(t.p_value).removeprefix("p = "),
+                     decided, t.cut == chunk.cut_point])
+    return rows
 
-    Keys: ``id`` (changes with the runs), ``last`` (chunks ``1 .. last``), ``metrics`` (per
-    chunk), ``charts`` (``trace``, ``minp``, ``cuts``, ``hist``: figure JSON and per-chunk
-    updates or captions), ``tables`` (contingency tables by test chunk) and ``speeds``.
 
-    Examples
-    --------
-    >>> from pudd_core.views.explorer import ExplorerConfig
-    >>> from pudd_core.experiments.runner import run_experiment
-    >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
-    >>> spec = player_spec(runs[0], runs[1:], alpha=1e-3, alpha_exponent=3)
-    >>> spec["last"], spec["metrics"]["alarms_so_far"][19], spec["metrics"]["alarm"][19]
-    (24, 1, True)
-    >>> spec["metrics"]["p_text"][0], spec["charts"]["hist"]["at"][20]  # chunk 21: no test
-    ('no test', 20)
-    >>> import json; len(json.dumps(spec)) < 400_000
-    True
-    """
-    runs = [pudd, *baselines]
-    names = [_name(r) for r in runs]
-    logs = pudd.chunks
-    last = len(logs)
-    x_range = (0.5, last + 0.5)
-    drifts = tuple(pudd.drift_chunks or ())
-    index = [c.chunk_index for c in logs]
-
-    all_p = [c.p_value for c in logs if c.p_value > 0 and not math.isnan(c.p_value)]
-    min_log10_p = math.log10(min(all_p, default=1.0))
-    floor = float(min(max(min_log10_p, -(2 * alpha_exponent + 6)), -(alpha_exponent + 2)) // 1)
-    max_cut = max((cut for c in logs for cut, _ in c.cut_p_values), default=1)
-    alarms = {n: tuple(r.alarms) for n, r in zip(names, runs, strict=True)}
-
-    trace = detector_error_figure(
-        index, {n: [c.error_rate for c in r.chunks] for n, r in zip(names, runs, strict=True)},
-        alarms=alarms, true_drifts=drifts, x_range=x_range,
-        y_max=max((c.error_rate for r in runs for c in r.chunks), default=1.0),
-        title="Error rate of each detector's model (hover: accuracy)")
-    trace_json = _mark_growing(_figure_json(trace),
-                               [f"{n} {what}" for n in names for what in ("error rate", "alarm")])
-    minp = min_pvalue_figure(index, [c.p_value for c in logs], alpha=alpha,
-                             alarms=alarms[names[0]], true_drifts=drifts, x_range=x_range,
-                             floor=floor, title="PUDD's smallest p, chunk by chunk")
-    minp_json = _mark_growing(_figure_json(minp), ["PUDD min p"])
-
+def _setting_part(run: RunResult, label: str, colour: str, *, floor: float,
+                  max_cut: int) -> dict[str, Any]:
+    """One setting's per-chunk details (of one seed): metrics, cut scan, windows, numbers."""
+    logs = run.chunks
+    alpha = run.config.alpha
     cuts_template = _figure_json(cut_scan_figure([1], [1.0], alpha=alpha, max_cut=max_cut,
                                                  floor=floor, title=_cut_title(1)["text"]))
+    for trace in cuts_template["data"]:  # the setting's colour, as in the growing charts
+        if trace.get("name") == "log10 p per cut":
+            trace["line"] = {**trace.get("line", {}), "color": colour}
     cut_frames = [cut_scan_update(c.chunk_index, [k for k, _ in c.cut_p_values],
                                   [p for _, p in c.cut_p_values], floor=floor) for c in logs]
-
     windows: dict[int, WindowRecord] = {c.chunk_index: c.window.by_centre() for c in logs
                                         if c.window is not None}
     hist_at: list[int | None] = []
@@ -355,39 +363,177 @@ def player_spec(pudd: RunResult, baselines: Sequence[RunResult] = (), *, alpha: 
         first = next(iter(windows))
         hist_template = _figure_json(window_histogram_figure(windows[first],
                                                              title=_hist_title(first)))
-
-    counts_so_far = {n: np.searchsorted(np.asarray(alarms[n]), index, side="right")
-                     for n in names}
-    trace_captions = [
-        _trace_caption(c, drifts, ", ".join(f"{n} {int(counts_so_far[n][i])}" for n in names))
-        for i, c in enumerate(logs)]
-    count_floor = _count_floor(pudd)
-    hist_captions = [None if at is None else _window_caption(windows[at], at, c.chunk_index)
-                     for c, at in zip(logs, hist_at, strict=True)]
-    spec = {
-        "id": run_key(runs),
-        "last": last,
-        "speeds": list(SPEEDS),
-        "default_speed": DEFAULT_SPEED,
-        "names": names,
+    alarms_so_far = np.searchsorted(np.asarray(run.alarms), [c.chunk_index for c in logs],
+                                    side="right")
+    count_floor = _count_floor(run)
+    return {
+        "label": label, "colour": colour, "seed": run.config.seed,
         "metrics": {
             "accuracy": [f"{c.accuracy:.3f}" for c in logs],
             "p_text": [p_text(c.p_value) if c.cut_p_values else "no test" for c in logs],
             "alarm": [bool(c.alarm) for c in logs],
-            "alarms_so_far": [int(v) for v in counts_so_far[names[0]]],
+            "alarms_so_far": [int(v) for v in alarms_so_far],
         },
+        "cuts": {"figure": cuts_template, "frames": cut_frames,
+                 "caption": [_cut_caption(c, count_floor) for c in logs]},
+        "hist": {"figure": hist_template, "at": hist_at,
+                 "caption": [None if at is None else _window_caption(windows[at], at,
+                                                                      c.chunk_index)
+                             for c, at in zip(logs, hist_at, strict=True)],
+                 "frames": {str(k): window_update(k, w) for k, w in windows.items()}},
+        "tables": {str(k): _table(w) for k, w in windows.items()},
+        "stats": [_stats_rows(c) for c in logs],
+    }
+
+
+def _seed_stats(runs: Sequence[RunResult], values: str) -> tuple[Any, Any, Any]:
+    """Per chunk over the seeds' runs: the mean, min and max of ``values`` (an attribute)."""
+    grid = np.array([[getattr(c, values) for c in r.chunks] for r in runs], dtype=np.float64)
+    return grid.mean(axis=0), grid.min(axis=0), grid.max(axis=0)
+
+
+def _log_p_stats(runs: Sequence[RunResult]) -> tuple[Any, Any, Any]:
+    """Per chunk: the geometric mean, min and max p over the seeds (no test: p = 1)."""
+    grid = np.array([[c.p_value if c.cut_p_values else 1.0 for c in r.chunks] for r in runs],
+                    dtype=np.float64)
+    logs = np.log10(np.clip(grid, 1e-300, 1.0))
+    return 10.0 ** logs.mean(axis=0), grid.min(axis=0), grid.max(axis=0)
+
+
+def _alarm_counts(runs: Sequence[RunResult]) -> tuple[list[int], list[int]]:
+    """The chunks where any seed alarmed, and how many seeds did."""
+    counts: dict[int, int] = {}
+    for r in runs:
+        for a in r.alarms:
+            counts[a] = counts.get(a, 0) + 1
+    where = sorted(counts)
+    return where, [counts[a] for a in where]
+
+
+def player_spec(settings: Sequence[Sequence[RunResult]],
+                baselines: Sequence[Sequence[RunResult]] = (), *,
+                labels: Sequence[str], band: bool = False) -> dict[str, Any]:
+    """Every chunk of the PUDD settings' runs (and the baselines'), ready to play in a browser.
+
+    ``settings[i][j]`` is setting ``i``'s run with seed ``j`` (``baselines`` likewise); the
+    per-chunk details (metrics, cut scan, windows, each cut's numbers) are those of each
+    setting's first seed. With ``band`` and several seeds, the growing charts show the mean
+    over the seeds with a min–max band, and alarms as a count of seeds per chunk.
+
+    Keys: ``id`` (changes with the runs), ``last`` (chunks ``1 .. last``), ``names``,
+    ``settings`` (per setting: ``label``, ``colour``, ``metrics``, ``cuts``, ``hist``,
+    ``tables``, ``stats``), ``charts`` (``trace`` and ``minp``: figure JSON, the browser
+    cuts them at its cursor), ``band`` (seeds in the band, 1: one seed) and ``speeds``.
+
+    Examples
+    --------
+    >>> from pudd_core.views.explorer import ExplorerConfig
+    >>> from pudd_core.experiments.runner import run_experiment
+    >>> cfg = ExplorerConfig(n_chunks=25)
+    >>> c = cfg.comparison([run_experiment(r) for r in cfg.run_configs()])
+    >>> spec = player_spec(c.settings, c.baselines, labels=c.labels)
+    >>> spec["last"], spec["names"], spec["settings"][0]["metrics"]["alarms_so_far"][19]
+    (24, ['PUDD-3', 'ADWIN', 'DDM'], 1)
+    >>> p = spec["settings"][0]; p["metrics"]["p_text"][0], p["hist"]["at"][20]  # 21: no test
+    ('no test', 20)
+    >>> p["stats"][19][0]  # chunk 20, cut 1: chi2, dof, p, what decided, the winner
+    [1, '52.78', 5, '3.7e-10', 'data', True]
+    >>> import json; len(json.dumps(spec)) < 400_000
+    True
+    """
+    from pudd_core.plots.stream import SETTING_COLOURS, settings_pvalue_figure
+
+    if len(labels) != len(settings) or not settings:
+        raise ValueError("give one label per setting, and at least one setting")
+    detail = [runs[0] for runs in settings]
+    n_seeds = len(settings[0]) if band else 1
+    base_names = [_name(r[0]) for r in baselines]
+    names = [*labels, *base_names]
+    groups = [*(list(r[:n_seeds]) for r in settings), *(list(r[:n_seeds]) for r in baselines)]
+    colours = {n: (SETTING_COLOURS[i % len(SETTING_COLOURS)] if i < len(labels)
+                   else detector_colour(n, i)) for i, n in enumerate(names)}
+    logs = detail[0].chunks
+    last = len(logs)
+    x_range = (0.5, last + 0.5)
+    drifts = tuple(detail[0].drift_chunks or ())
+    index = [c.chunk_index for c in logs]
+    exponents = [max(1, round(-math.log10(r.config.alpha))) for r in detail]
+
+    pudd_runs = [r for g in groups[: len(labels)] for r in g]
+    all_p = [c.p_value for r in pudd_runs for c in r.chunks
+             if c.p_value > 0 and not math.isnan(c.p_value)]
+    min_log10_p = math.log10(min(all_p, default=1.0))
+    top = max(exponents)
+    floor = float(min(max(min_log10_p, -(2 * top + 6)), -(top + 2)) // 1)
+    max_cut = max((cut for r in pudd_runs for c in r.chunks for cut, _ in c.cut_p_values),
+                  default=1)
+
+    if n_seeds > 1:
+        stats = [_seed_stats(g, "error_rate") for g in groups]
+        error = {n: st[0] for n, st in zip(names, stats, strict=True)}
+        bands = {n: (st[1], st[2]) for n, st in zip(names, stats, strict=True)}
+        counted = [_alarm_counts(g) for g in groups]
+        alarms = {n: tuple(w) for n, (w, _) in zip(names, counted, strict=True)}
+        counts: dict[str, list[int]] | None = {
+            n: k for n, (_, k) in zip(names, counted, strict=True)}
+        p_stats = [_log_p_stats(g) for g in groups[: len(labels)]]
+        p_values = {n: ps[0] for n, ps in zip(labels, p_stats, strict=True)}
+        p_bands: dict[str, Any] | None = {n: (ps[1], ps[2])
+                                          for n, ps in zip(labels, p_stats, strict=True)}
+    else:
+        error = {n: [c.error_rate for c in g[0].chunks] for n, g in zip(names, groups,
+                                                                       strict=True)}
+        bands = {}
+        alarms = {n: tuple(g[0].alarms) for n, g in zip(names, groups, strict=True)}
+        counts = None
+        p_values = {n: [c.p_value for c in r.chunks] for n, r in zip(labels, detail,
+                                                                    strict=True)}
+        p_bands = None
+    every = [c.error_rate for g in groups for r in g for c in r.chunks]
+    seeds_text = f" (mean of {n_seeds} seeds)" if n_seeds > 1 else ""
+    trace = detector_error_figure(
+        index, error, alarms=alarms, true_drifts=drifts, x_range=x_range,
+        y_max=max(every, default=1.0), colours=colours, bands=bands or None,
+        alarm_counts=counts, n_seeds=n_seeds, lead=len(labels),
+        title=f"Error rate of each detector's model{seeds_text} (hover: accuracy)")
+    trace_json = _mark_growing(_figure_json(trace), [
+        f"{n} {what}" for n in names for what in ("error rate", "alarm", "band low",
+                                                  "band high")])
+    minp = settings_pvalue_figure(
+        index, p_values, alphas={n: r.config.alpha for n, r in zip(labels, detail, strict=True)},
+        colours=colours, true_drifts=drifts, x_range=x_range, floor=floor, bands=p_bands,
+        title=("Smallest p, chunk by chunk" + (" (geometric mean of the seeds)"
+                                               if n_seeds > 1 else "")))
+    minp_json = _mark_growing(_figure_json(minp), [
+        f"{n} {what}" for n in labels for what in ("min p", "p band low", "p band high")])
+
+    alarm_grid = {n: np.array([np.searchsorted(np.asarray(r.alarms), index, side="right")
+                               for r in g]).mean(axis=0) for n, g in zip(names, groups,
+                                                                         strict=True)}
+    fmt = "{:.1f}" if n_seeds > 1 else "{:.0f}"
+    trace_captions = [
+        _trace_caption(c.chunk_index, drifts,
+                       ", ".join(f"{n} {fmt.format(alarm_grid[n][i])}" for n in names),
+                       c if len(labels) == 1 else None, n_seeds)
+        for i, c in enumerate(logs)]
+    spec = {
+        "id": run_key([r for g in groups for r in g], tuple(labels), n_seeds),
+        "last": last,
+        "speeds": list(SPEEDS),
+        "default_speed": DEFAULT_SPEED,
+        "names": names,
+        "band": n_seeds,
+        "settings": [_setting_part(r, label, colours[label], floor=floor, max_cut=max_cut)
+                     for r, label in zip(detail, labels, strict=True)],
         "charts": {
             "trace": {"figure": trace_json, "caption": trace_captions},
             "minp": {"figure": minp_json, "caption": (
-                f"The smallest p over each chunk's cut points: PUDD alarms when it falls below "
-                f"α (dash-dot). Below p = 1e{floor:g}, points sit on the floor as ▼ "
-                "(hover for p).")},
-            "cuts": {"figure": cuts_template, "frames": cut_frames,
-                     "caption": [_cut_caption(c, count_floor) for c in logs]},
-            "hist": {"figure": hist_template, "at": hist_at, "caption": hist_captions,
-                     "frames": {str(k): window_update(k, w) for k, w in windows.items()}},
+                "The smallest p over each chunk's cut points, one line per setting in its "
+                "colour: a setting alarms when its p falls below its own α (dash-dot, same "
+                f"colour). Below p = 1e{floor:g}, points sit on the floor as ▼ (hover for p)."
+                + (" Lines: geometric mean of the seeds' p (no test counts as p = 1); "
+                   "shaded: the smallest to the largest seed's p." if n_seeds > 1 else ""))},
         },
-        "tables": {str(k): _table(w) for k, w in windows.items()},
         "no_test": ("No χ² test has run yet: PUDD needs two chunks of history, and cuts are "
                     "skipped while the recent window is the more accurate one."),
     }

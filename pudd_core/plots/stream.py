@@ -19,6 +19,7 @@ from pudd_core.plots._style import (
     add_threshold,
     alarm_shape,
     apply_layout,
+    clipped_log10_p,
     detector_colour,
     drift_band_shape,
     drift_legend,
@@ -35,11 +36,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "SETTING_COLOURS",
+    "band_traces",
     "detector_error_figure",
     "error_trace_figure",
     "min_pvalue_figure",
     "run_summary_frame",
     "runs_figure",
+    "settings_pvalue_figure",
 ]
 
 
@@ -110,6 +114,33 @@ def error_trace_figure(
     return fig
 
 
+#: One colour per PUDD setting of the Stream explorer, the same in every chart.
+SETTING_COLOURS: tuple[str, ...] = (OKABE_ITO["blue"], OKABE_ITO["vermillion"],
+                                    OKABE_ITO["green"], OKABE_ITO["purple"])
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def band_traces(name: str, x: Sequence[int], low: ArrayLike, high: ArrayLike, *, colour: str,
+                yaxis: str = "y", hover: str = "") -> list[go.Scatter]:
+    """A shaded band from ``low`` to ``high`` (two traces: ``<name> low``, ``<name> high``).
+
+    Examples
+    --------
+    >>> lo, hi = band_traces("A band", [1, 2], [0, 1], [2, 3], colour="#0072B2")
+    >>> lo.name, hi.name, hi.fill, hi.fillcolor
+    ('A band low', 'A band high', 'tonexty', 'rgba(0, 114, 178, 0.18)')
+    """
+    common = {"x": list(x), "mode": "lines", "line": {"width": 0, "color": colour},
+              "showlegend": False, "yaxis": yaxis, "hoverinfo": "skip"}
+    return [go.Scatter(y=np.asarray(low, dtype=np.float64), name=f"{name} low", **common),
+            go.Scatter(y=np.asarray(high, dtype=np.float64), name=f"{name} high",
+                       fill="tonexty", fillcolor=_rgba(colour, 0.18), **common)]
+
+
 def detector_error_figure(
     chunk_index: Sequence[int],
     error_rate: Mapping[str, Sequence[float]],
@@ -119,13 +150,22 @@ def detector_error_figure(
     x_range: tuple[float, float] | None = None,
     y_max: float | None = None,
     title: str | None = None,
+    colours: Mapping[str, str] | None = None,
+    bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    alarm_counts: Mapping[str, Sequence[int]] | None = None,
+    n_seeds: int = 1,
+    lead: int = 1,
 ) -> go.Figure:
     """Each detector's model's error rate per chunk, and a lane of alarms per detector.
 
-    Every detector adapts its own model, so each has its own error curve (the first, PUDD,
-    drawn thickest and on top); its alarms are triangles in its lane under the curves and,
-    for the first detector, dotted lines. ``x_range`` and ``y_max`` fix the axes while the
-    data grow.
+    Every detector adapts its own model, so each has its own error curve (the first ``lead``,
+    PUDD's settings, drawn thick and on top; the others dashed when there are several
+    settings); its alarms are triangles in its lane under the curves and, for the first
+    detector, dotted lines. ``x_range`` and ``y_max`` fix the axes while the data grow.
+
+    Over several seeds, ``error_rate`` holds the means, ``bands`` each detector's
+    (min, max) and ``alarm_counts`` how many of the ``n_seeds`` seeds alarmed at each chunk
+    of ``alarms`` (a bigger triangle for more seeds, the count beside it).
 
     Examples
     --------
@@ -135,32 +175,57 @@ def detector_error_figure(
     ['DDM error rate', 'PUDD error rate', 'True drift', 'PUDD alarm', 'DDM alarm']
     >>> fig.layout.yaxis2.categoryarray, len(fig.layout.shapes)  # lanes; drift band, alarm line
     (('DDM', 'PUDD'), 2)
+    >>> fig = detector_error_figure([1, 2], {"A": [0.2, 0.3]}, alarms={"A": [2]},
+    ...                             bands={"A": ([0.1, 0.2], [0.3, 0.4])},
+    ...                             alarm_counts={"A": [3]}, n_seeds=4)
+    >>> [t.name for t in fig.data], fig.data[1].y.tolist(), fig.data[3].text
+    (['A band low', 'A band high', 'A error rate', 'A alarm'], [30.0, 40.0], ('3/4',))
     """
     names = list(error_rate)
     x = list(chunk_index)
+    colour_of = {n: (colours or {}).get(n) or detector_colour(n, i) for i, n in enumerate(names)}
+    several = lead > 1
     traces: list[Any] = []
     for i, name in reversed(list(enumerate(names))):  # the first drawn last, on top
         err = 100.0 * np.asarray(error_rate[name], dtype=np.float64)
+        if bands and name in bands:
+            low, high = bands[name]
+            traces += band_traces(f"{name} band", x, 100.0 * np.asarray(low, dtype=np.float64),
+                                  100.0 * np.asarray(high, dtype=np.float64),
+                                  colour=colour_of[name])
+        mean = "mean " if bands else ""
         traces.append(go.Scatter(
             x=x, y=err, mode="lines+markers", name=f"{name} error rate", legendrank=i,
-            line={"color": detector_colour(name, i), "width": 2.5 if i == 0 else 1.5},
-            marker={"size": 4 if i == 0 else 3},
+            line={"color": colour_of[name], "width": 2.5 if i < lead else 1.5,
+                  **({"dash": "dash"} if several and i >= lead else {})},
+            marker={"size": 4 if i < lead else 3},
             customdata=100.0 - err,
-            hovertemplate=f"{name}, chunk %{{x}}: error %{{y:.1f}}% "
-                          "(accuracy %{customdata:.1f}%)<extra></extra>",
+            hovertemplate=f"{name}, chunk %{{x}}: {mean}error %{{y:.1f}}% "
+                          f"({mean}accuracy %{{customdata:.1f}}%)<extra></extra>",
         ))
     shapes = [drift_band_shape(d) for d in true_drifts]
     if len(true_drifts):
         traces.append(drift_legend())
     for i, name in enumerate(names):
         where = list(alarms.get(name, ()))
-        colour = detector_colour(name, i)
-        if i == 0:
+        colour = colour_of[name]
+        if i == 0 and lead == 1:
             shapes += [alarm_shape(a, colour) for a in where]
+        symbol = "triangle-down" if i < lead or not several else "triangle-down-open"
+        marker: dict[str, Any] = {"symbol": symbol, "size": 11, "color": colour}
+        extra: dict[str, Any] = {}
+        if alarm_counts is not None and name in alarm_counts:
+            counts = list(alarm_counts[name])
+            marker["size"] = [7 + 8 * c / max(n_seeds, 1) for c in counts]
+            extra = {"mode": "markers+text", "text": [f"{c}/{n_seeds}" for c in counts],
+                     "textposition": "middle right", "textfont": {"size": 10, "color": colour},
+                     "hovertemplate": f"{name}: %{{text}} seeds alarm at chunk "
+                                      "%{x}<extra></extra>"}
         traces.append(go.Scatter(
-            x=where, y=[name] * len(where), yaxis="y2", mode="markers", name=f"{name} alarm",
-            marker={"symbol": "triangle-down", "size": 11, "color": colour},
-            hovertemplate=f"{name} alarm at chunk %{{x}}<extra></extra>", showlegend=False,
+            x=where, y=[name] * len(where), yaxis="y2", name=f"{name} alarm",
+            **({"mode": "markers",
+                "hovertemplate": f"{name} alarm at chunk %{{x}}<extra></extra>"} | extra),
+            marker=marker, showlegend=False,
         ))
     # a lane of 22 px per detector under 300 px of curves, so every lane keeps its label
     lanes = 22 * max(len(names), 2)
@@ -169,13 +234,70 @@ def detector_error_figure(
     return one_go(
         traces, title=title, height=height, shapes=shapes,
         xaxis={**_chunk_axis(x_range), "anchor": "y2"},
-        yaxis={"domain": [(lanes + 50) / plot, 1.0], "title": {"text": "Error rate (%)"},
+        yaxis={"domain": [(lanes + 50) / plot, 1.0],
+               "title": {"text": "Mean error rate (%)" if bands else "Error rate (%)"},
                **({"range": [0.0, 100.0 * y_max * 1.05]} if y_max is not None else {})},
         yaxis2={"domain": [0.0, lanes / plot], "type": "category", "categoryorder": "array",
                 "categoryarray": names[::-1], "range": [-0.6, len(names) - 0.4],
                 "showgrid": False, "automargin": True, "tickmode": "array",
                 "tickvals": names[::-1], "title": {"text": "Alarms"}},
     )
+
+
+def settings_pvalue_figure(
+    chunk_index: Sequence[int],
+    p_values: Mapping[str, Sequence[float]],
+    *,
+    alphas: Mapping[str, float],
+    colours: Mapping[str, str],
+    true_drifts: Sequence[int] = (),
+    x_range: tuple[float, float] | None = None,
+    floor: float | None = None,
+    bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Each PUDD setting's smallest p per chunk, in its colour, with its own threshold.
+
+    ``p_values`` maps a setting to its p per chunk (over several seeds: the geometric mean,
+    with ``bands`` the (min, max) p); p-values below ``10**floor`` sit on the floor as
+    downward triangles. Each distinct threshold is a dash-dot line in its setting's colour.
+
+    Examples
+    --------
+    >>> fig = settings_pvalue_figure([1, 2], {"PUDD-3": [1.0, 1e-40], "PUDD-5": [1.0, 1e-40]},
+    ...                              alphas={"PUDD-3": 1e-3, "PUDD-5": 1e-5},
+    ...                              colours={"PUDD-3": "#0072B2", "PUDD-5": "#D55E00"},
+    ...                              floor=-12)
+    >>> [t.name for t in fig.data]
+    ['PUDD-3 min p', 'PUDD-5 min p', 'threshold α = 1e-03', 'threshold α = 1e-05']
+    >>> [s.line.color for s in fig.layout.shapes], fig.data[1].y.tolist()
+    (['#0072B2', '#D55E00'], [0.0, -12.0])
+    """
+    traces: list[Any] = []
+    for name, values in p_values.items():
+        if bands and name in bands:
+            low, high = (clipped_log10_p(v, floor)[0] for v in bands[name])
+            traces += band_traces(f"{name} p band", chunk_index, low, high,
+                                  colour=colours[name])
+        trace = p_scatter(chunk_index, values, name=f"{name} min p", floor=floor, size=6)
+        trace.line.color = colours[name]
+        traces.append(trace)
+    shapes = [drift_band_shape(d) for d in true_drifts]
+    seen: dict[float, str] = {}
+    for name, alpha in alphas.items():
+        seen.setdefault(alpha, colours[name])
+    for alpha, colour in seen.items():
+        shape = threshold_shape(alpha)
+        shape["line"] = {**shape["line"], "color": colour}
+        shapes.append(shape)
+        proxy = threshold_proxy(alpha)
+        proxy.line.color = colour
+        traces.append(proxy)
+    # the legend under the plot: a line and a threshold per setting would cover the curves
+    return one_go(traces, title=title, height=330 + 22 * len(p_values), shapes=shapes,
+                  xaxis=_chunk_axis(x_range), yaxis=p_axis(floor),
+                  legend={"orientation": "h", "x": 0.0, "y": -0.25, "yanchor": "top"},
+                  margin={"b": 60 + 22 * len(p_values)})
 
 
 def min_pvalue_figure(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pudd_core.experiments.runner import WindowRecord
 
 __all__ = [
+    "bucket_columns",
     "contingency_table_frame",
     "cut_pvalue_figure",
     "cut_scan_figure",
@@ -132,6 +133,26 @@ def pu_histogram_figure(
     return fig
 
 
+def bucket_columns(record: WindowRecord) -> tuple[list[int], list[str]]:
+    """The tested table's columns by ascending bucket centre, then errors, and their labels.
+
+    The EK ablation's table has no misclassified column.
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import WindowRecord
+    >>> rec = WindowRecord((), (), (), (), (0.3,), (0.4, 0.1), ((1, 2, 3), (4, 5, 6)),
+    ...                    ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)))
+    >>> bucket_columns(rec)
+    ([1, 0, 2], ['0.10', '0.40', 'miscl.'])
+    """
+    k = len(record.bucket_centres)
+    errors = len(record.table[0]) > k if record.table else True
+    order = [*np.argsort(record.bucket_centres).tolist(), *([k] if errors else [])]
+    labels = [*(f"{c:.2f}" for c in sorted(record.bucket_centres)), *(["miscl."] if errors else [])]
+    return order, labels
+
+
 def window_histogram_figure(record: WindowRecord, *, title: str | None = None) -> go.Figure:
     """The winning cut's two windows: PU histograms with PUDD's buckets, and the tested table.
 
@@ -166,8 +187,7 @@ def window_histogram_figure(record: WindowRecord, *, title: str | None = None) -
               for e in record.bucket_edges]
     if record.bucket_edges:
         traces.append(_edges_proxy())
-    order = [*np.argsort(record.bucket_centres).tolist(), len(record.bucket_centres)]
-    labels = [*(f"{c:.2f}" for c in sorted(record.bucket_centres)), "miscl."]
+    order, labels = bucket_columns(record)
     for name, colour, row in zip(names, WINDOW_COLOURS, record.table, strict=True):
         tested = np.asarray(row, dtype=np.float64)[order]
         traces.append(go.Bar(

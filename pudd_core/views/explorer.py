@@ -1,33 +1,42 @@
-"""The Stream explorer's data: PUDD and baselines on one stream, seen up to a chunk cursor.
+"""The Stream explorer's data: PUDD settings and baselines on one stream, seen up to a cursor.
 
-Each detector is its own run of the same stream, classifier and seed (each adapts its own
-model); this module builds those runs' configs, reads a user's CSV, cuts the finished runs
-at a cursor for plotting, merges them into one per-chunk log, and says which setting an
-error message is about. Nothing here draws.
+Each PUDD setting (a threshold and variant options) and each baseline is its own run of the
+same stream, classifier and seed (each adapts its own model), over one or several seeds; this
+module builds those runs' configs, reads a user's CSV, cuts the finished runs at a cursor,
+exports their numbers, and says which setting an error message is about. Nothing here draws.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import io
 import json
 import math
+import re
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pudd_core import _validation, classifiers
+from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import (
     DETECTORS,
+    HIST_EDGES,
     ChunkLog,
+    CutTest,
     RunConfig,
     RunResult,
     WindowRecord,
+    parse_option_pairs,
     run_stream,
     runs_frame,
 )
+from pudd_core.online import PUDD
 from pudd_core.paper import Regime
 from pudd_core.streams import Stream, StreamInfo, stream_from_csv
 
@@ -35,17 +44,27 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "MAX_SEEDS",
+    "MAX_SETTINGS",
+    "VARIANTS",
+    "Comparison",
     "ExplorerConfig",
     "ExplorerView",
+    "PUDDSetting",
+    "VariantOption",
     "compatible_classifiers",
     "csv_columns",
+    "read_setting",
+    "cuts_frame",
     "error_field",
     "explorer_view",
+    "export_json",
     "run_log_frame",
     "run_stream",
     "summary_frame",
     "upload_name",
     "user_stream",
+    "windows_frame",
 ]
 
 Field = Literal["dataset", "classifier", "chunk_size", "n_chunks", "upload", "label"]
@@ -63,9 +82,229 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     return classifiers.compatible_classifiers(info.feature_shape)
 
 
+# --- PUDD settings: a threshold and variant options ------------------------------------------
+#: At most this many PUDD settings side by side, and this many seeds.
+MAX_SETTINGS = 4
+MAX_SEEDS = 10
+
+
+@dataclass(frozen=True)
+class VariantOption:
+    """One of ``ChunkPUDD``'s variant options, as the library declares it.
+
+    ``choices`` is ``None`` for an integer; ``online`` says whether the instance-based
+    :class:`~pudd_core.online.PUDD` (Algorithm 2) has the option too.
+    """
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None
+    help: str
+    online: bool
+
+
+def _doc_params(doc: str) -> dict[str, str]:
+    """Numpydoc ``Parameters`` of ``doc``: name -> one paragraph (RST literals as Markdown)."""
+    section = doc.split("Parameters\n    ----------\n", 1)[-1].split("\n\n    Examples", 1)[0]
+    out: dict[str, str] = {}
+    for block in re.split(r"\n(?=    \S)", "\n" + section.strip("\n")):
+        lines = block.strip("\n").split("\n")
+        if lines and lines[0].strip():
+            for name in lines[0].split(","):
+                text = " ".join(line.strip() for line in lines[1:])
+                out[name.strip()] = text.replace("``", "`")
+    return out
+
+
+def _choices(hint: Any, default: Any) -> tuple[Any, ...] | None:
+    if hint is bool:
+        return (True, False)
+    if hint is int:
+        return None
+    values: list[Any] = []
+    for arg in (typing.get_args(hint) if typing.get_origin(hint) is not Literal else (hint,)):
+        if arg is type(None):
+            values.append(None)
+        elif typing.get_origin(arg) is Literal:
+            values.extend(typing.get_args(arg))
+    return tuple(values) or (default,)
+
+
+def _variant_options() -> dict[str, VariantOption]:
+    hints = typing.get_type_hints(ChunkPUDD.__init__)
+    params = inspect.signature(ChunkPUDD).parameters
+    docs = _doc_params(ChunkPUDD.__doc__ or "")
+    online = set(inspect.signature(PUDD).parameters)
+    names = ("cut_points", "skip_rule", "clamp_min", "yates", "partition", "cache_buckets")
+    return {n: VariantOption(n, params[n].default, _choices(hints[n], params[n].default),
+                             docs.get(n, ""), n in online) for n in names}
+
+
+#: The variant options the explorer offers, with ``ChunkPUDD``'s own defaults and help.
+VARIANTS: Mapping[str, VariantOption] = types.MappingProxyType(_variant_options())
+_SHORT: dict[str, dict[Any, str]] = {
+    "cut_points": {"all": "all cuts"}, "skip_rule": {"pu_mean": "PU-mean skip", None: "no skip"},
+    "yates": {False: "no Yates"}, "partition": {"ek": "EK"},
+    "cache_buckets": {False: "refit buckets"}}
+
+
+@dataclass(frozen=True)
+class PUDDSetting:
+    """One PUDD setting of the explorer: PUDD-x (``alpha = 10**-x``) and variant options.
+
+    ``options`` holds only values that differ from ``ChunkPUDD``'s defaults, sorted by name,
+    so equal settings compare (and cache) equal however they were written.
+
+    Examples
+    --------
+    >>> s = PUDDSetting(5, {"cut_points": "all", "yates": True})
+    >>> s.options, s.label, s.text
+    ((('cut_points', 'all'),), 'PUDD-5 (all cuts)', '5,cut_points=all')
+    >>> PUDDSetting.parse("3,clamp_min=0,skip_rule=None").label
+    'PUDD-3 (floor 0, no skip)'
+    >>> PUDDSetting.parse("3,yates=maybe")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: option yates expects true or false, got 'maybe'
+    """
+
+    alpha_exponent: int = 3
+    options: tuple[tuple[str, Any], ...] = ()  # a mapping is accepted too
+
+    def __post_init__(self) -> None:
+        _validation.check_positive_int("alpha_exponent", self.alpha_exponent)
+        if self.alpha_exponent > 300:
+            raise _validation.ParameterError(
+                "alpha_exponent", f"alpha_exponent must be at most 300, got {self.alpha_exponent}")
+        given: Any = self.options
+        items = dict(given.items() if isinstance(given, Mapping) else given)
+        unknown = sorted(set(items) - set(VARIANTS))
+        if unknown:
+            raise _validation.ParameterError(
+                "options", f"unknown option(s) {', '.join(unknown)}; the explorer offers "
+                           f"{', '.join(VARIANTS)}")
+        kept = tuple(sorted((k, v) for k, v in items.items() if v != VARIANTS[k].default
+                            or type(v) is not type(VARIANTS[k].default)))
+        object.__setattr__(self, "options", kept)
+        ChunkPUDD(self.alpha, **dict(kept))  # the library's own checks of each value
+
+    @property
+    def alpha(self) -> float:
+        """The threshold, ``10**-alpha_exponent``."""
+        return float(10.0 ** -self.alpha_exponent)
+
+    def value(self, name: str) -> Any:
+        """The setting's value of variant option ``name`` (its default unless changed)."""
+        return dict(self.options).get(
+            name, VARIANTS[name].default)
+
+    @property
+    def label(self) -> str:
+        """``PUDD-x``, with the changed options in short words: a chart's trace name."""
+        opts = self.options
+        words = [f"floor {v}" if k == "clamp_min" else _SHORT.get(k, {}).get(v, f"{k}={v}")
+                 for k, v in opts]
+        return f"PUDD-{self.alpha_exponent}" + (f" ({', '.join(words)})" if words else "")
+
+    @property
+    def text(self) -> str:
+        """The setting in a link: ``x`` then ``,name=value`` per changed option."""
+        opts = self.options
+        return ",".join([str(self.alpha_exponent), *(f"{k}={v}" for k, v in opts)])
+
+    @classmethod
+    def parse(cls, text: str) -> PUDDSetting:
+        """The setting written as :attr:`text`; a ``ParameterError`` names what is wrong."""
+        head, *pairs = [part.strip() for part in text.split(",")]
+        if not head.isdigit():
+            raise _validation.ParameterError(
+                "alpha_exponent", f"a setting starts with x of PUDD-x (an integer), got {head!r}")
+        unknown = [p.partition("=")[0] for p in pairs if p.partition("=")[0] not in VARIANTS]
+        if unknown:
+            raise _validation.ParameterError(
+                "options", f"unknown option(s) {', '.join(unknown)}; the explorer offers "
+                           f"{', '.join(VARIANTS)}")
+        return cls(int(head), parse_option_pairs("detector", "pudd", pairs))
+
+    def notes(self) -> tuple[str, ...]:
+        """What the chosen options mean for this setting beyond their own help.
+
+        Examples
+        --------
+        >>> PUDDSetting(3, {"partition": "ek", "cache_buckets": False}).notes()[0][:45]
+        'Only the chunk detector (ChunkPUDD) has this:'
+        """
+        out = []
+        lacking = [k for k, _ in self.options
+                   if not VARIANTS[k].online]
+        if lacking:
+            out.append(f"Only the chunk detector (ChunkPUDD) has this: the online PUDD "
+                       f"(Algorithm 2) lacks {', '.join(lacking)}, so this setting has no "
+                       "instance-by-instance counterpart.")
+        if self.value("partition") == "ek":
+            out.append("EK buckets every prediction and has no misclassified column: its table "
+                       "is 2 x K, and the skip rule still reads accuracy or PU means.")
+        if not self.value("yates"):
+            out.append("Yates' correction acts only on 2 x 2 tables (one bucket): other tests "
+                       "are unchanged.")
+        return tuple(out)
+
+
+def read_setting(text: str) -> tuple[PUDDSetting, tuple[str, ...]]:
+    """A setting's link text read leniently: the setting made of what parsed, and each problem.
+
+    The explorer runs a setting only when its text has no problem; the controls show the
+    parts that parsed, and the problems are shown next to them.
+
+    Examples
+    --------
+    >>> read_setting("5,cut_points=all")
+    (PUDDSetting(alpha_exponent=5, options=(('cut_points', 'all'),)), ())
+    >>> setting, problems = read_setting("12,yates=maybe,cut_points=all,speed=9")
+    >>> setting.label
+    'PUDD-3 (all cuts)'
+    >>> for p in problems: print(p)
+    `12`: the threshold is PUDD-x with x an integer from 1 to 10
+    `yates=maybe`: option yates expects true or false, got 'maybe'
+    `speed=9`: the explorer's options are cut_points, skip_rule, clamp_min, yates, ...
+    """
+    head, *pairs = [part.strip() for part in text.split(",")]
+    problems = []
+    exponent = int(head) if head.isdigit() else 0
+    if not 1 <= exponent <= 10:
+        problems.append(f"`{head}`: the threshold is PUDD-x with x an integer from 1 to 10")
+        exponent = PUDDSetting.alpha_exponent
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name = pair.partition("=")[0].strip()
+        if name not in VARIANTS:
+            problems.append(f"`{pair}`: the explorer's options are {', '.join(VARIANTS)}")
+            continue
+        try:
+            parsed = dict(parse_option_pairs("detector", "pudd", [pair]))
+            ChunkPUDD(**parsed)  # the value alone, checked by the detector
+            options.update(parsed)
+        except ValueError as err:
+            problems.append(f"`{pair}`: {err}")
+    try:
+        return PUDDSetting(exponent, tuple(options.items())), tuple(problems)
+    except ValueError as err:  # a combination the detector refuses
+        return PUDDSetting(exponent), (*problems, f"`{text}`: {err}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The finished runs of an exploration, grouped: ``settings[i][j]`` is setting i, seed j."""
+
+    labels: tuple[str, ...]
+    seeds: tuple[int, ...]
+    settings: tuple[tuple[RunResult, ...], ...]
+    baselines: tuple[tuple[RunResult, ...], ...]
+
+
 @dataclass(frozen=True)
 class ExplorerConfig:
-    """One exploration: a stream, a classifier, PUDD's threshold and the baselines beside it.
+    """One exploration: a stream, a classifier, PUDD settings and the baselines beside them.
 
     Parameters
     ----------
@@ -73,68 +312,112 @@ class ExplorerConfig:
         A registry stream, or the name of a user stream (see :func:`upload_name`).
     classifier, regime, seed
         As in :class:`~pudd_core.experiments.runner.RunConfig`.
-    alpha_exponent
-        PUDD-x: the threshold is ``alpha = 10**-alpha_exponent``.
+    settings
+        One to four :class:`PUDDSetting`, each its own run; their labels must differ.
     baselines
         River baselines (keys of ``BASELINES``) run beside PUDD, each on its own model.
+    seeds
+        Runs over seeds ``seed .. seed + seeds - 1`` (at most ``MAX_SEEDS``).
     chunk_size, n_chunks
         Samples per chunk, and how many chunks (``None``: the stream's own).
 
     Examples
     --------
-    >>> cfg = ExplorerConfig(baselines=("ddm",), n_chunks=20)
-    >>> [(c.detector, c.alpha, c.record_windows) for c in cfg.run_configs()]
-    [('pudd', 0.001, True), ('ddm', 0.001, False)]
+    >>> cfg = ExplorerConfig(settings=(PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"})),
+    ...                      baselines=("ddm",), n_chunks=20, seeds=2)
+    >>> [(c.detector, c.alpha, c.seed, c.detector_options) for c in cfg.run_configs()]
+    [('pudd', 0.001, 0, ()), ('pudd', 1e-05, 0, (('cut_points', 'all'),)),
+     ('ddm', 0.001, 0, ()), ('pudd', 0.001, 1, ()),
+     ('pudd', 1e-05, 1, (('cut_points', 'all'),)), ('ddm', 0.001, 1, ())]
     """
 
     dataset: str = "sea0"
     classifier: str = "gnb"
     regime: Regime = "incremental"
-    alpha_exponent: int = 3
+    settings: tuple[PUDDSetting, ...] = (PUDDSetting(),)
     baselines: tuple[str, ...] = ("adwin", "ddm")
     seed: int = 0
+    seeds: int = 1
     chunk_size: int | None = 1000
     n_chunks: int | None = None
 
     def __post_init__(self) -> None:
-        _validation.check_positive_int("alpha_exponent", self.alpha_exponent)
         unknown = [b for b in self.baselines if b not in BASELINES]
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(BASELINES)}")
         object.__setattr__(self, "baselines", tuple(b for b in BASELINES if b in self.baselines))
+        if not 1 <= len(self.settings) <= MAX_SETTINGS:
+            raise _validation.ParameterError(
+                "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")
+        labels = [s.label for s in self.settings]
+        if len(set(labels)) < len(labels):
+            raise _validation.ParameterError("settings", "two PUDD settings are the same")
+        _validation.check_positive_int("seeds", self.seeds)
+        if self.seeds > MAX_SEEDS:
+            raise _validation.ParameterError(
+                "seeds", f"seeds must be at most {MAX_SEEDS}, got {self.seeds}")
 
     @property
     def alpha(self) -> float:
-        """PUDD's threshold, ``10**-alpha_exponent``."""
-        return float(10.0 ** -self.alpha_exponent)
+        """The first setting's threshold."""
+        return self.settings[0].alpha
+
+    @property
+    def alpha_exponent(self) -> int:
+        """The first setting's x of PUDD-x."""
+        return self.settings[0].alpha_exponent
 
     def run_configs(self) -> tuple[RunConfig, ...]:
-        """PUDD's run (with its windows recorded), then one run per baseline.
+        """Per seed: each setting's run (with windows and tests recorded), then each baseline's.
 
         The baselines ignore the threshold, so their configs keep the default ``alpha``:
-        changing PUDD's threshold reuses their cached runs.
+        changing a setting reuses their cached runs.
         """
-        pudd = RunConfig(self.dataset, self.classifier, "pudd", self.alpha, self.regime,
-                         seed=self.seed, chunk_size=self.chunk_size, n_chunks=self.n_chunks,
-                         record_windows=True)
-        others = (dataclasses.replace(pudd, detector=b, alpha=RunConfig.alpha,
-                                      record_windows=False) for b in self.baselines)
-        return (pudd, *others)
+        out: list[RunConfig] = []
+        for seed in range(self.seed, self.seed + self.seeds):
+            base = RunConfig(self.dataset, self.classifier, "pudd", regime=self.regime,
+                             seed=seed, chunk_size=self.chunk_size, n_chunks=self.n_chunks)
+            out += [dataclasses.replace(base, alpha=s.alpha, record_windows=True,
+                                        detector_options=s.options) for s in self.settings]
+            out += [dataclasses.replace(base, detector=b) for b in self.baselines]
+        return tuple(out)
+
+    def comparison(self, results: Sequence[RunResult]) -> Comparison:
+        """``results`` of :meth:`run_configs` (in its order), grouped by setting and seed."""
+        per_seed = len(self.settings) + len(self.baselines)
+        if len(results) != per_seed * self.seeds:
+            raise ValueError(f"expected {per_seed * self.seeds} runs, got {len(results)}")
+        rows = [results[i:i + per_seed] for i in range(0, len(results), per_seed)]
+        n = len(self.settings)
+        return Comparison(
+            labels=tuple(s.label for s in self.settings),
+            seeds=tuple(range(self.seed, self.seed + self.seeds)),
+            settings=tuple(tuple(row[i] for row in rows) for i in range(n)),
+            baselines=tuple(tuple(row[n + j] for row in rows)
+                            for j in range(len(self.baselines))),
+        )
 
     def as_python(self) -> str:
         """The equivalent ``pudd_core`` calls, for a "show the code" panel."""
         lines = ["from pudd_core.experiments.runner import RunConfig, run_experiment", ""]
-        for cfg in self.run_configs():
+        if self.seeds > 1:
+            lines.append(f"# and the same for seeds {self.seed + 1} .. "
+                         f"{self.seed + self.seeds - 1}")
+        for i, cfg in enumerate(self.run_configs()[: len(self.settings) + len(self.baselines)]):
+            name = cfg.detector if i >= len(self.settings) or len(self.settings) == 1 else (
+                f"pudd_{i + 1}")
             args = (f'"{cfg.dataset}", "{cfg.classifier}", "{cfg.detector}", '
                     f"alpha={cfg.alpha:g}, regime=\"{cfg.regime}\", seed={cfg.seed}")
             if cfg.chunk_size is not None:
                 args += f", chunk_size={cfg.chunk_size}"
             if cfg.n_chunks is not None:
                 args += f", n_chunks={cfg.n_chunks}"
+            if cfg.detector_options:
+                args += f", detector_options={dict(cfg.detector_options)!r}"
             if cfg.record_windows:
                 args += ", record_windows=True"
-            lines.append(f"{cfg.detector} = run_experiment(RunConfig({args}))")
+            lines.append(f"{name} = run_experiment(RunConfig({args}))")
         return "\n".join(lines)
 
 
@@ -375,8 +658,11 @@ def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.Da
     return frame
 
 
-def summary_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
+def summary_frame(runs: Sequence[RunResult], labels: Sequence[str] = ()) -> pd.DataFrame:
     """One row per detector: alarms, mean accuracy and, when drifts are known, detection.
+
+    The first ``len(labels)`` runs are named by ``labels`` (PUDD settings), the others by
+    their detector.
 
     Examples
     --------
@@ -392,5 +678,153 @@ def summary_frame(runs: Sequence[RunResult]) -> pd.DataFrame:
     out = frame[["n_alarms", "accuracy", "mean_delay", "missed", "false_alarms"]].round(
         {"accuracy": 4, "mean_delay": 2})
     out.columns = ["alarms", "accuracy", "mean delay (chunks)", "missed", "false alarms"]
-    out.index = [_name(run) for run in runs]
+    out.index = [labels[i] if i < len(labels) else _name(run) for i, run in enumerate(runs)]
     return out.astype({"missed": "Int64", "false alarms": "Int64"})  # NA without ground truth
+
+
+# --- the numbers behind the charts, for downloads ----------------------------------------------
+def _decided(test: CutTest) -> str:
+    if test.skipped:
+        return "skip rule"
+    if test.shortcut:
+        return f"shortcut: {test.shortcut}"
+    if test.floored_cells:
+        return f"count floor ({test.floored_cells} cells raised)"
+    return "data"
+
+
+def cuts_frame(comparison: Comparison) -> pd.DataFrame:
+    """One row per setting, seed, tested chunk and cut: the χ² test's numbers and what decided.
+
+    ``decided_by`` is ``"skip rule"`` (no test, p = 1), ``"shortcut: ..."`` (a rule of the
+    detector set p), ``"count floor (n cells raised)"`` (the floor changed the table) or
+    ``"data"``; ``winning`` marks the chunk's smallest p (PUDD's p for the chunk).
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import run_experiment
+    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
+    >>> frame = cuts_frame(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
+    >>> list(frame.columns)
+    ['setting', 'seed', 'chunk_index', 'cut', 'p_value', 'statistic', 'dof', 'skipped',
+     'floored_cells', 'shortcut', 'decided_by', 'winning', 'alarm']
+    >>> int(frame.loc[0, "chunk_index"]), int(frame.loc[0, "cut"])  # chunk 1 has no test
+    (2, 1)
+    """
+    import pandas as pd
+
+    rows = []
+    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
+        for run in runs:
+            for chunk in run.chunks:
+                for test in chunk.cut_tests:
+                    rows.append({
+                        "setting": label, "seed": run.config.seed,
+                        "chunk_index": chunk.chunk_index, **dataclasses.asdict(test),
+                        "decided_by": _decided(test),
+                        "winning": test.cut == chunk.cut_point, "alarm": chunk.alarm})
+    columns = ["setting", "seed", "chunk_index", "cut", "p_value", "statistic", "dof",
+               "skipped", "floored_cells", "shortcut", "decided_by", "winning", "alarm"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _window_rows(record: WindowRecord) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    k = len(record.bucket_centres)
+    columns = [*(f"bucket {j}" for j in range(k)), "misclassified"][: len(record.table[0])]
+    centres = [*record.bucket_centres, math.nan][: len(columns)]
+    for w, name in enumerate(("reference", "recent")):
+        for what, values in (("observed", record.table[w]), ("expected", record.expected[w])):
+            rows += [{"window": name, "quantity": what, "column": c, "bucket_centre": m,
+                      "u_low": math.nan, "u_high": math.nan, "value": float(v)}
+                     for c, m, v in zip(columns, centres, values, strict=True)]
+        hists = ((record.ref_correct, record.ref_wrong) if w == 0
+                 else (record.new_correct, record.new_wrong))
+        for what, counts in zip(("histogram correct", "histogram misclassified"), hists,
+                                strict=True):
+            rows += [{"window": name, "quantity": what, "column": f"bin {j}",
+                      "bucket_centre": math.nan, "u_low": float(HIST_EDGES[j]),
+                      "u_high": float(HIST_EDGES[j + 1]), "value": float(v)}
+                     for j, v in enumerate(counts)]
+    return rows
+
+
+def windows_frame(comparison: Comparison) -> pd.DataFrame:
+    """Per setting, seed and test: the winning cut's table, expected counts and PU histograms.
+
+    Long format, one value a row: ``quantity`` is ``observed`` (counts after the floor, as
+    tested), ``expected``, ``histogram correct`` or ``histogram misclassified`` (40 PU bins
+    from ``u_low`` to ``u_high``); ``column`` a bucket (by ascending centre) or
+    ``misclassified``.
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import run_experiment
+    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
+    >>> frame = windows_frame(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
+    >>> sorted(set(frame["quantity"]))
+    ['expected', 'histogram correct', 'histogram misclassified', 'observed']
+    """
+    import pandas as pd
+
+    rows = []
+    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
+        for run in runs:
+            for chunk in run.chunks:
+                if chunk.window is not None:
+                    rows += [{"setting": label, "seed": run.config.seed,
+                              "chunk_index": chunk.chunk_index, **r}
+                             for r in _window_rows(chunk.window.by_centre())]
+    return pd.DataFrame(rows, columns=["setting", "seed", "chunk_index", "window", "quantity",
+                                       "column", "bucket_centre", "u_low", "u_high", "value"])
+
+
+def export_json(comparison: Comparison) -> dict[str, Any]:
+    """Every setting's runs as a JSON-ready dict: per chunk the p-values, tests and windows.
+
+    Non-finite numbers (a skipped cut's statistic) are ``None``.
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import run_experiment
+    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
+    >>> doc = export_json(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
+    >>> s = doc["settings"][0]; s["label"], s["alpha"], list(s["runs"][0]["chunks"][1])
+    ('PUDD-3', 0.001, ['chunk_index', 'accuracy', 'p_value', 'alarm', 'cut_point', 'cuts',
+     'window'])
+    """
+    def num(v: float) -> float | None:
+        return float(v) if math.isfinite(v) else None
+
+    settings = []
+    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
+        cfg = runs[0].config
+        out_runs = []
+        for run in runs:
+            chunks = []
+            for c in run.chunks:
+                w = c.window.by_centre() if c.window is not None else None
+                chunks.append({
+                    "chunk_index": c.chunk_index, "accuracy": c.accuracy,
+                    "p_value": num(c.p_value) if c.cut_tests else None, "alarm": c.alarm,
+                    "cut_point": c.cut_point,
+                    "cuts": [{**dataclasses.asdict(t), "statistic": num(t.statistic),
+                              "decided_by": _decided(t)} for t in c.cut_tests],
+                    "window": None if w is None else {
+                        "bucket_centres": list(w.bucket_centres),
+                        "bucket_edges": list(w.bucket_edges),
+                        "observed": [list(r) for r in w.table],
+                        "expected": [list(r) for r in w.expected],
+                        "histogram_edges": [float(e) for e in HIST_EDGES],
+                        "reference": {"correct": list(w.ref_correct),
+                                      "misclassified": list(w.ref_wrong)},
+                        "recent": {"correct": list(w.new_correct),
+                                   "misclassified": list(w.new_wrong)}},
+                })
+            out_runs.append({"seed": run.config.seed, "alarms": list(run.alarms),
+                             "accuracy": run.accuracy, "chunks": chunks})
+        settings.append({"label": label, "alpha": cfg.alpha,
+                         "options": dict(cfg.detector_options), "runs": out_runs})
+    first = comparison.settings[0][0].config
+    return {"dataset": first.dataset, "classifier": first.classifier, "regime": first.regime,
+            "seeds": list(comparison.seeds), "settings": settings}

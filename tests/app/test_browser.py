@@ -8,6 +8,8 @@ PUDD_UPDATE_SCREENSHOTS=1 they are also copied to docs/screenshots/ for the READ
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
@@ -309,7 +312,8 @@ def _state(frame: Any) -> dict[str, Any]:
     """The player's cursor, counter text, slider value and charts, read in one go."""
     return dict(frame.evaluate("""() => {
         const gd = document.getElementById('c-trace');
-        const t = gd.data && gd.data.find(d => d.name === 'PUDD error rate');
+        const lead = __player.names[0] + ' error rate';  // the first PUDD setting
+        const t = gd.data && gd.data.find(d => d.name === lead);
         return {cursor: __player.cursor, playing: __player.playing, last: __player.last,
                 counter: document.getElementById('m-chunk').textContent,
                 slider: Number(document.getElementById('jump').value),
@@ -446,7 +450,7 @@ def test_two_sessions_on_the_same_link_keep_their_own_place(browser: Any, app_ur
 
 
 def test_explorer_screenshot_at_an_alarm(page: Any, app_url: str) -> None:
-    page.goto(f"{app_url}/explorer?chunk=39")
+    page.goto(f"{app_url}/explorer?chunk=39&pudd={quote(SCREENSHOT_SETTINGS)}")
     _settle(page, EXPLORER)
     frame = _player(page, 99)
     page.frame_locator(PLAYER).get_by_role("button", name="Next chunk ▶").click()
@@ -458,6 +462,146 @@ def test_explorer_screenshot_at_an_alarm(page: Any, app_url: str) -> None:
     _screenshot(page, "explorer")
 
 
+# --- several PUDD settings and seeds (issue 14) ------------------------------------------------
+SCREENSHOT_SETTINGS = "3;5,cut_points=all;1,clamp_min=0"
+FOUR = "3;5,cut_points=all;3,partition=ek;1,clamp_min=0"
+FOUR_LABELS = ["PUDD-3", "PUDD-5 (all cuts)", "PUDD-3 (EK)", "PUDD-1 (floor 0)"]
+
+
+def _four_link(app_url: str, extra: str = "") -> str:
+    return (f"{app_url}/explorer?n_chunks=20&seeds=3&baselines=adwin,ddm,eddm"
+            f"&pudd={quote(FOUR)}{extra}")
+
+
+def _download(page: Any, button: Any) -> Path:
+    with page.expect_download() as info:
+        button.click()
+    return Path(info.value.path())
+
+
+def test_explorer_compares_four_settings_over_three_seeds_and_a_link_reopens_it(
+    page: Any, browser: Any, app_url: str
+) -> None:
+    page.goto(_four_link(app_url))
+    _settle(page, EXPLORER)
+    frame = _player(page, 19)
+    _assert_no_exception(page)
+    assert frame.evaluate("() => __player.names") == [*FOUR_LABELS, "ADWIN", "DDM", "EDDM"]
+    names = frame.evaluate("() => document.getElementById('c-trace').data.map(t => t.name)")
+    assert {"PUDD-3 band low", "PUDD-1 (floor 0) band high", "EDDM band high"} <= set(names)
+    frame.locator("#detail").select_option(label="PUDD-5 (all cuts)")
+    _assert_no_exception(page)
+    for _ in range(3):
+        page.frame_locator(PLAYER).locator("#next").click()
+        _assert_no_exception(page)
+    st = _agree(frame)
+    assert st["cursor"] == 4 and frame.evaluate("() => __player.detail") == 2
+    assert "PUDD-5 (all cuts)" in frame.locator("#stats-title").inner_text()
+    assert frame.locator("#stats tbody tr").count() == 3  # cuts 1, 2, 3 of chunk 4
+    page.wait_for_function("() => location.search.includes('detail=2')")
+    link = page.url
+    assert "chunk=4" in link and "seeds=3" in link
+
+    other = browser.new_context(viewport=VIEWPORT).new_page()  # a colleague opens the link
+    other.goto(link)
+    _settle(other, EXPLORER)
+    frame2 = _player(other, 19)
+    _assert_no_exception(other)
+    same = "() => [__player.id, __player.cursor, __player.detail, __player.names]"
+    assert frame2.evaluate(same) == frame.evaluate(same)
+    assert frame2.locator("#stats-title").inner_text() == frame.locator(
+        "#stats-title").inner_text()
+    assert dict(parse_qsl(urlsplit(other.url).query)) == dict(parse_qsl(urlsplit(link).query))
+    other.context.close()
+
+
+def test_explorer_exports_equal_the_librarys_numbers_and_figures_save_as_svg(
+    page: Any, app_url: str
+) -> None:
+    import pandas as pd
+
+    from pudd_core.experiments.runner import run_experiment
+    from pudd_core.views.explorer import (
+        ExplorerConfig,
+        PUDDSetting,
+        cuts_frame,
+        export_json,
+        windows_frame,
+    )
+
+    page.goto(_four_link(app_url))
+    _settle(page, EXPLORER)
+    frame = _player(page, 19)
+    # the library's own runs of the same settings and seeds, computed here
+    cfg = ExplorerConfig(settings=tuple(PUDDSetting.parse(t) for t in FOUR.split(";")),
+                         baselines=(), n_chunks=20, seeds=3)
+    mine = cfg.comparison([run_experiment(c) for c in cfg.run_configs()])
+
+    def csv(frame_: Any) -> Any:
+        return pd.read_csv(io.StringIO(frame_.to_csv(index=False)))
+
+    got = pd.read_csv(_download(page, page.get_by_role("button", name="Every cut's χ² test")))
+    _assert_no_exception(page)
+    pd.testing.assert_frame_equal(got, csv(cuts_frame(mine)))
+    got = pd.read_csv(_download(page, page.get_by_role("button", name="Windows: tables")))
+    pd.testing.assert_frame_equal(got, csv(windows_frame(mine)))
+    doc = json.loads(_download(page, page.get_by_role("button", name="Everything (JSON)"))
+                     .read_text())
+    assert doc == json.loads(json.dumps(export_json(mine)))
+    _assert_no_exception(page)
+
+    chart = frame.locator("#c-minp")
+    chart.hover()
+    svg = chart.locator('.modebar-btn[data-title="Download plot as SVG"]')
+    png = chart.locator('.modebar-btn[data-title="Download plot as a PNG"]')
+    assert png.count() == 1
+    path = _download(page, svg)
+    assert path.read_bytes().lstrip().startswith(b"<svg")
+    _assert_no_exception(page)
+
+
+@pytest.mark.slow  # a minute or two; run it with -m browser
+def test_explorer_settings_speed_is_measured_in_the_browser(page: Any, app_url: str) -> None:
+    """Not a pass/fail check: stepping with four settings and three baselines, to app_settings.md.
+    """
+    rows = []
+    for seeds, label in ((1, "one seed"), (3, "three seeds, mean and band")):
+        page.goto(f"{app_url}/explorer?baselines=adwin,ddm,eddm&pudd={quote(FOUR)}"
+                  f"&seeds={seeds}&chunk=1")
+        _settle(page, EXPLORER)
+        frame = _player(page, 99, timeout=600_000)
+        player = page.frame_locator(PLAYER)
+        steps = []
+        for _ in range(20):
+            t0 = frame.evaluate("() => performance.now()")
+            player.locator("#next").click()
+            steps.append(frame.evaluate("(t0) => performance.now() - t0", t0))
+            _assert_no_exception(page)
+        renders = [frame.evaluate("() => __player.stats.lastRenderMs")]
+        rows.append((label, _median(steps), max(steps), renders[0]))
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    from benchmarks._common import machine
+
+    _write_section(ROOT / "benchmarks" / "results" / "app_settings.md", [
+        "## App: four PUDD settings side by side, stepping in a browser (issue 14)",
+        "",
+        "Command: `.venv/bin/pytest tests/app/test_browser.py -m browser "
+        "-k settings_speed_is_measured -s`  ",
+        f"Machine: {machine()}; headless chromium and the server share the CPUs (load average "
+        f"at the end: {load})",
+        "",
+        "sea0, GNB, 100 chunks; PUDD-3, PUDD-5 (all cuts), PUDD-3 (EK), PUDD-1 (floor 0) beside "
+        "ADWIN, DDM and EDDM. Next chunk: click to every chart, the numbers and the tables "
+        "redrawn, measured in the browser (stepping sends nothing to the server).",
+        "",
+        "| stepping | target | median | max | last frame's render |",
+        "| --- | --- | ---: | ---: | ---: |",
+        *(f"| {label} | ≤ 300 ms | {m:.0f} ms | {mx:.0f} ms | {r:.0f} ms |"
+          for label, m, mx, r in rows),
+        "",
+    ])
+
+
 def test_explorer_labels_every_alarm_lane_with_seven_detectors(
     page: Any, app_url: str
 ) -> None:
@@ -466,7 +610,7 @@ def test_explorer_labels_every_alarm_lane_with_seven_detectors(
     frame = _player(page, 19)
     lanes = frame.evaluate("""() => [...document.querySelectorAll('#c-trace .yaxislayer-above')]
         .flatMap(l => [...l.querySelectorAll('text')].map(t => t.textContent))""")
-    assert {"PUDD", "ADWIN", "PH", "DDM", "EDDM", "HDDM-A", "HDDM-W"} <= set(lanes), lanes
+    assert {"PUDD-3", "ADWIN", "PH", "DDM", "EDDM", "HDDM-A", "HDDM-W"} <= set(lanes), lanes
     _assert_no_exception(page)
 
 

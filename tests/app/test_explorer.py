@@ -19,6 +19,7 @@ from ui import cache
 TIMEOUT = 60
 PAGE = "pages/explorer.py"
 SMALL = {"n_chunks": "30"}
+ALPHA = "w_explorer_s0_0_alpha"  # the first PUDD setting's threshold (ui/pudd_settings.py)
 
 
 def _open(query: dict[str, str] | None = None) -> AppTest:
@@ -46,23 +47,23 @@ def test_the_explorer_opens_with_the_default_run_and_its_charts() -> None:
     assert _chunk(at) == "1 / 29"
     charts = _charts(at)
     names = [t.get("name") for t in charts["explorer_trace"]["data"]]
-    assert names[:3] == ["DDM error rate", "ADWIN error rate", "PUDD error rate"]
-    assert {"True drift", "PUDD alarm", "ADWIN alarm", "DDM alarm"} <= set(names)
-    pudd = trace_named(charts["explorer_trace"], "PUDD error rate")
+    assert names[:3] == ["DDM error rate", "ADWIN error rate", "PUDD-3 error rate"]
+    assert {"True drift", "PUDD-3 alarm", "ADWIN alarm", "DDM alarm"} <= set(names)
+    pudd = trace_named(charts["explorer_trace"], "PUDD-3 error rate")
     assert pudd["x"] == list(range(1, 30)) and pudd["meta"] == "prefix"  # cut by the browser
     assert charts["explorer_trace"]["layout"]["xaxis"]["range"] == [0.5, 29.5]
     assert [t.get("name") for t in charts["explorer_min_p"]["data"]] == [
-        "PUDD min p", "threshold α = 1e-03"]
-    assert at.select_slider(key="w_explorer_alpha_exp").value == 3
+        "PUDD-3 min p", "threshold α = 1e-03"]
+    assert at.select_slider(key=ALPHA).value == 3
     assert list(at.multiselect(key="w_explorer_baselines").value) == ["adwin", "ddm"]
     assert not at.error
 
 
 def test_the_default_link_is_written_back_to_the_address_bar() -> None:
     at = _open()
-    assert {k: at.query_params[k] for k in ("dataset", "classifier", "regime", "alpha",
+    assert {k: at.query_params[k] for k in ("dataset", "classifier", "regime", "pudd",
                                             "baselines", "chunk_size", "chunk", "seed")} == {
-        "dataset": "sea0", "classifier": "gnb", "regime": "incremental", "alpha": "3",
+        "dataset": "sea0", "classifier": "gnb", "regime": "incremental", "pudd": "3",
         "baselines": "adwin,ddm", "chunk_size": "1000", "chunk": "1", "seed": "0"}
 
 
@@ -71,7 +72,7 @@ def test_the_chunk_the_browser_left_in_the_address_is_where_the_next_run_opens()
     at = _open()
     spec_id = player(at)["spec"]["id"]
     at.query_params["chunk"] = "12"  # the player writes ?chunk= when it stops
-    at.select_slider(key="w_explorer_alpha_exp").set_value(4).run(timeout=TIMEOUT)
+    at.select_slider(key=ALPHA).set_value(4).run(timeout=TIMEOUT)
     assert _chunk(at) == "12 / 29" and at.query_params["chunk"] == "12"
     assert player(at)["spec"]["id"] != spec_id  # a new threshold: new runs for the player
 
@@ -83,14 +84,15 @@ def test_a_cursor_past_the_end_opens_at_the_last_chunk() -> None:
 
 def test_every_chunk_has_its_cut_scan_and_every_test_its_windows_and_table() -> None:
     spec = player(_open())["spec"]
-    cuts = spec["charts"]["cuts"]["frames"]
+    cuts = spec["settings"][0]["cuts"]["frames"]
     assert len(cuts) == 29
     scan = cuts[19]["traces"]["log10 p per cut"]
     assert scan["x"][0] == 1 and len(scan["x"]) >= 3
-    hist = spec["charts"]["hist"]
+    hist = spec["settings"][0]["hist"]
     tested = [i + 1 for i, at in enumerate(hist["at"]) if at == i + 1]
-    assert tested and set(map(str, tested)) == set(hist["frames"]) == set(spec["tables"])
-    table = spec["tables"][str(tested[-1])]
+    tables = spec["settings"][0]["tables"]
+    assert tested and set(map(str, tested)) == set(hist["frames"]) == set(tables)
+    table = tables[str(tested[-1])]
     assert [r[0] for r in table["rows"]] == ["Reference observed", "Reference expected",
                                              "Recent observed", "Recent expected"]
     assert table["columns"][-1] == "misclassified"
@@ -98,41 +100,42 @@ def test_every_chunk_has_its_cut_scan_and_every_test_its_windows_and_table() -> 
 
 def test_an_alarm_chunk_says_so_and_the_next_chunk_has_no_test() -> None:
     spec = player(_open({"chunk": "20"}))["spec"]  # seed 0: PUDD-3 alarms at chunk 20
-    m = spec["metrics"]
+    m = spec["settings"][0]["metrics"]
     assert m["alarm"][19] is True and m["alarms_so_far"][19] == 1 and m["alarms_so_far"][18] == 0
     assert m["p_text"][20] == "no test" and m["alarm"][20] is False
-    assert spec["charts"]["cuts"]["frames"][20]["layout"]["annotations"][0]["text"] == (
+    assert spec["settings"][0]["cuts"]["frames"][20]["layout"]["annotations"][0]["text"] == (
         "no test at this chunk")
-    assert spec["charts"]["hist"]["at"][20] == 20  # the latest test is shown, and said so
-    assert "No test ran at chunk 21" in spec["charts"]["hist"]["caption"][20]
+    assert spec["settings"][0]["hist"]["at"][20] == 20  # the latest test is shown, and said so
+    assert "No test ran at chunk 21" in spec["settings"][0]["hist"]["caption"][20]
     assert "**PUDD alarms at chunk 20**" in spec["charts"]["trace"]["caption"][19]
 
 
 # --- settings -----------------------------------------------------------------------------------
 def _alarms(at: AppTest) -> list[int]:
-    return trace_named(_charts(at)["explorer_trace"], "PUDD alarm")["x"]
+    lead = player(at)["spec"]["names"][0]  # the first setting: PUDD-x
+    return trace_named(_charts(at)["explorer_trace"], f"{lead} alarm")["x"]
 
 
 def test_a_looser_threshold_gives_pudd_more_alarms_and_the_baselines_keep_theirs() -> None:
     at = _open({"chunk": "29"})
     strict, ddm = _alarms(at), trace_named(_charts(at)["explorer_trace"], "DDM alarm")["x"]
-    at.select_slider(key="w_explorer_alpha_exp").set_value(1).run(timeout=TIMEOUT)
+    at.select_slider(key=ALPHA).set_value(1).run(timeout=TIMEOUT)
     loose = _alarms(at)
     assert strict and loose != strict and min(loose) < min(strict)  # α = 0.1 alarms earlier
     assert trace_named(_charts(at)["explorer_trace"], "DDM alarm")["x"] == ddm
     assert _charts(at)["explorer_min_p"]["layout"]["shapes"][-1]["y0"] == -1.0
-    assert at.query_params["alpha"] == "1"
+    assert at.query_params["pudd"] == "1"
 
 
 def test_a_link_reopens_the_same_run_with_every_setting() -> None:
-    link = {"dataset": "sea10", "classifier": "gnb", "regime": "train-once", "alpha": "5",
+    link = {"dataset": "sea10", "classifier": "gnb", "regime": "train-once", "pudd": "5",
             "baselines": "eddm,kswin", "chunk_size": "500", "n_chunks": "20", "chunk": "7",
             "seed": "3"}
     at = _open(link)
     assert at.selectbox(key="w_explorer_dataset").value == "sea10"
     assert at.selectbox(key="w_explorer_classifier").value == "gnb"
     assert at.radio(key="w_explorer_regime").value == "train-once"
-    assert at.select_slider(key="w_explorer_alpha_exp").value == 5
+    assert at.select_slider(key=ALPHA).value == 5
     assert list(at.multiselect(key="w_explorer_baselines").value) == ["eddm", "kswin"]
     assert at.number_input(key="w_explorer_chunk_size").value == 500
     assert at.number_input(key="w_explorer_n_chunks").value == 20
@@ -146,7 +149,7 @@ def test_a_link_reopens_the_same_run_with_every_setting() -> None:
 def test_a_bad_link_value_is_ignored_with_a_warning() -> None:
     at = _open({"baselines": "adwin,magic", "alpha": "42"})
     assert list(at.multiselect(key="w_explorer_baselines").value) == ["adwin", "ddm"]
-    assert at.select_slider(key="w_explorer_alpha_exp").value == 3
+    assert at.select_slider(key=ALPHA).value == 3
     warnings = " ".join(w.value for w in at.sidebar.warning)
     assert "baselines=adwin,magic" in warnings and "alpha=42" in warnings
 
@@ -155,7 +158,7 @@ def test_removing_every_baseline_leaves_pudd_alone() -> None:
     at = _open()
     at.multiselect(key="w_explorer_baselines").set_value([]).run(timeout=TIMEOUT)
     names = [t.get("name") for t in _charts(at)["explorer_trace"]["data"]]
-    assert [n for n in names if n.endswith("error rate")] == ["PUDD error rate"]
+    assert [n for n in names if n.endswith("error rate")] == ["PUDD-3 error rate"]
     assert at.query_params["baselines"] == ""
 
 
@@ -178,7 +181,7 @@ def test_a_missing_dataset_is_an_inline_error_and_the_settings_stay(no_real_data
     assert any("/elec2/electricity.csv.gz" in c.value for c in at.main.caption)
     assert "load_stream(..., download=True)" in at.expander[0].markdown[0].value  # for Python
     assert not at.get("component_instance")
-    assert at.select_slider(key="w_explorer_alpha_exp").value == 5
+    assert at.select_slider(key=ALPHA).value == 5
 
 
 def test_a_download_without_internet_says_where_to_put_the_file(
@@ -224,7 +227,7 @@ def test_choosing_your_own_file_asks_for_it_and_keeps_the_other_settings() -> No
     at.selectbox(key="w_explorer_dataset").set_value("upload").run(timeout=TIMEOUT)
     assert not at.exception and not at.error
     assert "Upload a CSV file" in at.info[0].value
-    assert at.select_slider(key="w_explorer_alpha_exp").value == 5
+    assert at.select_slider(key=ALPHA).value == 5
     assert at.query_params["dataset"] == "upload"
 
 
@@ -371,4 +374,5 @@ def test_another_label_column_of_the_same_upload_gives_the_player_new_runs(
     at.selectbox(key="w_explorer_label").set_value("y").run(timeout=TIMEOUT)
     second = player(at)["spec"]
     assert not at.exception and second["id"] != first["id"]  # same configs, other results
-    assert second["metrics"]["accuracy"] != first["metrics"]["accuracy"]
+    accuracy = [s["settings"][0]["metrics"]["accuracy"] for s in (first, second)]
+    assert accuracy[0] != accuracy[1]

@@ -84,9 +84,14 @@ def _trace_types(obj: object) -> set[str]:
 def test_the_player_draws_only_trace_types_the_basic_bundle_has() -> None:
     from pudd_core.experiments.runner import run_experiment
     from pudd_core.plots.player import player_spec
-    from pudd_core.views.explorer import ExplorerConfig
+    from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 
-    runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
-    spec = json.loads(json.dumps(player_spec(runs[0], runs[1:], alpha=1e-3, alpha_exponent=3)))
-    types = _trace_types(spec["charts"])
-    assert {"scatter", "bar"} <= types <= BASIC_TRACE_TYPES, types
+    # two settings over two seeds with the min-max band: every chart the player can draw
+    cfg = ExplorerConfig(settings=(PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"})),
+                         baselines=("ddm",), n_chunks=25, seeds=2)
+    comparison = cfg.comparison([run_experiment(c) for c in cfg.run_configs()])
+    for band in (False, True):
+        spec = json.loads(json.dumps(player_spec(
+            comparison.settings, comparison.baselines, labels=comparison.labels, band=band)))
+        types = _trace_types(spec)  # the growing charts and every setting's templates
+        assert {"scatter", "bar"} <= types <= BASIC_TRACE_TYPES, types

@@ -14,6 +14,7 @@ import pytest
 from pudd_core.experiments.runner import RunResult, run_experiment
 from pudd_core.plots import cut_scan_figure, window_histogram_figure
 from pudd_core.plots.player import apply_update, player_spec, to_json_ready
+from pudd_core.plots.stream import SETTING_COLOURS
 from pudd_core.views.explorer import ExplorerConfig, explorer_view
 
 
@@ -22,9 +23,13 @@ def runs() -> list[RunResult]:
     return [run_experiment(c) for c in ExplorerConfig(n_chunks=30).run_configs()]
 
 
+def _spec(pudd: RunResult, baselines: list[RunResult] | tuple[()] = ()) -> dict[str, Any]:
+    return player_spec([[pudd]], [[b] for b in baselines], labels=["PUDD"])
+
+
 @pytest.fixture(scope="module")
 def spec(runs: list[RunResult]) -> dict[str, Any]:
-    return player_spec(runs[0], runs[1:], alpha=1e-3, alpha_exponent=3)
+    return _spec(runs[0], runs[1:])
 
 
 def _plain(fig: Any) -> dict[str, Any]:
@@ -33,22 +38,26 @@ def _plain(fig: Any) -> dict[str, Any]:
 
 
 def _floor(spec: dict[str, Any]) -> float:
-    return float(spec["charts"]["cuts"]["figure"]["layout"]["yaxis"]["range"][0] + 0.5)
+    return float(spec["settings"][0]["cuts"]["figure"]["layout"]["yaxis"]["range"][0] + 0.5)
 
 
 def test_every_chunks_cut_scan_equals_the_builders_figure(
     runs: list[RunResult], spec: dict[str, Any]
 ) -> None:
-    template = spec["charts"]["cuts"]["figure"]
+    cuts = spec["settings"][0]["cuts"]
+    template = cuts["figure"]
     max_cut = max(c for log in runs[0].chunks for c, _ in log.cut_p_values)
     for i, log in enumerate(runs[0].chunks):
         built = _plain(cut_scan_figure(
             [c for c, _ in log.cut_p_values], [p for _, p in log.cut_p_values], alpha=1e-3,
             max_cut=max_cut, floor=_floor(spec),
             title=f"Every cut point's p at chunk {log.chunk_index}"))
-        played = apply_update(template, spec["charts"]["cuts"]["frames"][i])
+        played = apply_update(template, cuts["frames"][i])
         by_name = {t["name"]: t for t in played["data"]}
         for trace in built["data"]:  # the builder leaves out the ring when there is no test
+            if trace["name"] == "log10 p per cut":  # in the setting's colour
+                assert by_name[trace["name"]]["line"]["color"] == SETTING_COLOURS[0]
+                trace["line"]["color"] = SETTING_COLOURS[0]
             assert by_name[trace["name"]] == trace, (log.chunk_index, trace["name"])
         assert played["layout"]["annotations"] == built["layout"].get("annotations", [])
         assert played["layout"]["title"]["text"] == built["layout"]["title"]["text"]
@@ -57,7 +66,7 @@ def test_every_chunks_cut_scan_equals_the_builders_figure(
 def test_every_tests_windows_equal_the_builders_figure(
     runs: list[RunResult], spec: dict[str, Any]
 ) -> None:
-    hist = spec["charts"]["hist"]
+    hist = spec["settings"][0]["hist"]
     assert hist["frames"]
     for chunk, update in hist["frames"].items():
         view = explorer_view(runs[0], runs[1:], int(chunk))
@@ -86,14 +95,14 @@ def test_growing_charts_hold_the_whole_run_and_say_what_the_browser_cuts(
 def test_the_metrics_agree_with_the_run_at_every_chunk(
     runs: list[RunResult], spec: dict[str, Any]
 ) -> None:
-    m = spec["metrics"]
+    m = spec["settings"][0]["metrics"]
     for i, log in enumerate(runs[0].chunks):
         view = explorer_view(runs[0], runs[1:], log.chunk_index)
         assert m["accuracy"][i] == f"{log.accuracy:.3f}"
         assert m["alarm"][i] == log.alarm
         assert m["alarms_so_far"][i] == len(view.alarms["PUDD"])
         assert (m["p_text"][i] == "no test") == (not log.cut_p_values)
-        assert spec["charts"]["hist"]["at"][i] == view.window_chunk
+        assert spec["settings"][0]["hist"]["at"][i] == view.window_chunk
 
 
 def test_the_spec_is_strict_json_and_names_its_runs(
@@ -101,7 +110,7 @@ def test_the_spec_is_strict_json_and_names_its_runs(
 ) -> None:
     text = json.dumps(spec, allow_nan=False)  # NaN would break the browser's JSON.parse
     assert json.loads(text) == spec
-    other = player_spec(runs[0], runs[1:2], alpha=1e-3, alpha_exponent=3)
+    other = _spec(runs[0], runs[1:2])
     assert other["id"] != spec["id"] and other["names"] == ["PUDD", "ADWIN"]
 
 
@@ -116,7 +125,7 @@ def test_the_cut_caption_says_when_the_count_floor_decided_a_test(options: dict[
 
     run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
                                    detector_options=options))
-    captions = player_spec(run, alpha=1e-3, alpha_exponent=3)["charts"]["cuts"]["caption"]
+    captions = _spec(run)["settings"][0]["cuts"]["caption"]
     floored = [c for c in run.chunks if c.floored_cells]
     assert floored  # small chunks with few errors: the floor raises cells of some tests
     for log, caption in zip(run.chunks, captions, strict=True):
@@ -135,5 +144,5 @@ def test_without_a_floor_no_caption_mentions_it() -> None:
     run = run_experiment(RunConfig("sine", "gnb", "pudd", n_chunks=30, chunk_size=50,
                                    detector_options={"clamp_min": 0}))
     assert not any(c.floored_cells for c in run.chunks)
-    captions = player_spec(run, alpha=1e-3, alpha_exponent=3)["charts"]["cuts"]["caption"]
+    captions = _spec(run)["settings"][0]["cuts"]["caption"]
     assert not any(FLOOR_WORDS in c for c in captions)

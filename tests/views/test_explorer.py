@@ -13,6 +13,7 @@ from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.views.explorer import (
     ExplorerConfig,
+    PUDDSetting,
     compatible_classifiers,
     csv_columns,
     error_field,
@@ -51,7 +52,7 @@ def test_run_configs_are_pudd_with_windows_then_each_baseline_on_the_same_stream
 
 
 def test_changing_pudds_threshold_leaves_the_baseline_runs_alone():
-    other = dataclasses.replace(SMALL, alpha_exponent=7)
+    other = dataclasses.replace(SMALL, settings=(PUDDSetting(7),))
     assert other.run_configs()[0].alpha == pytest.approx(1e-7)
     assert other.run_configs()[1:] == SMALL.run_configs()[1:]
 

@@ -7,11 +7,23 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const PLOT_CONFIG = { displaylogo: false, responsive: true,
-                        modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+  // the toolbar saves each figure: the camera as PNG (plotly's own), the next button as SVG
+  function plotConfig(id) {
+    const filename = "pudd_" + id.replace("c-", "") + "_chunk" + k;
+    return {
+      displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"],
+      toImageButtonOptions: { format: "png", filename: filename, scale: 2 },
+      modeBarButtonsToAdd: [{
+        name: "Download plot as SVG", icon: Plotly.Icons.disk,
+        click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: filename }),
+      }],
+    };
+  }
   let spec = null;
   let start = 1;
+  let startDetail = 1;
   let k = 1;              // the cursor: chunks 1 .. spec.last
+  let d = 0;              // the setting whose details are shown: 0 .. settings - 1
   let playing = false;
   let speed = 5;          // chunks per second
   let timer = null;
@@ -24,7 +36,8 @@
   window.__player = {
     get cursor() { return k; }, get playing() { return playing; }, get last() {
       return spec ? spec.last : 0; }, get speed() { return speed; }, stats,
-    get id() { return spec ? spec.id : null; },
+    get id() { return spec ? spec.id : null; }, get detail() { return d + 1; },
+    get names() { return spec ? spec.names : []; },
   };
 
   function send(type, data) {
@@ -91,7 +104,7 @@
     f.layout.title = { text: "" };
     f.layout.margin = Object.assign({}, f.layout.margin || {}, { t: 30 });
     f.layout.height = (f.layout.height || 400) - 60;
-    return Plotly.react($(id), f.data, f.layout, PLOT_CONFIG);
+    return Plotly.react($(id), f.data, f.layout, plotConfig(id));
   }
 
   // --- text ---------------------------------------------------------------------------------
@@ -112,11 +125,21 @@
     return head + "<tbody>" + body + "</tbody>";
   }
 
+  function statsTable(rows) {
+    const head = "<thead><tr><th>cut (chunks)</th><th>χ²</th><th>dof</th><th>p</th>" +
+      "<th>decided by</th></tr></thead>";
+    const body = rows.map((r) => `<tr${r[5] ? ' class="winner"' : ""}>` +
+      r.slice(0, 5).map((v, j) => (j === 0 ? `<th>${escapeHtml(v)}${r[5] ? " ◎" : ""}</th>`
+        : `<td>${escapeHtml(v)}</td>`)).join("") + "</tr>").join("");
+    return head + "<tbody>" + body + "</tbody>";
+  }
+
   // --- one frame ------------------------------------------------------------------------------
   function render() {
     const t = performance.now();
     const i = k - 1;
-    const m = spec.metrics;
+    const s = spec.settings[d];
+    const m = s.metrics;
     $("m-chunk").textContent = `${k} / ${spec.last}`;
     $("m-accuracy").textContent = m.accuracy[i];
     $("m-p").textContent = m.p_text[i];
@@ -130,19 +153,24 @@
     $("cap-trace").innerHTML = markdown(c.trace.caption[i]);
     draw("c-minp", growing(c.minp.figure, k));
     $("cap-minp").innerHTML = markdown(c.minp.caption);
-    draw("c-cuts", applyUpdate(c.cuts.figure, c.cuts.frames[i]));
-    $("cap-cuts").innerHTML = markdown(c.cuts.caption[i]);
+    draw("c-cuts", applyUpdate(s.cuts.figure, s.cuts.frames[i]));
+    $("cap-cuts").innerHTML = markdown(s.cuts.caption[i]);
+    const rows = s.stats[i];
+    $("stats-part").hidden = rows.length === 0;
+    $("stats-title").textContent = `Every cut's χ² test at chunk ${k} (${s.label}, seed ${s.seed})`;
+    $("stats").innerHTML = statsTable(rows);
 
-    const at = c.hist.at[i];
+    const at = s.hist.at[i];
+    const shownKey = d + ":" + at;
     $("no-test").hidden = at !== null;
     $("window-part").hidden = at === null;
-    if (at !== null && at !== shownHist) {
-      draw("c-hist", applyUpdate(c.hist.figure, c.hist.frames[String(at)]));
-      $("table-title").textContent = `Contingency table of the test at chunk ${at}`;
-      $("table").innerHTML = table(spec.tables[String(at)]);
+    if (at !== null && shownKey !== shownHist) {
+      draw("c-hist", applyUpdate(s.hist.figure, s.hist.frames[String(at)]));
+      $("table-title").textContent = `Contingency table of the test at chunk ${at} (${s.label})`;
+      $("table").innerHTML = table(s.tables[String(at)]);
     }
-    shownHist = at;
-    $("cap-hist").innerHTML = markdown(c.hist.caption[i]);
+    shownHist = shownKey;
+    $("cap-hist").innerHTML = markdown(s.hist.caption[i]);
     stats.renders++;
     stats.lastRenderMs = performance.now() - t;
     shown.push([performance.now(), k]);
@@ -163,6 +191,12 @@
     $("jump").disabled = spec.last < 2;
     $("jump-label").textContent = playing ? `Playing: chunk ${k} of ${spec.last}`
       : `Chunk ${k} of ${spec.last}`;
+    const s = spec.settings[d];
+    $("detail").value = String(d);
+    $("detail").style.borderLeft = `6px solid ${s.colour}`;
+    $("l-accuracy").textContent = `Accuracy (${s.label}'s model)`;
+    $("l-p").textContent = `${s.label}: smallest p`;
+    $("l-alarms").textContent = `${s.label} alarms so far`;
   }
 
   function resize() {
@@ -178,7 +212,8 @@
 
   function remember() {
     try {
-      sessionStorage.setItem(storageKey(), JSON.stringify({ k: k, start: start }));
+      sessionStorage.setItem(storageKey(), JSON.stringify({ k: k, start: start, d: d,
+                                                            startDetail: startDetail }));
     } catch (e) { /* storage off: the position is not kept across pages */ }
   }
 
@@ -186,8 +221,9 @@
     try {
       const loc = window.parent.location;
       const params = new URLSearchParams(loc.search);
-      if (params.get("chunk") === String(k)) return;
+      if (params.get("chunk") === String(k) && params.get("detail") === String(d + 1)) return;
       params.set("chunk", String(k));
+      params.set("detail", String(d + 1));
       window.parent.history.replaceState(window.parent.history.state, "",
                                          loc.pathname + "?" + params.toString() + loc.hash);
     } catch (e) { /* another origin hosts the page: its link keeps the chunk it opened at */ }
@@ -259,16 +295,29 @@
   }
 
   // --- set-up ---------------------------------------------------------------------------------
-  function load(newSpec, newStart) {
+  function setDetail(value) {
+    d = Math.min(Math.max(Number(value) || 0, 0), spec.settings.length - 1);
+    render();
+    if (!playing) syncAddress();
+  }
+
+  function load(newSpec, newStart, newDetail) {
     pause();
     spec = newSpec;
     start = newStart;
+    startDetail = newDetail;
     shownHist = undefined;
     let stored = null;
     try { stored = JSON.parse(sessionStorage.getItem(storageKey()) || "null"); } catch (e) { }
     // the page opened at the chunk it opened at before: coming back, so resume where it was
     k = stored && stored.start === start ? stored.k : start;
     k = Math.min(Math.max(k, 1), spec.last);
+    d = stored && stored.start === start && stored.startDetail === startDetail ? stored.d
+      : startDetail - 1;
+    d = Math.min(Math.max(d, 0), spec.settings.length - 1);
+    $("detail").innerHTML = spec.settings.map((s, j) =>
+      `<option value="${j}">${escapeHtml(s.label)}</option>`).join("");
+    $("detail-label").hidden = spec.settings.length < 2;
     const select = $("speed");
     select.innerHTML = spec.speeds.map((s) => `<option value="${s}">${s} chunk${s === 1 ? "" : "s"}/s</option>`).join("");
     let saved = NaN;
@@ -284,6 +333,7 @@
   $("next").addEventListener("click", () => go(k + 1));
   $("play").addEventListener("click", (ev) => (playing ? pause(ev) : play()));
   $("speed").addEventListener("change", (ev) => setSpeed(ev.target.value));
+  $("detail").addEventListener("change", (ev) => setDetail(ev.target.value));
   $("jump").addEventListener("input", (ev) => { if (playing) pause(ev); go(Number(ev.target.value)); });
   document.addEventListener("keydown", (ev) => {
     if (!spec || ev.target.tagName === "SELECT") return;
@@ -300,7 +350,7 @@
     const args = msg.args || {};
     // the same run again (any rerun of the page): keep playing where it is
     if (!args.spec || (spec && args.spec.id === spec.id)) return;
-    load(args.spec, Number(args.start) || 1);
+    load(args.spec, Number(args.start) || 1, Number(args.detail) || 1);
   });
   send("streamlit:componentReady", { apiVersion: 1 });
 })();
