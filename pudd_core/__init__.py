@@ -8,7 +8,8 @@ Where the paper lives: ``pu_index`` (eq. 7), ``bucketing`` (Adaptive PU-index Bu
 ``chi2`` (eqs. 12-14), ``detector`` (Algorithm 1, chunk-based), ``online`` (the appendix's
 Algorithm 2, a river detector) and ``theorems`` (Theorems 1 and 2) sit at the top; the
 paper's published numbers are ``paper``. Around them: ``experiments`` (runs, grids, the
-reproduction, threshold studies), ``streams``, ``classifiers``, ``views`` (the app's pure view
+reproduction, threshold studies), ``monitoring`` (PUDD on your own model's prediction log:
+:func:`monitor`), ``streams``, ``classifiers``, ``views`` (the app's pure view
 models) and ``plots`` (plotly figures). See ``docs/architecture.md``.
 """
 
@@ -24,6 +25,7 @@ from pudd_core.chi2 import (
     pu_chi2_test,
 )
 from pudd_core.detector import ChunkPUDD, CutResult, ScanResult, cut_points
+from pudd_core.monitoring import MonitorResult, monitor
 from pudd_core.online import PUDD, PUDDClassifier
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.theorems import (
@@ -45,6 +47,7 @@ __all__ = [
     "ChunkPUDD",
     "CutResult",
     "ErrorStats",
+    "MonitorResult",
     "PUDD",
     "PUDDClassifier",
     "PUTestResult",
@@ -63,6 +66,7 @@ __all__ = [
     "greedy_init",
     "is_correct",
     "kmeans_1d",
+    "monitor",
     "pu_chi2_test",
     "pu_histogram",
     "pu_index",
