@@ -273,6 +273,8 @@ def _open(source: Any) -> Any:
         return source
     if isinstance(source, bytes):
         return io.BytesIO(source)
+    if hasattr(source, "seek"):
+        source.seek(0)  # an uploaded file read before (a preview, an earlier run)
     return source
 
 
@@ -488,11 +490,16 @@ class _LabelMap:
             shown = ", ".join(self.fmt.proba_columns[:6]) + (
                 ", ..." if len(self.fmt.proba_columns) > 6 else "")
             raise ParameterError(
-                "label", f"row {rows[i]}, column {self.fmt.label!r}: label {labels.iloc[i]!r} "
-                f"has no probability column (the columns are {shown}, "
+                "label", f"row {rows[i]}, column {self.fmt.label!r}: label "
+                f"{_plain(labels.iloc[i])!r} has no probability column (the columns are {shown}, "
                 f"for the labels {', '.join(self.fmt.classes[:6])}"
                 f"{', ...' if len(self.fmt.classes) > 6 else ''})")
         return np.asarray(idx, dtype=np.intp)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (for messages: ``7``, not ``np.int64(7)``)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def _check_unit(values: NDArray[np.float64], names: Sequence[str], offset: int,
@@ -528,7 +535,7 @@ def _truthy(values: pd.Series, column: str, rows: NDArray[np.int64]) -> NDArray[
     if bad.size:
         i = int(bad[0])
         raise ParameterError("correct", f"row {rows[i]}, column {column!r}: "
-                                        f"{values.iloc[i]!r} is not true/false or 0/1")
+                                        f"{_plain(values.iloc[i])!r} is not true/false or 0/1")
     return np.asarray(ok.to_numpy(dtype=bool), dtype=np.bool_)
 
 
@@ -665,7 +672,7 @@ def _timestamps(col: pd.Series, name: str, offset: int) -> pd.Series:
     if bad.size:
         i = int(bad[0])
         raise ParameterError("time_column", f"row {offset + i}, column {name!r}: "
-                                            f"{col.iloc[i]!r} is not a timestamp")
+                                            f"{_plain(col.iloc[i])!r} is not a timestamp")
     return ts
 
 
