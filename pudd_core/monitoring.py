@@ -50,6 +50,7 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -62,9 +63,9 @@ from pudd_core.detector import ChunkPUDD
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pudd_core.experiments.runner import ChunkLog, RunResult, WindowRecord
+    from pudd_core.experiments.runner import ChunkLog, RunResult
 
-__all__ = ["ChunkSpan", "LogFormat", "MonitorResult", "guess_columns", "monitor",
+__all__ = ["ChunkRecord", "ChunkSpan", "LogFormat", "MonitorResult", "guess_columns", "monitor",
            "read_log_head"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
@@ -100,6 +101,27 @@ class ChunkSpan:
 
 
 @dataclass(frozen=True)
+class ChunkRecord:
+    """PUDD on one chunk of the log (light: no import of the runner and its classifiers).
+
+    :attr:`MonitorResult.chunks` turns these into the runner's ``ChunkLog`` records.
+    """
+
+    chunk_index: int
+    accuracy: float
+    pu_mean: float
+    pu_median: float
+    p_value: float
+    cut_p_values: tuple[tuple[int, float], ...]
+    alarm: bool
+    cut_point: int | None
+    floored_cells: int
+    detect_ms: float
+    #: The winning cut's windows: ``WindowRecord``'s fields, where recorded.
+    window: tuple[Any, ...] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class LogFormat:
     """Which columns of the log mean what (see the module docstring for the forms)."""
 
@@ -123,9 +145,10 @@ class LogFormat:
 class MonitorResult:
     """What :func:`monitor` found: the chunks, PUDD's per-chunk log and the baselines' alarms.
 
-    ``chunks`` are the runner's :class:`~pudd_core.experiments.runner.ChunkLog` records with
-    0-based ``chunk_index`` (``window`` set where windows were recorded);
-    :meth:`runs` renumbers them from 1 for the explorer's player.
+    ``records`` hold PUDD's result per chunk; :attr:`chunks` gives them as the runner's
+    :class:`~pudd_core.experiments.runner.ChunkLog` records with 0-based ``chunk_index``
+    (``window`` set where windows were recorded); :meth:`runs` renumbers them from 1 for the
+    explorer's player.
     """
 
     source: str
@@ -133,7 +156,7 @@ class MonitorResult:
     alpha: float
     detector_options: tuple[tuple[str, Any], ...]
     spans: tuple[ChunkSpan, ...]
-    chunks: tuple[ChunkLog, ...] = field(repr=False)
+    records: tuple[ChunkRecord, ...] = field(repr=False)
     baselines: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict,
                                                                  repr=False)
     n_rows: int = 0
@@ -144,20 +167,32 @@ class MonitorResult:
         """Number of chunks."""
         return len(self.spans)
 
+    @cached_property
+    def chunks(self) -> tuple[ChunkLog, ...]:
+        """The records as the runner's ``ChunkLog`` (0-based ``chunk_index``)."""
+        from pudd_core.experiments.runner import ChunkLog, WindowRecord
+
+        return tuple(
+            ChunkLog(r.chunk_index, r.accuracy, r.pu_mean, r.pu_median, r.p_value,
+                     r.cut_p_values, r.alarm, r.cut_point, False, (), 0.0, r.detect_ms, 0.0,
+                     WindowRecord(*r.window) if r.window is not None else None,
+                     r.floored_cells)
+            for r in self.records)
+
     @property
     def alarms(self) -> tuple[int, ...]:
         """0-based indices of the chunks where PUDD alarmed."""
-        return tuple(c.chunk_index for c in self.chunks if c.alarm)
+        return tuple(c.chunk_index for c in self.records if c.alarm)
 
     @property
     def p_values(self) -> tuple[float, ...]:
         """PUDD's smallest p over the cut points, per chunk (1 with no test)."""
-        return tuple(c.p_value for c in self.chunks)
+        return tuple(c.p_value for c in self.records)
 
     @property
     def accuracy(self) -> tuple[float, ...]:
         """Accuracy of the labelled rows, per chunk."""
-        return tuple(c.accuracy for c in self.chunks)
+        return tuple(c.accuracy for c in self.records)
 
     def baseline_alarms(self) -> dict[str, tuple[int, ...]]:
         """Baseline name -> 0-based chunks where it fired."""
@@ -170,7 +205,7 @@ class MonitorResult:
 
         rows = []
         for i in self.alarms:
-            s, c = self.spans[i], self.chunks[i]
+            s, c = self.spans[i], self.records[i]
             rows.append({"chunk": i, "first_row": s.first_row, "last_row": s.last_row,
                          "start": s.start, "end": s.end, "p_value": c.p_value,
                          "cut_point": c.cut_point, "accuracy": c.accuracy})
@@ -184,7 +219,7 @@ class MonitorResult:
         import pandas as pd
 
         rows = []
-        for s, c in zip(self.spans, self.chunks, strict=True):
+        for s, c in zip(self.spans, self.records, strict=True):
             row: dict[str, Any] = {
                 "chunk": s.index, "first_row": s.first_row, "last_row": s.last_row,
                 "n_rows": s.n_rows, "n_labelled": s.n_labelled, "start": s.start,
@@ -212,7 +247,7 @@ class MonitorResult:
             "alarms": list(self.alarms),
             "p_values": [num(p) for p in self.p_values],
             "accuracy": [num(a) for a in self.accuracy],
-            "cut_points": [c.cut_point for c in self.chunks],
+            "cut_points": [c.cut_point for c in self.records],
             "alarm_details": self.alarm_frame().astype(object).where(
                 self.alarm_frame().notna(), None).to_dict("records"),
             "baselines": {k: list(v) for k, v in self.baseline_alarms().items()},
@@ -311,12 +346,14 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
 
 
 def _batches(source: Any, columns: list[str],
-             batch_rows: int) -> Iterator[pd.DataFrame]:
+             batch_rows: int) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
+    """``(rows, column -> Series)`` per batch; Parquet columns come without a DataFrame."""
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
         for start in range(0, len(source), batch_rows):
-            yield source.iloc[start:start + batch_rows][columns]
+            part = source.iloc[start:start + batch_rows]
+            yield len(part), part
         return
     src = _open(source)
     if _is_parquet(src):
@@ -324,12 +361,13 @@ def _batches(source: Any, columns: list[str],
 
         pf = pq.ParquetFile(src)
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns):
-            yield batch.to_pandas()
+            yield batch.num_rows, {c: batch.column(c).to_pandas() for c in columns}
         return
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
                          float_precision="round_trip")
     with reader:
-        yield from reader
+        for part in reader:
+            yield len(part), part
 
 
 # --- columns --------------------------------------------------------------------------------
@@ -539,11 +577,10 @@ def _truthy(values: pd.Series, column: str, rows: NDArray[np.int64]) -> NDArray[
     return np.asarray(ok.to_numpy(dtype=bool), dtype=np.bool_)
 
 
-def _score(frame: pd.DataFrame, fmt: LogFormat, labels: _LabelMap | None, offset: int,
-           normalize: bool, tolerance: float
+def _score(frame: Mapping[str, pd.Series], n: int, fmt: LogFormat, labels: _LabelMap | None,
+           offset: int, normalize: bool, tolerance: float
            ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
-    """PU-index, correctness and the labelled mask of one batch's rows."""
-    n = len(frame)
+    """PU-index, correctness and the labelled mask of one batch's ``n`` rows."""
     if fmt.p_true is not None:
         p = frame[fmt.p_true].to_numpy(dtype=np.float64, na_value=np.nan)
         labelled = ~np.isnan(p)
@@ -570,9 +607,14 @@ def _score(frame: pd.DataFrame, fmt: LogFormat, labels: _LabelMap | None, offset
             ok &= labelled
         return u, ok, labelled
     assert fmt.label is not None and labels is not None
-    proba = frame[list(fmt.proba_columns)].to_numpy(dtype=np.float64, na_value=np.nan)
-    _check_unit(proba, fmt.proba_columns, offset, "proba")
-    sums = proba.sum(axis=1)
+    # column by column (K passes over contiguous arrays): no (n, K) copy, no strided arg-max
+    cols = [frame[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in fmt.proba_columns]
+    for j, col in enumerate(cols):
+        if n and not (col.min() >= 0.0 and col.max() <= 1.0):  # NaN fails both: checked
+            _check_unit(col, [fmt.proba_columns[j]], offset, "proba")
+    sums = cols[0] + cols[1]
+    for col in cols[2:]:
+        sums += col
     off = np.abs(sums - 1.0) > tolerance
     if normalize:
         zero = np.flatnonzero(sums <= 0.0)
@@ -580,7 +622,7 @@ def _score(frame: pd.DataFrame, fmt: LogFormat, labels: _LabelMap | None, offset
             raise ParameterError("normalize", f"row {offset + int(zero[0])}: the probabilities "
                                               "are all 0 and cannot be normalized")
         if off.any():
-            proba = proba / sums[:, None]
+            cols = [col / sums for col in cols]
     elif off.any():
         r = int(np.flatnonzero(off)[0])
         raise ParameterError(
@@ -596,9 +638,15 @@ def _score(frame: pd.DataFrame, fmt: LogFormat, labels: _LabelMap | None, offset
     elif labelled.any():
         pos = np.flatnonzero(labelled)
         idx[pos] = labels(lab_col.iloc[pos], offset + pos)
-    rows = np.arange(n)
-    u = 1.0 - proba[rows, idx]
-    ok = (np.argmax(proba, axis=1) == idx) & labelled
+    best, arg, p_true = cols[0].copy(), np.zeros(n, dtype=np.intp), cols[0].copy()
+    for k in range(1, len(cols)):
+        col = cols[k]
+        higher = col > best  # strict: ties go to the lowest class index, as np.argmax
+        np.copyto(best, col, where=higher)
+        np.copyto(arg, k, where=higher)
+        np.copyto(p_true, col, where=idx == k)
+    u = 1.0 - p_true
+    ok = (arg == idx) & labelled
     return u, ok, labelled
 
 
@@ -680,9 +728,8 @@ def _timestamps(col: pd.Series, name: str, offset: int) -> pd.Series:
 HIST_EDGES = np.linspace(0.0, 1.0, 41)  # as experiments.runner.HIST_EDGES
 
 
-def _window_record(det: ChunkPUDD) -> WindowRecord | None:
-    from pudd_core.experiments.runner import WindowRecord
-
+def _window_record(det: ChunkPUDD) -> tuple[Any, ...] | None:
+    """The winning cut's histograms, table and buckets: ``WindowRecord``'s fields."""
     scan = det.last_scan
     win = scan.winner if scan is not None else None
     if win is None or win.test is None:
@@ -693,7 +740,7 @@ def _window_record(det: ChunkPUDD) -> WindowRecord | None:
         return tuple(int(c) for c in np.histogram(v, bins=HIST_EDGES)[0])
 
     t = win.test
-    return WindowRecord(
+    return (
         hist(u_old[ok_old]), hist(u_old[~ok_old]), hist(u_new[ok_new]), hist(u_new[~ok_new]),
         tuple(float(e) for e in t.buckets.edges), t.buckets.centres,
         tuple(tuple(int(v) for v in row) for row in t.table),
@@ -781,8 +828,6 @@ def monitor(
 
     import pandas as pd
 
-    from pudd_core.experiments.baselines import BASELINES, feed_errors, make
-
     start = _time.perf_counter()
     check_open_unit("alpha", alpha)
     check_positive_int("batch_rows", batch_rows)
@@ -802,6 +847,8 @@ def monitor(
     opts = tuple(sorted(dict(detector_options or {}).items()))
     det = ChunkPUDD(alpha, seed=seed, **dict(opts))
     wanted = [b.strip().lower() for b in baselines if b.strip()]
+    if wanted:  # river is imported only when a baseline is asked for (seconds, 100 MB)
+        from pudd_core.experiments.baselines import BASELINES, feed_errors, make
     wanted = ["pagehinkley" if b == "ph" else b for b in wanted]
     for b in wanted:
         if b not in BASELINES:
@@ -818,8 +865,7 @@ def monitor(
     windows = _Windows(window) if window is not None else None
 
     spans: list[ChunkSpan] = []
-    logs: list[ChunkLog] = []
-    from pudd_core.experiments.runner import ChunkLog as _Log
+    logs: list[ChunkRecord] = []
 
     def emit(p: _Pending) -> None:
         index = len(spans)
@@ -854,19 +900,18 @@ def monitor(
             if hits:
                 base_dets[name] = bdet.clone()
             base_hits[name].append(hits)
-        logs.append(_Log(index, float(ok.mean()), float(u.mean()), float(np.median(u)),
-                         float(det.p_value), cuts, alarm, det.cut_point, False, (),
-                         0.0, (t1 - t0) * 1e3, 0.0, record, floored))
+        logs.append(ChunkRecord(index, float(ok.mean()), float(u.mean()), float(np.median(u)),
+                                float(det.p_value), cuts, alarm, det.cut_point, floored,
+                                (t1 - t0) * 1e3, record))
 
     pending = _Pending()
     offset = 0
     last_ts: Any = None
     try:
-        for frame in _batches(source, fmt.columns, batch_rows):
-            n = len(frame)
+        for n, frame in _batches(source, fmt.columns, batch_rows):
             if n == 0:
                 continue
-            u, ok, lab = _score(frame, fmt, labels, offset, normalize, tolerance)
+            u, ok, lab = _score(frame, n, fmt, labels, offset, normalize, tolerance)
             if windows is not None:
                 assert fmt.time_column is not None
                 ts = _timestamps(frame[fmt.time_column], fmt.time_column, offset)
