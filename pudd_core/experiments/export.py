@@ -34,7 +34,7 @@ from pudd_core.experiments.runner import RunConfig
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["detector_seed", "export_predictions"]
+__all__ = ["detector_seed", "export_predictions", "write_log"]
 
 #: The example log's first timestamp; one row per minute after it.
 START = "2024-01-01T00:00:00"
