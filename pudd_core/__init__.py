@@ -8,11 +8,14 @@ Where the paper lives: ``pu_index`` (eq. 7), ``bucketing`` (Adaptive PU-index Bu
 ``chi2`` (eqs. 12-14), ``detector`` (Algorithm 1, chunk-based), ``online`` (the appendix's
 Algorithm 2, a river detector) and ``theorems`` (Theorems 1 and 2) sit at the top; the
 paper's published numbers are ``paper``. Around them: ``experiments`` (runs, grids, the
-reproduction, threshold studies), ``streams``, ``classifiers``, ``views`` (the app's pure view
+reproduction, threshold studies), ``monitoring`` (PUDD on your own model's prediction log:
+:func:`monitor`), ``streams``, ``classifiers``, ``views`` (the app's pure view
 models) and ``plots`` (plotly figures). See ``docs/architecture.md``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pudd_core.bucketing import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
 from pudd_core.chi2 import (
@@ -39,12 +42,25 @@ from pudd_core.theorems import (
 
 __version__ = "0.1.0"
 
+#: Re-exported lazily (PEP 562): ``monitoring`` runs the experiments layer's runner and river
+#: baselines, which importing the paper's method must not load.
+_LAZY = {"MonitorResult": "pudd_core.monitoring", "monitor": "pudd_core.monitoring"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pudd_core' has no attribute {name!r}")
+
 __all__ = [
     "Buckets",
     "Chi2Result",
     "ChunkPUDD",
     "CutResult",
     "ErrorStats",
+    "MonitorResult",
     "PUDD",
     "PUDDClassifier",
     "PUTestResult",
@@ -63,6 +79,7 @@ __all__ = [
     "greedy_init",
     "is_correct",
     "kmeans_1d",
+    "monitor",
     "pu_chi2_test",
     "pu_histogram",
     "pu_index",

@@ -2,7 +2,8 @@
 
 ``datasets`` lists the stream registry with sources and licences, ``run`` runs one
 configuration over seeds, ``grid`` runs a grid file into the results store, ``reproduce`` runs
-a paper table.
+a paper table, ``monitor`` runs PUDD on your model's prediction log and ``export-predictions``
+writes such a log from a stream and a classifier.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_log_path(path: str) -> None:
+def _check_log_path(path: str, param: str = "log") -> None:
     """Fail before any work if the log cannot be created (missing folder, a folder, no rights)."""
     import os
 
@@ -70,17 +71,17 @@ def _check_log_path(path: str) -> None:
     target = os.path.abspath(path)
     folder = os.path.dirname(target)
     if os.path.isdir(target):
-        raise ParameterError("log", f"--log {path} is a folder; name a file (.csv or .parquet)")
+        raise ParameterError(param, f"--{param} {path} is a folder; name a file")
     if not os.path.isdir(folder):
-        raise ParameterError("log", f"the folder of --log {path} does not exist; create "
+        raise ParameterError(param, f"the folder of --{param} {path} does not exist; create "
                                     f"{folder} first or choose another path")
     existed = os.path.exists(target)
     try:
         with open(target, "ab"):
             pass
     except OSError as exc:
-        raise ParameterError("log", f"--log {path} cannot be written ({exc.strerror}); choose "
-                                    "another path") from None
+        raise ParameterError(param, f"--{param} {path} cannot be written ({exc.strerror}); "
+                                    "choose another path") from None
     if not existed:
         os.unlink(target)
 
@@ -283,6 +284,67 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _monitor(args: argparse.Namespace) -> int:
+    from pudd_core.experiments.runner import parse_option_pairs
+    from pudd_core.monitoring import monitor
+
+    if args.report is not None:
+        _check_log_path(args.report, "report")
+    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
+               if args.proba_columns else None)
+    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else None)
+    result = monitor(
+        args.file, label=args.label, proba_prefix=args.proba_prefix, proba_columns=columns,
+        classes=classes, p_true=args.p_true, correct=args.correct, pred=args.pred,
+        chunk_size=args.chunk_size, time_column=args.time_column, window=args.window,
+        alpha=args.alpha,
+        detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
+        baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
+        normalize=args.normalize, record_windows="alarms" if args.report else "none",
+        seed=args.seed,
+    )
+    if args.report is not None:
+        from pudd_core.plots.monitor import monitor_report_html
+
+        with open(args.report, "w", encoding="utf-8") as out:
+            out.write(monitor_report_html(result))
+        print(f"wrote the report to {args.report}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.to_json(), default=_jsonable))
+        return 0
+    print(f"{result.source}: {result.n_rows:,} rows in {result.n_chunks} chunks, "
+          f"{len(result.alarms)} PUDD alarm(s) at alpha={result.alpha:g} "
+          f"({result.elapsed_s:.1f} s)")
+    for s in result.spans:
+        if s.index in set(result.alarms):
+            c = result.chunks[s.index]
+            when = f", {s.start} .. {s.end}" if s.start else ""
+            print(f"  alarm at chunk {s.index}: rows {s.first_row}..{s.last_row}{when}, "
+                  f"p = {c.p_value:.3g}, recent window {c.cut_point} chunk(s), "
+                  f"accuracy {c.accuracy:.3f}")
+    for name, alarms in result.baseline_alarms().items():
+        print(f"  {name}: {len(alarms)} alarm(s) at chunks {', '.join(map(str, alarms)) or '-'}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from pudd_core.experiments.export import export_predictions, write_log
+    from pudd_core.experiments.runner import RunConfig, parse_option_pairs
+
+    cfg = RunConfig(dataset=args.dataset, classifier=args.classifier, detector="none",
+                    regime=args.regime, seed=args.seed, n_chunks=args.n_chunks,
+                    chunk_size=args.chunk_size,
+                    classifier_options=parse_option_pairs("classifier", args.classifier,
+                                                          args.classifier_option))
+    cfg.validate(args.data_dir)
+    _check_log_path(args.out, "out")
+    log = export_predictions(cfg, data_dir=args.data_dir, float32=args.float32)
+    write_log(log, args.out)
+    print(f"wrote {len(log):,} predictions ({log['chunk'].nunique()} chunks of the runner's "
+          f"test-then-train loop, no adaptation) to {args.out}", file=sys.stderr)
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, like every other error here."""
 
@@ -380,6 +442,66 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="results", help="folder for the Markdown and CSV")
     rep.add_argument("--data-dir", default=None)
     rep.set_defaults(handler=_reproduce)
+
+    mon = commands.add_parser(
+        "monitor", parents=[common],
+        help="run PUDD (and baselines) on your model's prediction log (CSV or Parquet)",
+        description="PUDD on a log of predictions: a label column and one probability column "
+                    "per class (or p_true with correct/pred). Rows are numbered from 0 after "
+                    "the header. Timestamps must be sorted: an unsorted log is refused.")
+    mon.add_argument("file", help="the log: a .csv or .parquet file")
+    mon.add_argument("--label", default=None, help="the true-label column")
+    form = mon.add_mutually_exclusive_group()
+    form.add_argument("--proba-prefix", default=None, metavar="PREFIX",
+                      help="probability columns PREFIX<class>, e.g. proba_ for proba_0, proba_1")
+    form.add_argument("--proba-columns", default=None, metavar="C1,C2,...",
+                      help="probability columns in class order (labels 0..K-1 unless --classes)")
+    form.add_argument("--p-true", default=None, metavar="COLUMN",
+                      help="shortcut: the probability of the true class (with --correct or "
+                           "--pred)")
+    mon.add_argument("--classes", default=None, metavar="V1,V2,...",
+                     help="with --proba-columns: each column's label value")
+    mon.add_argument("--correct", default=None, metavar="COLUMN", help="with --p-true: 0/1")
+    mon.add_argument("--pred", default=None, metavar="COLUMN",
+                     help="with --p-true: the predicted label, compared with --label")
+    chunking = mon.add_mutually_exclusive_group()
+    chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                          help="rows per chunk (default 1000)")
+    chunking.add_argument("--window", default=None, metavar="W",
+                          help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS); "
+                               "needs --time-column")
+    mon.add_argument("--time-column", default=None, metavar="COL",
+                     help="the timestamp column (sorted; ISO 8601 text or a date type)")
+    mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
+    mon.add_argument("--detector-option", action="append", default=[], metavar="K=V",
+                     help="a ChunkPUDD option, e.g. cut_points=all (repeatable)")
+    mon.add_argument("--baselines", default=None, metavar="adwin,ddm,...",
+                     help="river detectors fed the same errors beside PUDD")
+    mon.add_argument("--normalize", action="store_true",
+                     help="divide each probability row by its sum (else rows must sum to 1)")
+    mon.add_argument("--seed", type=int, default=0, help="the detector's seed")
+    mon.add_argument("--json", action="store_true",
+                     help="print one JSON object: n_chunks, alarms, p_values, accuracy, chunks")
+    mon.add_argument("--report", default=None, metavar="OUT.html",
+                     help="write a self-contained HTML report (works offline)")
+    mon.set_defaults(handler=_monitor)
+
+    exp = commands.add_parser(
+        "export-predictions", parents=[common],
+        help="write a prediction log (label + per-class probabilities) from the runner's "
+             "test-then-train loop, without adaptation")
+    exp.add_argument("--dataset", default="sea0")
+    exp.add_argument("--classifier", default="gnb")
+    exp.add_argument("--regime", default="incremental", choices=("incremental", "train-once"))
+    exp.add_argument("--seed", type=int, default=0)
+    exp.add_argument("--n-chunks", type=int, default=None)
+    exp.add_argument("--chunk-size", type=int, default=None)
+    exp.add_argument("--classifier-option", action="append", default=[], metavar="KEY=VALUE")
+    exp.add_argument("--float32", action="store_true",
+                     help="store probabilities as float32 (half the size; not bit-exact)")
+    exp.add_argument("--out", required=True, metavar="FILE", help=".csv or .parquet")
+    exp.add_argument("--data-dir", default=None)
+    exp.set_defaults(handler=_export)
     return parser
 
 
@@ -389,6 +511,10 @@ _FLAGS = {
     "alpha": "--alpha", "dataset": "--dataset", "classifier": "--classifier",
     "detector": "--detector", "detector_options": "--detector-option",
     "classifier_options": "--classifier-option", "store": "--store",
+    "label": "--label", "proba_prefix": "--proba-prefix", "proba_columns": "--proba-columns",
+    "classes": "--classes", "p_true": "--p-true", "correct": "--correct", "pred": "--pred",
+    "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
+    "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
 }
 
 
@@ -396,6 +522,11 @@ _COMMAND_FLAGS = {
     "run": tuple(_FLAGS),
     "reproduce": ("n_chunks", "seeds", "classifier", "store"),
     "grid": ("store",),
+    "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
+                "proba_columns", "classes", "p_true", "correct", "pred", "time_column",
+                "window", "baselines", "report", "source"),
+    "export-predictions": ("n_chunks", "chunk_size", "dataset", "classifier",
+                           "classifier_options", "out"),
 }
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -198,7 +200,7 @@ LAYERS: dict[str, int] = {
                                       "theorems")},
     "pudd_core": 1,  # the package's own namespace re-exports the paper's method
     "pudd_core.streams": 2, "pudd_core.classifiers": 2, "pudd_core.paper": 2,
-    "pudd_core.experiments": 3,
+    "pudd_core.experiments": 3, "pudd_core.monitoring": 3,
     "pudd_core.views": 4,
     "pudd_core.plots": 5,
     "pudd_core.__main__": 6, "ui": 6,
@@ -233,3 +235,12 @@ def test_nothing_imports_upward():
         offenders += [f"{_module_name(p)} -> {m}" for m in sorted(_project_imports(p))
                       if (_layer(m) or 0) > own]
     assert offenders == []
+
+
+def test_the_package_facade_exports_monitor_without_loading_the_experiments_layer():
+    code = ("import sys, pudd_core; before = 'pudd_core.experiments.runner' in sys.modules; "
+            "from pudd_core import monitor; from pudd_core.monitoring import monitor as m; "
+            "print(before, monitor is m, 'monitor' in pudd_core.__all__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.split() == ["False", "True", "True"]

@@ -7,7 +7,7 @@ import inspect
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import numpy as np
@@ -19,6 +19,12 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
 from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
+from pudd_core.experiments.records import (
+    CutTest,
+    WindowRecord,
+    cut_tests,
+    window_record,
+)
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
@@ -42,7 +48,6 @@ DETECTORS: Mapping[str, str] = {
     "none": "No adaptation",
     "oracle": "Oracle (true drifts)",
 }
-HIST_EDGES = np.linspace(0.0, 1.0, 41)  # PU histograms for plots: 40 bins of width 0.025
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
 
 Options = tuple[tuple[str, Any], ...]
@@ -274,75 +279,6 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
-class WindowRecord:
-    """The winning cut of a PUDD test, for plots: histograms, table, buckets."""
-
-    ref_correct: tuple[int, ...]
-    ref_wrong: tuple[int, ...]
-    new_correct: tuple[int, ...]
-    new_wrong: tuple[int, ...]
-    bucket_edges: tuple[float, ...]
-    bucket_centres: tuple[float, ...]
-    table: tuple[tuple[int, ...], ...]
-    expected: tuple[tuple[float, ...], ...]
-
-    def by_centre(self) -> WindowRecord:
-        """The record with its buckets (table and expected columns) in ascending PU order.
-
-        Examples
-        --------
-        >>> rec = WindowRecord((), (), (), (), (0.2,), (0.4, 0.1), ((1, 2, 3), (4, 5, 6)),
-        ...                    ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)))
-        >>> r = rec.by_centre()
-        >>> r.bucket_centres, r.table
-        ((0.1, 0.4), ((2, 1, 3), (5, 4, 6)))
-        """
-        k = len(self.bucket_centres)
-        errors = [k] if self.table and len(self.table[0]) > k else []  # EK: no such column
-        order = sorted(range(k), key=self.bucket_centres.__getitem__) + errors
-        return replace(
-            self,
-            bucket_centres=tuple(self.bucket_centres[j] for j in order[:k]),
-            table=tuple(tuple(row[j] for j in order) for row in self.table),
-            expected=tuple(tuple(row[j] for j in order) for row in self.expected),
-        )
-
-
-@dataclass(frozen=True)
-class CutTest:
-    """One cut of a PUDD scan, as the explorer reads it: the test's numbers, or why none ran.
-
-    ``skipped``: the skip rule spared the cut (p = 1, no test); ``shortcut``: a rule of the
-    detector decided p without a χ² test (statistic NaN, dof 0); ``floored_cells``: cells the
-    count floor (``clamp_min``) raised before the test.
-
-    Examples
-    --------
-    >>> CutTest(2, 0.01, 6.6, 1, False, 0, None).dof
-    1
-    """
-
-    cut: int
-    p_value: float
-    statistic: float
-    dof: int
-    skipped: bool
-    floored_cells: int
-    shortcut: str | None
-
-
-def _cut_tests(scan: Any) -> tuple[CutTest, ...]:
-    out = []
-    for c in scan.cuts:
-        t = c.test
-        out.append(CutTest(
-            int(c.cut), float(c.p_value), float(t.statistic) if t is not None else float("nan"),
-            int(t.dof) if t is not None else 0, bool(c.skipped),
-            t.floored_cells if t is not None else 0, t.shortcut if t is not None else None))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
 class ChunkLog:
     """What happened on one tested chunk."""
 
@@ -538,27 +474,6 @@ def _make_detector(cfg: RunConfig, seed: int) -> Any:
     return None
 
 
-def _window_record(det: ChunkPUDD) -> WindowRecord | None:
-    scan = det.last_scan
-    win = scan.winner if scan is not None else None
-    if win is None or win.test is None:
-        return None
-    u_old, ok_old, u_new, ok_new = det.windows(win.cut)
-
-    def hist(v: NDArray[np.float64]) -> tuple[int, ...]:
-        return tuple(int(c) for c in np.histogram(v, bins=HIST_EDGES)[0])
-
-    t = win.test
-    return WindowRecord(
-        ref_correct=hist(u_old[ok_old]), ref_wrong=hist(u_old[~ok_old]),
-        new_correct=hist(u_new[ok_new]), new_wrong=hist(u_new[~ok_new]),
-        bucket_edges=tuple(float(e) for e in t.buckets.edges),
-        bucket_centres=t.buckets.centres,
-        table=tuple(tuple(int(v) for v in row) for row in t.table),
-        expected=tuple(tuple(float(v) for v in row) for row in t.expected),
-    )
-
-
 # --- detectors, as the chunk loop sees them -------------------------------------------------
 @dataclass(frozen=True)
 class ChunkVerdict:
@@ -611,8 +526,8 @@ class ChunkPUDDAdapter:
             cut_p_values=tuple((c.cut, c.p_value) for c in scan.cuts) if scan else (),
             floored_cells=win.test.floored_cells if win is not None and win.test is not None
             else 0,
-            window=_window_record(det) if self.record_windows else None,
-            cut_tests=_cut_tests(scan) if self.record_windows and scan is not None else (),
+            window=window_record(det) if self.record_windows else None,
+            cut_tests=cut_tests(scan) if self.record_windows and scan is not None else (),
         )
 
 

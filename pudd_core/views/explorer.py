@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from pudd_core import _validation, classifiers
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.records import HIST_EDGES
 from pudd_core.experiments.runner import (
     DETECTORS,
-    HIST_EDGES,
     ChunkLog,
     CutTest,
     RunConfig,

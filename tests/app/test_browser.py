@@ -1034,3 +1034,49 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
         "",
     ]
     _write_section(CAPACITY_BENCH, lines)
+
+
+# --- your model's predictions ---------------------------------------------------------------------
+MONITOR = "Your model's predictions"
+
+
+def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_url: str,
+                                                                  tmp_path: Path) -> None:
+    import pandas as pd
+
+    from ui.monitor import EXAMPLE
+
+    page.goto(f"{app_url}/monitor")
+    _settle(page, MONITOR)
+    _player(page, 49)  # the example log, read from the repository
+    _assert_no_exception(page)
+    # the same log as a CSV upload: the guesses fill the columns, PUDD alarms twice
+    upload = tmp_path / "my_model.csv"
+    pd.read_parquet(EXAMPLE).to_csv(upload, index=False)
+    page.get_by_text("Upload a file").click()
+    _wait_quiet(page)
+    _assert_no_exception(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+    _wait_quiet(page)
+    frame = _player(page, 49)
+    _assert_no_exception(page)
+    main = page.locator('[data-testid="stMain"]')
+    assert main.get_by_text("2 alarms at chunks 19, 39").count() == 1
+    assert main.locator('[data-testid="stDataFrame"]').count() >= 1  # the alarm table
+    alarms_so_far = "() => document.getElementById('m-alarms').textContent"
+    page.frame_locator(PLAYER).locator("#jump").fill("19")
+    assert _agree(frame)["cursor"] == 19 and frame.evaluate(alarms_so_far) == "0"
+    page.frame_locator(PLAYER).locator("#jump").fill("20")  # log chunk 19: PUDD's alarm
+    assert _agree(frame)["cursor"] == 20 and frame.evaluate(alarms_so_far) == "1"
+    _assert_no_exception(page)
+    # a broken file: the row and column are named, no exception, no traceback in the log
+    frame_bad = pd.read_parquet(EXAMPLE).head(2000)
+    frame_bad.loc[1500, "proba_0"] = -0.25
+    bad = tmp_path / "broken.csv"
+    frame_bad.to_csv(bad, index=False)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    _wait_quiet(page)
+    alert = main.locator('[data-testid="stAlertContentError"]')
+    alert.first.wait_for()
+    assert "row 1500" in alert.first.inner_text() and "proba_0" in alert.first.inner_text()
+    _assert_no_exception(page)

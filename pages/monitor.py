@@ -1,0 +1,88 @@
+"""Your model's predictions: PUDD on a log you bring (label + class probabilities)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pudd_core.plots.monitor import monitor_figures, monitor_report_html
+from pudd_core.views.explorer import Comparison, summary_frame
+from ui import monitor, player, state
+from ui.pages import ensure_routed
+
+ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
+
+st.title("Your model's predictions")
+st.markdown(
+    "Bring the log of your own model's predictions: for each instance the true label and the "
+    "predicted class probabilities, optionally a timestamp. PUDD needs nothing more: the "
+    "PU-index is 1 − p(true class). The log is cut into chunks of rows or of time, and PUDD "
+    "and the baselines you pick watch it chunk by chunk. Your model is not retrained here: "
+    "the log is what it is, so every detector sees the same errors."
+)
+
+with st.container(border=True):
+    log = monitor.choose_log()
+    if log is None:
+        st.stop()
+    try:
+        head = monitor.head(log.key, log)
+    except (ValueError, OSError) as err:
+        monitor.show_error(err)
+        st.stop()
+    mapping = monitor.map_columns(log, head)
+if mapping is None:
+    st.stop()
+try:
+    with st.spinner("Reading the log and running PUDD..."):
+        result = monitor.run(log.key, mapping, log)
+except (ValueError, OSError) as err:
+    monitor.show_error(err)
+    st.stop()
+
+alarms = result.alarms
+st.markdown(
+    f"**{result.n_rows:,} rows** in **{result.n_chunks} chunks**; PUDD at α = "
+    f"{result.alpha:g}: **{len(alarms)} alarm{'s' if len(alarms) != 1 else ''}**"
+    + (f" at chunks {', '.join(map(str, alarms))}" if alarms else "") + ".")
+table = result.alarm_frame()
+if not table.empty:
+    st.dataframe(table, hide_index=True,
+                 column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
+    st.caption("Chunks and rows are numbered from 0 (rows after the header); start and end: "
+               "the time window, when chunking by time.")
+
+runs = result.runs()
+if result.n_chunks <= monitor.PLAYER_MAX_CHUNKS:
+    st.caption("The player numbers chunks from 1: its chunk k is the log's chunk k − 1.")
+    player.cursor_from_address()
+    player.player(Comparison(labels=(f"PUDD (α = {result.alpha:g})",), seeds=(0,),
+                             settings=((runs[0],),), baselines=tuple((r,) for r in runs[1:])),
+                  band=False)
+else:
+    st.info(f"{result.n_chunks:,} chunks: too many to play in the browser. The whole run is "
+            "drawn below; choose larger chunks to step through them.", icon=":material/info:")
+    figures = monitor_figures(result)
+    for name in ("trace", "minp"):
+        st.plotly_chart(figures[name], key=f"monitor_{name}")
+
+with st.expander("Alarms and error rate of every detector"):
+    st.table(summary_frame(runs).style.format({"accuracy": "{:.4f}"}, na_rep="–"))
+    st.caption("Nothing adapts here, so each detector's error rate is your model's.")
+cols = st.columns(2)
+cols[0].download_button(
+    "Download the per-chunk log (CSV)", result.to_frame().to_csv(index=False),
+    file_name=f"pudd_monitor_{log.name}.csv", mime="text/csv", icon=":material/download:",
+    on_click="ignore", key="monitor_download_log",
+    help="Per chunk: rows, time window, accuracy, PU mean, min p, every cut's p, alarms.")
+cols[1].download_button(
+    "Download the HTML report", lambda: monitor_report_html(result),
+    file_name=f"pudd_report_{log.name}.html", mime="text/html", icon=":material/download:",
+    on_click="ignore", key="monitor_download_report",
+    help="One self-contained file (plotly inline, works offline): traces, every alarm and "
+         "the winning windows' histograms.")
+with st.expander("Show the code"):
+    kwargs = ", ".join(f"{k}={v!r}" for k, v in mapping.kwargs)
+    st.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
+            f"{kwargs})\nresult.alarms, result.p_values", language="python")
+
+state.write_query("monitor")

@@ -1,0 +1,85 @@
+"""The "Your model's predictions" page through AppTest: the example log, mappings, bad files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from pudd_core import monitor
+from tests.app._apptest import open_page, player
+from ui.monitor import EXAMPLE
+
+TIMEOUT = 60
+PAGE = "pages/monitor.py"
+
+
+def _open() -> AppTest:
+    return open_page(PAGE, timeout=TIMEOUT, via_home=False)
+
+
+def _use_path(at: AppTest, path: Path) -> AppTest:
+    at.radio(key="monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
+    at.text_input(key="monitor_path").set_value(str(path)).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_page_opens_on_the_example_log_with_its_alarms_in_the_player() -> None:
+    at = _open()
+    assert at.title[0].value == "Your model's predictions"
+    expected = monitor(EXAMPLE, label="label", proba_prefix="proba_", chunk_size=300)
+    spec = player(at)["spec"]
+    assert spec["last"] == expected.n_chunks == 49
+    alarm_chunks = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
+    assert alarm_chunks == list(expected.alarms)  # player chunk k + 1 = log chunk k
+    assert at.selectbox(key="monitor_label").value == "label"
+    assert at.text_input(key="monitor_prefix").value == "proba_"
+    assert not at.error
+    assert any("2 alarms" in m.value for m in at.markdown)
+
+
+def test_time_windows_on_the_example() -> None:
+    at = _open()
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    assert at.selectbox(key="monitor_time_column").value == "ts"  # guessed
+    expected = monitor(EXAMPLE, label="label", proba_prefix="proba_", time_column="ts",
+                       window="6h")
+    assert player(at)["spec"]["last"] == expected.n_chunks
+    assert not at.exception and not at.error
+
+
+def test_a_bad_probability_is_shown_with_its_row_and_column(tmp_path: Path) -> None:
+    frame = pd.read_parquet(EXAMPLE).head(3000)
+    frame.loc[1234, "proba_1"] = 1.7
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    at = _use_path(_open(), path)
+    [error] = at.error
+    assert "row 1234, column 'proba_1'" in error.value.replace("\\", "")
+    assert "above 1" in error.value
+
+
+def test_unsorted_timestamps_and_a_non_log_path_are_refused(tmp_path: Path) -> None:
+    frame = pd.read_parquet(EXAMPLE).head(3000)
+    frame.loc[2000, "ts"] = pd.Timestamp("2023-01-01")
+    path = tmp_path / "unsorted.parquet"
+    frame.to_parquet(path)
+    at = _use_path(_open(), path)
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    assert not at.exception
+    assert "not sorted" in at.error[0].value and "row 2000" in at.error[0].value
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    at.text_input(key="monitor_path").set_value(str(text)).run(timeout=TIMEOUT)
+    assert "is not a .csv or .parquet file" in at.error[0].value.replace("\\", "")
+
+
+def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    at = _use_path(_open(), path)
+    assert at.error and "proba_" in at.error[0].value.replace("\\", "")
+    assert not np.any([e for e in at.exception])

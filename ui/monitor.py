@@ -1,0 +1,214 @@
+"""The "Your model's predictions" page's controls: the log, its columns, the chunks, the run.
+
+The log is the shipped example, an upload (Streamlit keeps it in memory, up to
+``server.maxUploadSize``) or a path on the server (streamed from disk, any size). Its columns
+are guessed from the first rows (:func:`pudd_core.monitoring.guess_columns`), shown with a
+preview and the reasons, and can be changed. The result is cached per file and settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pudd_core.experiments.baselines import BASELINES
+from pudd_core.monitoring import MonitorResult, guess_columns, monitor, read_log_head
+from ui import messages
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The log shipped with the repository (``python -m pudd_core export-predictions``).
+EXAMPLE = ROOT / "datasets" / "examples" / "sea0_gnb_predictions.parquet"
+EXAMPLE_CHUNK = 300  # the example was exported with 300-row chunks
+
+# session_state keys of this page ("monitor_<name>")
+SOURCE = "monitor_source"
+UPLOAD = "monitor_upload"
+PATH = "monitor_path"
+FORM = "monitor_form"
+LABEL = "monitor_label"
+PREFIX = "monitor_prefix"
+P_TRUE = "monitor_p_true"
+CORRECT = "monitor_correct"
+CHUNKING = "monitor_chunking"
+CHUNK_SIZE = "monitor_chunk_size"
+TIME_COLUMN = "monitor_time_column"
+WINDOW = "monitor_window"
+ALPHA_EXP = "monitor_alpha_exp"
+BASELINE_KEYS = "monitor_baselines"
+NORMALIZE = "monitor_normalize"
+
+SOURCES = ("The example log", "Upload a file", "A path on the server")
+FORMS = ("Label + one probability column per class", "p_true + correct (or pred)")
+#: Chunks up to which every chunk's windows are recorded and the player is shown.
+PLAYER_MAX_CHUNKS = 1000
+
+
+@dataclass(frozen=True)
+class Log:
+    """The chosen log: a name, a cache key, and what ``monitor`` reads (bytes or a path)."""
+
+    name: str
+    key: str
+    data: bytes | None = None
+    path: str | None = None
+
+    def source(self) -> Any:
+        """A fresh reader for ``monitor``: a path, or the bytes as a file."""
+        import io
+
+        if self.data is not None:
+            return io.BytesIO(self.data)
+        return self.path
+
+
+def max_upload_mb() -> int:
+    """Streamlit's upload limit in MB (``server.maxUploadSize``)."""
+    return int(st.get_option("server.maxUploadSize"))
+
+
+def choose_log() -> Log | None:
+    """The example, an upload or a path; ``None`` (with a message) until one is usable."""
+    choice = st.radio("Prediction log", SOURCES, key=SOURCE, horizontal=True,
+                      help="A CSV or Parquet file: a label column and one probability column "
+                           "per class (or p_true with correct), optionally a timestamp.")
+    if choice == SOURCES[0]:
+        st.caption(f"`{EXAMPLE.relative_to(ROOT)}`: Gaussian naive Bayes tested then trained "
+                   "on the SEA stream, whose concept changes at rows 2,700, 5,700, 8,700 and "
+                   "11,700 of the log (every 3,000 rows); written by `python -m pudd_core "
+                   "export-predictions --dataset sea0 --classifier gnb --n-chunks 50 "
+                   "--chunk-size 300 --out ...`.")
+        return Log(EXAMPLE.name, f"example:{EXAMPLE.stat().st_mtime_ns}", path=str(EXAMPLE))
+    if choice == SOURCES[1]:
+        file = st.file_uploader(
+            f"CSV or Parquet file (up to {max_upload_mb()} MB; larger logs: give a path on "
+            "the server, or use `python -m pudd_core monitor`)", type=["csv", "parquet"],
+            key=UPLOAD)
+        if file is None:
+            st.info("Upload a prediction log, or pick the example log above.",
+                    icon=":material/upload_file:")
+            return None
+        data = file.getvalue()
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        return Log(str(file.name), f"upload:{digest}", data=data)
+    text = st.text_input("Path of a .csv or .parquet file on the server", key=PATH,
+                         placeholder="/data/predictions.parquet").strip()
+    if not text:
+        st.info("Type the path of a log on the machine running the app.",
+                icon=":material/folder_open:")
+        return None
+    if not text.endswith((".csv", ".parquet")) or not os.path.isfile(text):
+        st.error(f"**Path**: {messages.escape(text)} is not a .csv or .parquet file on the "
+                 "server; check the path.", icon=":material/error:")
+        return None
+    stat = os.stat(text)
+    return Log(os.path.basename(text), f"path:{text}:{stat.st_size}:{stat.st_mtime_ns}",
+               path=text)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def head(key: str, _log: Log) -> pd.DataFrame:
+    """The log's first 200 rows (``key``: the log's cache key)."""
+    return read_log_head(_log.source(), 200)
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """The columns and settings chosen: ``monitor``'s keyword arguments."""
+
+    kwargs: tuple[tuple[str, Any], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The keyword arguments."""
+        return dict(self.kwargs)
+
+
+def _index(options: list[str], value: Any) -> int:
+    return options.index(value) if value in options else 0
+
+
+def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
+    """Preview, guesses and the column controls; ``None`` (with a message) if incomplete."""
+    columns = [str(c) for c in frame.columns]
+    guess = guess_columns(frame)
+    with st.expander("Preview (first rows) and how the columns were guessed",
+                     expanded=log.path != str(EXAMPLE)):
+        st.dataframe(frame.head(20), hide_index=True)
+        if guess["why"]:
+            st.markdown("\n".join(f"- {messages.escape(w)}" for w in guess["why"]))
+        else:
+            st.markdown("No column looked like a label or probabilities: choose them below.")
+    shortcut_guess = guess["proba_prefix"] is None and guess["p_true"] is not None
+    cols = st.columns(3)
+    form = cols[0].radio("Columns", FORMS, key=FORM, index=int(shortcut_guess))
+    kwargs: dict[str, Any] = {}
+    if form == FORMS[0]:
+        kwargs["label"] = cols[1].selectbox("Label column", columns, key=LABEL,
+                                            index=_index(columns, guess["label"]))
+        kwargs["proba_prefix"] = cols[2].text_input(
+            "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
+            key=PREFIX, help="`proba_` takes proba_<class> for each class value of the label.")
+    else:
+        kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
+                                             columns, key=P_TRUE,
+                                             index=_index(columns, guess["p_true"]))
+        kwargs["correct"] = cols[2].selectbox("correct column (0/1)", columns, key=CORRECT,
+                                              index=_index(columns, guess["correct"]))
+    cols = st.columns(3)
+    chunking = cols[0].radio("Chunks", ("Rows", "Time windows"), key=CHUNKING, horizontal=True)
+    if chunking == "Rows":
+        default = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
+        kwargs["chunk_size"] = int(cols[1].number_input(
+            "Rows per chunk", min_value=50, max_value=1_000_000, value=default, step=50,
+            key=CHUNK_SIZE))
+    else:
+        kwargs["time_column"] = cols[1].selectbox(
+            "Timestamp column", columns, key=TIME_COLUMN,
+            index=_index(columns, guess["time_column"]))
+        kwargs["window"] = cols[2].text_input(
+            "Window (pandas offset alias)", value="6h", key=WINDOW,
+            help="1D, 6h, 30min, W, MS ... The timestamps must be sorted.")
+    cols = st.columns(3)
+    exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10, 3, key=ALPHA_EXP)
+    kwargs["alpha"] = float(10.0 ** -exponent)
+    kwargs["baselines"] = tuple(cols[1].multiselect(
+        "Baselines fed the same errors", list(BASELINES), default=["adwin", "ddm"],
+        key=BASELINE_KEYS, format_func=lambda b: BASELINES[b].display_name))
+    kwargs["normalize"] = cols[2].checkbox(
+        "Normalize rows that do not sum to 1", key=NORMALIZE,
+        help="Divide each row's probabilities by their sum (else such a row is an error).")
+    return Mapping(tuple(sorted(kwargs.items())))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def run(key: str, mapping: Mapping, _log: Log) -> MonitorResult:
+    """``monitor`` on the log with the mapping (cached per log ``key`` and mapping).
+
+    Every chunk's windows are recorded (for the player) unless the log makes more than
+    :data:`PLAYER_MAX_CHUNKS` chunks; then only the alarms' are.
+    """
+    kwargs = mapping.as_dict()
+    result = monitor(_log.source(), record_windows="all", **kwargs) \
+        if _few_chunks(_log, kwargs) else monitor(_log.source(), **kwargs)
+    return result
+
+
+def _few_chunks(log: Log, kwargs: dict[str, Any]) -> bool:
+    """Whether the log surely makes at most PLAYER_MAX_CHUNKS row chunks (by its size)."""
+    size = len(log.data) if log.data is not None else os.path.getsize(str(log.path))
+    if "chunk_size" not in kwargs:
+        return size < 20_000_000
+    rows_at_most = size // 8  # a row of a log takes at least 8 bytes (a label and a float)
+    return bool(rows_at_most // int(kwargs["chunk_size"]) <= PLAYER_MAX_CHUNKS or
+                size < 5_000_000)
+
+
+def show_error(err: BaseException) -> None:
+    """A bad log or setting: the message (naming the row and column), and what to do."""
+    messages.show_error(st, "The log cannot be monitored", err,
+                        "Fix the file or the column settings above; nothing else is lost.")
