@@ -76,6 +76,8 @@ REPRODUCTION_REGIMES = "reproduction_regimes"
 REPRODUCTION_SEEDS = "reproduction_seeds"
 REPRODUCTION_N_CHUNKS = "reproduction_n_chunks"  # 0: the paper's stream lengths
 REPRODUCTION_JOB = "reproduction_job"
+REPRODUCTION_COMMITTED = "reproduction_committed"  # file name of a committed report
+REPRODUCTION_COMPARISON = "reproduction_comparison"  # key of claims.COMPARISONS
 
 DEFAULTS: dict[str, Any] = {
     SEED: 0,
@@ -128,6 +130,8 @@ DEFAULTS: dict[str, Any] = {
     REPRODUCTION_SEEDS: 2,
     REPRODUCTION_N_CHUNKS: 20,
     REPRODUCTION_JOB: "",
+    REPRODUCTION_COMMITTED: "table1_gnb.csv",
+    REPRODUCTION_COMPARISON: "table1",
 }
 
 

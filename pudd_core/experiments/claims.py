@@ -52,9 +52,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "COMPARISONS",
     "VERDICTS",
     "ClaimCheck",
     "check_claims",
+    "comparison_table",
     "claims_frame",
     "claims_markdown",
     "paper_cells",
@@ -125,6 +127,49 @@ def _wide(cells: pd.DataFrame, table: int, *, regimes: Sequence[str] | None = No
     wide = part.pivot_table(index=list(index), columns="detector", values="accuracy",
                             aggfunc="mean")
     return wide.dropna(axis=1, how="all")
+
+
+#: The rankings the paper backs with critical-difference diagrams: name -> what is ranked.
+COMPARISONS: dict[str, str] = {
+    "table1": "Table 1: PUDD-1/3/5 and the classic detectors; blocks: classifier × dataset × "
+              "regime",
+    "table2": "Table 2: PUDD-1/3/5 and the SOTA methods; blocks: the datasets",
+    "fig5": "Fig. 5: PUDD-x and EK-x; blocks: classifier × dataset × regime",
+}
+
+
+def comparison_table(cells: pd.DataFrame, comparison: str) -> tuple[pd.DataFrame, str]:
+    """The blocks × methods table of one of :data:`COMPARISONS`, and its blocks in words.
+
+    Methods are the columns with a number in ``cells``; blocks missing a number are left out.
+    The table may have fewer than 3 methods (then no Friedman test applies).
+
+    Examples
+    --------
+    >>> table, blocks = comparison_table(paper_cells(), "table2")
+    >>> table.shape, blocks
+    ((8, 8), '8 datasets')
+    >>> comparison_table(paper_cells(), "fig5")[0].shape
+    (0, 0)
+    """
+    import pandas as pd
+
+    if comparison not in COMPARISONS:
+        raise ValueError(f"comparison must be one of {', '.join(COMPARISONS)}, got "
+                         f"{comparison!r}")
+    if comparison == "table2":
+        wide = _wide(cells, 2, index=("dataset",), detectors=(*SOTA_METHODS, *PUDD_DETECTORS))
+        what = "datasets"
+    elif comparison == "table1":
+        wide = _wide(cells, 1, detectors=(*CLASSIC_DETECTORS, *PUDD_DETECTORS))
+        what = "cases (classifier × dataset × regime)"
+    else:
+        wide = _wide(cells, FIG5, detectors=(*PUDD_DETECTORS, *EK_DETECTORS))
+        what = "cases (classifier × dataset × regime)"
+    if wide.empty:
+        return pd.DataFrame(), f"0 {what}"
+    wide = complete_blocks(wide)
+    return wide, f"{len(wide)} {what}"
 
 
 def _binom(k: int, n: int, p: float) -> float:

@@ -25,14 +25,24 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "ReportSummary",
+    "COMMITTED_REPORTS",
+    "FIG5_REPORT",
+    "NOT_COMPARABLE_DATASETS",
     "AcceptanceHeadline",
+    "CommittedReport",
+    "ReportSummary",
     "StoreGroup",
     "acceptance_headline",
+    "available_reports",
+    "committed_cells",
     "committed_report",
+    "committed_sources",
+    "comparability_note",
     "default_store",
     "group_key",
     "group_report",
+    "results_dir",
+    "results_stamp",
     "store_groups",
     "stored_keys",
     "summarise",
@@ -409,3 +419,58 @@ def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]
         out.append(f"`{FIG5_REPORT}`: Fig. 5, the EK ablation (PUDD-x and EK-x, same runs)")
     out.append("airline left out of our cells: its file is a substitute (results/README.md).")
     return out
+
+
+def available_reports(folder: str | os.PathLike[str] | None = None
+                      ) -> list[CommittedReport]:
+    """The :data:`COMMITTED_REPORTS` whose CSV is in ``folder`` (default ``results/``).
+
+    Examples
+    --------
+    >>> [r.file for r in available_reports()][:2]
+    ['table1_gnb_acceptance_100seeds.csv', 'table1_gnb.csv']
+    >>> available_reports("/no/such/folder")
+    []
+    """
+    base = Path(folder) if folder is not None else results_dir()
+    return [r for r in COMMITTED_REPORTS if (base / r.file).is_file()]
+
+
+def results_stamp(folder: str | os.PathLike[str] | None = None) -> tuple[tuple[str, int], ...]:
+    """(name, modification time in ns) of every CSV in ``folder``: a cache key.
+
+    It changes when a report is rewritten.
+
+    Examples
+    --------
+    >>> any(name == "table1_gnb.csv" for name, _ in results_stamp())
+    True
+    """
+    base = Path(folder) if folder is not None else results_dir()
+    if not base.is_dir():
+        return ()
+    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in base.glob("*.csv")))
+
+
+#: Datasets whose committed cells are never comparable with the paper's, and why.
+NOT_COMPARABLE_DATASETS = {"airline": "substitute data (2007 flights, 601 dims, 50 chunks)"}
+
+
+def comparability_note(n_chunks: int | None) -> str | None:
+    """Why a store group's cells are not comparable with the paper's, or None if they are.
+
+    Examples
+    --------
+    >>> comparability_note(None) is None
+    True
+    >>> comparability_note(20).split(":")[0]
+    'Not comparable with the paper'
+    >>> "20-chunk streams" in comparability_note(20)
+    True
+    """
+    if n_chunks is None:
+        return None
+    return (f"Not comparable with the paper: these runs use {n_chunks}-chunk streams, the "
+            "paper's numbers come from the full streams (100 chunks for the synthetic ones, "
+            "the whole file for the real ones). Use them to check the pipeline, not to judge "
+            "the reproduction.")
