@@ -163,13 +163,15 @@ verdicts = claims.pivot_table(index=["claim", "statement"], columns="evidence",
                               values="verdict", aggfunc="first").reset_index()
 verdicts = verdicts.rename(columns={"statement": "the paper says",
                                     "paper": "on its own tables", "ours": "on our runs"})
+verdicts = verdicts[["claim", "the paper says", "on its own tables", "on our runs"]]
 st.dataframe(reproduction.styled(verdicts), hide_index=True)
 st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not significant**: "
            "they point that way, the test does not reject; **does not hold**; **not "
            "checkable**: the numbers are not there. `python -m pudd_core reproduce --claims` "
            "writes the same report to `results/claims.md`.")
 with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
-    st.markdown(claims_text)
+    # the claims one by one: the report's own title and verdict table are above already
+    st.markdown(claims_text[claims_text.find("\n## ") + 1:])
 
 st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))

@@ -36,8 +36,8 @@ def method_label(name: str) -> str:
 
 
 def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
-                      labels: Mapping[str, str] | None = None, height: int | None = None
-                      ) -> go.Figure:
+                      labels: Mapping[str, str] | None = None, height: int | None = None,
+                      width_px: int = 380) -> go.Figure:
     """The critical-difference diagram of ``result``.
 
     Parameters
@@ -48,6 +48,11 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
         Figure title (the caption under the plot says which test, blocks and alpha).
     labels
         Method -> display name (default: :func:`method_label`).
+    height
+        Figure height in pixels (default: from the number of methods and bars).
+    width_px
+        The width the figure is laid out for (the labels need room beside the axis; 380
+        fits half of a wide Streamlit page); the caption is wrapped to it.
 
     Examples
     --------
@@ -55,7 +60,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
     >>> from pudd_core.paper import paper_table
     >>> t = paper_table(2).pivot(index="dataset", columns="detector", values="accuracy")
     >>> fig = cd_diagram_figure(friedman_nemenyi(t, blocks="8 datasets"))
-    >>> [a.text.split(" (")[0] for a in fig.layout.annotations][1:4]
+    >>> [a.text for a in fig.layout.annotations][1:4]
     ['PUDD-3', 'PUDD-5', 'PUDD-1']
     >>> [t.name for t in fig.data if t.name.startswith("not significantly")]
     ['not significantly different: PUDD-3, PUDD-5, PUDD-1, ADLTER, MCD-DD, NS',
@@ -86,6 +91,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
                              text=[f"{t:g}" for t in ticks], showlegend=False,
                              hoverinfo="skip", name="tick labels"))
     cd = result.critical_difference
+    wrap = max(40, int(width_px / 6.2))
     fig.add_trace(go.Scatter(
         x=[lo, lo + cd], y=[0.75, 0.75], mode="lines+markers", name=f"CD = {cd:.3f}",
         line={"color": REFERENCE_GREY, "width": 2}, marker={"symbol": "line-ns-open", "size": 10},
@@ -104,7 +110,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
             name=name_of[m], showlegend=False,
             hovertemplate=f"{name_of[m]}: average rank {r:.3f}<extra></extra>"))
         annotations.append({
-            "x": edge, "y": y, "text": f"{name_of[m]} ({r:.2f})", "showarrow": False,
+            "x": edge, "y": y, "text": name_of[m], "showarrow": False,
             "xanchor": "right" if left else "left", "font": {"color": colour, "size": 13}})
     for j, group in enumerate(groups):
         xs = [float(result.ranks[m]) for m in group]
@@ -114,18 +120,22 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
             line={"color": "#262730", "width": 5},
             name="not significantly different: " + ", ".join(name_of[m] for m in group),
             showlegend=False, hovertemplate="%{fullData.name}<extra></extra>"))
-    caption = result.caption()
+    caption = result.caption() + " Average ranks: " + ", ".join(
+        f"{name_of[m]} {r:.2f}" for m, r in zip(names, ranks, strict=True)) + "."
     if not result.significant:
         caption += " The Friedman test does not reject: no pair is told apart (one bar)."
     annotations.append({
         "x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "top",
         "yshift": -8, "showarrow": False, "align": "left", "font": {"size": 12},
-        "text": "<br>".join(textwrap.wrap(caption, 110))})
-    n_lines = len(textwrap.wrap(caption, 110))
+        "text": "<br>".join(textwrap.wrap(caption, wrap))})
+    n_lines = len(textwrap.wrap(caption, wrap))
     apply_layout(fig, title=title, height=height or int(150 + 62 * (0.9 - bottom) + 18 * n_lines))
-    label_room = 1.9 + max(len(v) for v in name_of.values()) * 0.09
+    # room for the labels beside the axis, in rank units, for a plot ``width_px`` wide
+    label_px = 7.5 * max(len(v) for v in name_of.values()) + 16
+    label_room = 0.6 + label_px * (hi - lo) / max(width_px - 2 * label_px, 100)
     fig.update_layout(annotations=annotations,
-                      margin={"l": 20, "r": 20, "b": 30 + 18 * n_lines})
+                      margin={"l": 20, "r": 20, "b": 30 + 18 * n_lines,
+                              "t": 70 if title else 10})
     fig.update_xaxes(visible=False, range=[lo - label_room, hi + label_room])
     fig.update_yaxes(visible=False, range=[bottom, 1.25])
     return fig
