@@ -294,7 +294,11 @@ def _fig5(args: argparse.Namespace) -> int:
     _check_out_folder(args.out)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
-    md, csv = save_ek_ablation(ek_ablation_cells(rows, configs), args.out)
+    notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: python -m "
+             f"pudd_core reproduce --fig5 {' '.join(sys.argv[2:])}".rstrip()]
+    if args.n_chunks:
+        notes.append(f"Streams cut to {args.n_chunks} chunks: not the paper's protocol.")
+    md, csv = save_ek_ablation(ek_ablation_cells(rows, configs), args.out, notes=notes)
     print(md.read_text(encoding="utf-8"))
     print(f"\nsaved {md} and {csv}", file=sys.stderr)
     return 0

@@ -86,7 +86,8 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     """Mean accuracy (%) over seeds of each PUDD-x / EK-x cell of the runs in ``summaries``.
 
     ``summaries`` are stored run rows (``ResultStore.load()``, ``run_grid``'s result);
-    ``configs`` keeps only those runs (by ``key``). Columns: ``classifier, detector, dataset,
+    ``configs`` keeps only those runs (by ``key``); without it, only runs on the paper's
+    stream lengths are kept. Columns: ``classifier, detector, dataset,
     regime, ours, std, n_seeds, n_errors, seeds`` (``seeds``: e.g. ``"0-4"``).
 
     Examples
@@ -104,9 +105,9 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     import pandas as pd
 
     df = summaries[summaries["detector"].isin(("pudd", "ek"))].copy()
-    if configs is not None:
+    if configs is not None:  # these runs, whatever their stream length
         df = df[df["key"].isin({c.key() for c in configs})]
-    if "n_chunks" in df:  # the paper's stream lengths only: a shorter run is another protocol
+    elif "n_chunks" in df:  # the paper's stream lengths only: a shorter run is another protocol
         df = df[df["n_chunks"].isna()]
     df["detector"] = [detector_label(d, float(a)) for d, a in zip(df["detector"], df["alpha"],
                                                                   strict=True)]
