@@ -370,8 +370,8 @@ def committed_cells(folder: str | os.PathLike[str] | None = None, *,
     >>> cells = committed_cells()
     >>> {"table1_gnb.csv", "table1_dnn.csv"} <= set(cells["report"])
     True
-    >>> cells.query("classifier == 'gnb' and detector == 'pudd-3' and dataset == 'elec2' "
-    ...             "and regime == 'incremental'")["accuracy"].round(2).tolist()
+    >>> cells.query("table == 1 and classifier == 'gnb' and detector == 'pudd-3' and "
+    ...             "dataset == 'elec2' and regime == 'incremental'")["accuracy"].round(2).tolist()
     [70.85]
     """
     import pandas as pd
