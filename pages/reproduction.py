@@ -5,12 +5,21 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
+from pudd_core._validation import ParameterError
+from pudd_core.experiments.claims import comparison_table, paper_cells
+from pudd_core.experiments.significance import friedman_nemenyi
+from pudd_core.paper import DATASETS
 from pudd_core.streams.locate import project_root
 from pudd_core.views.reproduction import (
+    FIG5_REPORT,
+    NOT_COMPARABLE_DATASETS,
     acceptance_headline,
+    available_reports,
+    comparability_note,
     default_store,
     group_key,
     group_report,
+    results_stamp,
     store_groups,
     stored_keys,
     summarise,
@@ -67,7 +76,104 @@ for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS
         with st.expander(f"results/{name}, as committed"):
             st.markdown(text)
 
-st.subheader("1. Our numbers against the paper's, from the results store")
+def _not_comparable(n_chunks: int | None = None) -> dict[str, str]:
+    """dataset -> why its cells are not comparable with the paper's."""
+    if n_chunks is not None:
+        return {d: f"{n_chunks}-chunk streams" for d in DATASETS}
+    return dict(NOT_COMPARABLE_DATASETS)
+
+
+results = (root or store.parent.parent) / "results"
+stamp = results_stamp(results)
+
+st.subheader("1. The committed reproductions against the paper")
+reports = available_reports(results)
+if not reports:
+    st.info("No committed reproduction report in `results/` (see `results/README.md`).",
+            icon=":material/inventory_2:")
+else:
+    chosen = reproduction.committed_selector(reports)
+    shown = cache.committed_report(str(results / chosen.file), chosen.table, chosen.classifier)
+    if shown is not None:
+        if not chosen.comparable:
+            st.warning(f"**Not comparable with the paper's numbers**: {chosen.note}.",
+                       icon=":material/compare_arrows:")
+        counts = summarise(shown)
+        metric = st.columns(3)
+        metric[0].metric("Cells run", f"{counts.run} of {counts.cells}")
+        metric[1].metric("Within ±1.5 points", f"{counts.within} of {counts.run}")
+        metric[2].metric("Seeds (up to)", f"{len(shown.seeds)}")
+        comparable = shown.cells[~shown.cells["dataset"].isin(NOT_COMPARABLE_DATASETS)]
+        controls.plot(plots.reproduction_figure(
+            comparable, title=f"{chosen.label}: ours against the paper's"),
+            key="reproduction_committed_scatter")
+        st.dataframe(reproduction.styled(plots.reproduction_frame(
+            shown.cells, not_comparable=_not_comparable())), hide_index=True, height=360)
+        st.caption(
+            "A cell is the mean per-chunk accuracy of each run, averaged over its seeds; "
+            "`ours − paper` in accuracy points; – where a cell was not run or the paper gives "
+            "no number. airline runs on substitute data: its rows are marked not comparable "
+            "and left out of the chart.")
+
+st.subheader("2. Rankings and their significance")
+st.markdown(
+    "The paper's appendix backs its rankings with critical-difference diagrams (Demšar, "
+    "JMLR 2006): the Friedman test over blocks, average ranks (1 = best), and the Nemenyi "
+    "critical difference. Methods joined by a bar are not significantly different. Left: "
+    "the paper's own numbers; right: our committed runs (airline left out)."
+)
+comparison = reproduction.comparison_selector()
+ours_cells = cache.committed_cells(str(results), stamp)
+sides = st.columns(2)
+for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
+                                       ("Our runs", ours_cells)), strict=True):
+    with side:
+        st.markdown(f"**{who}**")
+        table, blocks = comparison_table(cells, comparison)
+        if comparison != "table1" and all(m.startswith("pudd") for m in table.columns):
+            what = "SOTA method" if comparison == "table2" else "EK run"
+            st.info(f"No diagram: only PUDD-1/3/5 in these runs, no {what} to rank them "
+                    "against" + (" (Fig. 5 is printed as an image: no EK numbers)."
+                                 if comparison == "fig5" and who.startswith("The paper")
+                                 else "."), icon=":material/info:")
+            continue
+        try:
+            result = friedman_nemenyi(table, blocks=blocks)
+        except ParameterError:
+            why = ("the paper prints Fig. 5 as an image: it gives no numbers for EK"
+                   if comparison == "fig5" and who.startswith("The paper") else
+                   f"{blocks} with {table.shape[1]} method(s) run: the test needs at least 3 "
+                   "methods over 2 blocks")
+            st.info(f"No diagram: {why}.", icon=":material/info:")
+            continue
+        controls.plot(plots.cd_diagram_figure(result, title=None),
+                      key=f"reproduction_cd_{comparison}_{who[:3]}")
+if comparison == "fig5":
+    ek = cache.committed_frame(str(results / FIG5_REPORT))
+    if ek is not None and len(ek):
+        controls.plot(plots.ek_ablation_figure(
+            ek, title="Fig. 5 reproduced: PUDD against Ei-kMeans, mean over datasets"),
+            key="reproduction_fig5")
+        st.caption(f"From `results/{FIG5_REPORT}`; seeds per classifier in "
+                   f"`results/{FIG5_REPORT.replace('.csv', '.md')}`.")
+
+st.subheader("3. The paper's claims, checked")
+claims, claims_text = cache.claims(str(results), stamp)
+verdicts = claims.pivot_table(index=["claim", "statement"], columns="evidence",
+                              values="verdict", aggfunc="first").reset_index()
+verdicts = verdicts.rename(columns={"statement": "the paper says",
+                                    "paper": "on its own tables", "ours": "on our runs"})
+verdicts = verdicts[["claim", "the paper says", "on its own tables", "on our runs"]]
+st.dataframe(reproduction.styled(verdicts), hide_index=True)
+st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not significant**: "
+           "they point that way, the test does not reject; **does not hold**; **not "
+           "checkable**: the numbers are not there. `python -m pudd_core reproduce --claims` "
+           "writes the same report to `results/claims.md`.")
+with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
+    # the claims one by one: the report's own title and verdict table are above already
+    st.markdown(claims_text[claims_text.find("\n## ") + 1:])
+
+st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))
 groups = store_groups(rows)
 if not groups:
@@ -76,6 +182,9 @@ if not groups:
             "`results/README.md`).", icon=":material/inventory_2:")
 else:
     group = reproduction.view_selector(groups)
+    note = comparability_note(group.n_chunks)
+    if note:
+        st.warning(note, icon=":material/compare_arrows:")
     slot = st.empty()
     try:
         report = group_report(rows, group.classifier, group.n_chunks)
@@ -94,7 +203,9 @@ else:
         controls.plot(plots.reproduction_figure(
             report.cells, title=f"{group.label}: ours against the paper's"),
             key="reproduction_scatter")
-        st.dataframe(plots.reproduction_frame(report.cells), hide_index=True, height=360)
+        st.dataframe(reproduction.styled(plots.reproduction_frame(
+            report.cells, not_comparable=_not_comparable(group.n_chunks))),
+            hide_index=True, height=360)
         st.caption(
             f"Seeds in this group: {len(report.seeds)}; failed runs left out: "
             f"{report.n_errors}. A cell is the mean per-chunk accuracy of each run, averaged "
@@ -103,7 +214,7 @@ else:
         with st.expander("The report as Markdown (what `pudd_core reproduce` writes)"):
             st.markdown(report.markdown())
 
-st.subheader("2. Run a small reproduction")
+st.subheader("5. Run a small reproduction")
 st.markdown(
     "A few cells with a few seeds; the runs go into the same store and the table above "
     "picks them up. Runs already stored are not computed again."

@@ -151,10 +151,11 @@ def store_parts(path: str) -> tuple[str, ...]:
         else ()
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def committed_report(path: str) -> ReproductionReport | None:
+@st.cache_data(max_entries=8, show_spinner=False)
+def committed_report(path: str, table: int = 1, classifier: str = "gnb"
+                     ) -> ReproductionReport | None:
     """A committed reproduction report's cells (``results/table1_gnb*.csv``), or None."""
-    return reproduction.committed_report(path)
+    return reproduction.committed_report(path, table, classifier)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -169,3 +170,28 @@ def committed_text(path: str) -> str:
     """A committed file of the repository (``results/README.md``), or "" when missing."""
     file = Path(path)
     return file.read_text(encoding="utf-8") if file.is_file() else ""
+
+
+@st.cache_data(max_entries=4, show_spinner="Checking the paper's claims …")
+def claims(folder: str, stamp: tuple[tuple[str, int], ...]) -> tuple[pd.DataFrame, str]:
+    """The claims checked on the paper's tables and on the committed reports: table, text.
+
+    ``stamp`` (the reports' files and times) makes a rewritten report be read again.
+    """
+    from pudd_core.experiments.claims import (
+        check_claims,
+        claims_frame,
+        claims_markdown,
+        paper_cells,
+    )
+
+    paper = check_claims(paper_cells(), "paper")
+    ours = check_claims(reproduction.committed_cells(folder), "ours")
+    text = claims_markdown(paper, ours, reproduction.committed_sources(folder))
+    return claims_frame([*paper, *ours]), text
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_cells(folder: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
+    """Our cells from the committed reports in ``folder`` (see ``claims`` for ``stamp``)."""
+    return reproduction.committed_cells(folder)

@@ -9,10 +9,11 @@ from typing import Any
 import streamlit as st
 
 from pudd_core._validation import ParameterError
+from pudd_core.experiments.claims import COMPARISONS
 from pudd_core.experiments.reproduce import detector_label, reproduction_configs
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES, Regime
-from pudd_core.views.reproduction import StoreGroup
+from pudd_core.views.reproduction import CommittedReport, StoreGroup
 from ui import messages, state
 
 CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}
@@ -129,3 +130,29 @@ def run_controls(seed: int) -> tuple[SmallReproduction, Slots]:
         int(state.get(state.REPRODUCTION_N_CHUNKS)) or None,
     )
     return small, slots
+
+
+def committed_selector(reports: Sequence[CommittedReport]) -> CommittedReport:
+    """The committed report to show (``results/table1_gnb.csv`` by default)."""
+    by_file = {r.file: r for r in reports}
+    if state.get(state.REPRODUCTION_COMMITTED) not in by_file:
+        st.session_state[state.REPRODUCTION_COMMITTED] = reports[0].file
+        st.session_state.pop(f"w_{state.REPRODUCTION_COMMITTED}", None)
+    st.selectbox("Committed report", list(by_file),
+                 format_func=lambda f: f"{by_file[f].label} (results/{f})",
+                 **state.bound(state.REPRODUCTION_COMMITTED),
+                 help="The reports in results/, as committed: what `pudd_core reproduce` "
+                      "wrote. They need no results store, so a fresh clone shows them.")
+    return by_file[str(state.get(state.REPRODUCTION_COMMITTED))]
+
+
+def comparison_selector() -> str:
+    """Which ranking to test: Table 1, Table 2 or Fig. 5 (``claims.COMPARISONS``)."""
+    st.radio("Ranking", list(COMPARISONS), format_func=COMPARISONS.__getitem__,
+             **state.bound(state.REPRODUCTION_COMPARISON), horizontal=False)
+    return str(state.get(state.REPRODUCTION_COMPARISON))
+
+
+def styled(frame: Any) -> Any:
+    """A table for ``st.dataframe`` with missing cells shown as "–", numbers to 2 decimals."""
+    return frame.style.format(precision=2, na_rep="–")

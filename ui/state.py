@@ -310,6 +310,10 @@ REPRODUCTION_SEEDS = _value("reproduction_seeds", 2, "seeds", "reproduction", _i
 REPRODUCTION_N_CHUNKS = _value("reproduction_n_chunks", 20, "chunks", "reproduction",
                                _int_of(REPRODUCTION_LENGTHS))  # 0: the paper's lengths
 REPRODUCTION_JOB = _value("reproduction_job", "")
+REPRODUCTION_COMMITTED = _value("reproduction_committed",
+                                "table1_gnb.csv")  # file name of a committed report
+REPRODUCTION_COMPARISON = _value("reproduction_comparison",
+                                 "table1")  # key of claims.COMPARISONS
 
 
 def init() -> None:

@@ -2,7 +2,8 @@
 
 The look (template, Okabe-Ito palette, drift, alarm, threshold and bucket-edge styles) is set
 once in ``_style``; the builders live by concept in ``stream``, ``windows``, ``teaching``,
-``cifar``, ``thresholds`` and ``reproduction``. This is the only package that imports plotly.
+``cifar``, ``thresholds``, ``reproduction``, ``significance`` (critical-difference
+diagrams) and ``ablation`` (Fig. 5). This is the only package that imports plotly.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from pudd_core.plots._style import (
     detector_colour,
     p_text,
 )
+from pudd_core.plots.ablation import ek_ablation_figure
 from pudd_core.plots.cifar import (
     interest_timeline_figure,
     sample_grid_figure,
     transition_matrix_figure,
 )
 from pudd_core.plots.reproduction import reproduction_figure, reproduction_frame
+from pudd_core.plots.significance import cd_diagram_figure, method_label
 from pudd_core.plots.stream import (
     SETTING_COLOURS,
     band_traces,
@@ -75,15 +78,18 @@ __all__ = [
     "band_traces",
     "bonferroni_figure",
     "bucket_columns",
+    "cd_diagram_figure",
     "contingency_table_frame",
     "cut_pvalue_figure",
     "cut_scan_figure",
     "detector_colour",
     "detector_error_figure",
+    "ek_ablation_figure",
     "error_trace_figure",
     "false_alarm_figure",
     "fig1_scatter_figure",
     "interest_timeline_figure",
+    "method_label",
     "min_pvalue_figure",
     "p_text",
     "pu_histogram_figure",

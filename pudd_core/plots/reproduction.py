@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,11 +20,14 @@ __all__ = [
 ]
 
 
-def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5) -> pd.DataFrame:
+def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5,
+                       not_comparable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """A reproduction report's cells for ``st.dataframe``: paper's names, ours beside theirs.
 
     ``cells`` is :attr:`~pudd_core.experiments.reproduce.ReproductionReport.cells`.
     ``within`` is empty where a cell was not run or the paper gives no number.
+    ``not_comparable`` (dataset -> why) adds a ``comparable`` column: "no: why" on those
+    datasets' rows, "yes" elsewhere.
 
     Examples
     --------
@@ -36,6 +40,8 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5) -> pd.Dat
       detector dataset regime  ours (%) within ±1.5
     0   PUDD-3      ps     -I     71.59        True
     1      DDM      ps     -I       NaN        None
+    >>> reproduction_frame(cells, not_comparable={"powersupply": "why"})["comparable"].tolist()
+    ['no: why', 'no: why']
     """
     import pandas as pd
 
@@ -44,7 +50,7 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5) -> pd.Dat
     ours = cells["ours"].astype(np.float64)
     diff = cells["difference"].astype(np.float64)
     within = [None if math.isnan(d) else bool(abs(d) <= tolerance + 1e-9) for d in diff]
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "detector": [DISPLAY_NAMES.get(d, d) for d in cells["detector"]],
         "dataset": [DISPLAY_NAMES.get(d, d) for d in cells["dataset"]],
         "regime": [DISPLAY_NAMES.get(r, r) for r in cells["regime"]],
@@ -55,6 +61,10 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5) -> pd.Dat
         "seeds": cells["n_seeds"].astype(int),
         f"within ±{tolerance:g}": pd.Series(within, dtype=object),
     })
+    if not_comparable is not None:
+        frame["comparable"] = [f"no: {not_comparable[d]}" if d in not_comparable else "yes"
+                               for d in cells["dataset"]]
+    return frame
 
 
 def reproduction_figure(cells: pd.DataFrame, *, tolerance: float = 1.5,

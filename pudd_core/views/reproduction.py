@@ -25,14 +25,24 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "ReportSummary",
+    "COMMITTED_REPORTS",
+    "FIG5_REPORT",
+    "NOT_COMPARABLE_DATASETS",
     "AcceptanceHeadline",
+    "CommittedReport",
+    "ReportSummary",
     "StoreGroup",
     "acceptance_headline",
+    "available_reports",
+    "committed_cells",
     "committed_report",
+    "committed_sources",
+    "comparability_note",
     "default_store",
     "group_key",
     "group_report",
+    "results_dir",
+    "results_stamp",
     "store_groups",
     "stored_keys",
     "summarise",
@@ -283,3 +293,184 @@ def acceptance_headline(report: ReproductionReport, tolerance: float = 1.5
         round(float(real["difference"].abs().max()), 2) if len(real) else math.nan,
         int(ran["n_seeds"].sum()),
     )
+
+
+@dataclass(frozen=True)
+class CommittedReport:
+    """A report committed in ``results/``: its file, what it reproduces, and its caveat.
+
+    ``claims`` says whether the claims check reads it (one report per classifier and table);
+    ``comparable`` whether its cells may be set beside the paper's (same protocol and
+    stream lengths), with ``note`` saying why not.
+    """
+
+    file: str
+    table: int
+    classifier: str
+    label: str
+    claims: bool = True
+    comparable: bool = True
+    note: str = ""
+
+
+#: The committed reports the Reproduction page and the claims check read, in display order.
+#: Table 5 is the paper's Fig. 5 (the EK ablation, no published numbers).
+COMMITTED_REPORTS: tuple[CommittedReport, ...] = (
+    CommittedReport("table1_gnb_acceptance_100seeds.csv", 1, "gnb",
+                    "Table 1, GNB: PUDD-1/3/5 on the seven acceptance datasets, 100 seeds",
+                    claims=False),
+    CommittedReport("table1_gnb.csv", 1, "gnb", "Table 1, GNB: every row but KSWIN, 10 seeds"),
+    CommittedReport("table1_vfdt.csv", 1, "vfdt",
+                    "Table 1, VFDT: every row but KSWIN, seven datasets, 3 seeds"),
+    CommittedReport("table1_dnn.csv", 1, "dnn",
+                    "Table 1, DNN: PUDD rows, 3 seeds, the authors' frozen head (their protocol)"),
+    CommittedReport("table1_dnn_fixed_head.csv", 1, "dnn",
+                    "Table 1, DNN: PUDD rows, 3 seeds, our fixed adaptation", claims=False,
+                    comparable=False,
+                    note="not the paper's protocol: the published DNN numbers come from the "
+                         "authors' frozen-head bug"),
+    CommittedReport("table2_dnn-ensemble.csv", 2, "dnn-ensemble",
+                    "Table 2, 5-DNN ensemble, 3 seeds"),
+)
+
+#: The EK ablation's committed cells (``pudd_core.experiments.ablation``).
+FIG5_REPORT = "fig5_ek.csv"
+
+
+def results_dir() -> Path:
+    """The folder of the committed reports: ``results/`` of the checkout.
+
+    Examples
+    --------
+    >>> results_dir().name
+    'results'
+    """
+    return (project_root() or Path.cwd()) / "results"
+
+
+def _read_cells(file: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
+    if not file.is_file():
+        return None
+    return pd.read_csv(file)
+
+
+def committed_cells(folder: str | os.PathLike[str] | None = None, *,
+                    datasets: tuple[str, ...] | None = ACCEPTANCE_DATASETS) -> pd.DataFrame:
+    """Our mean accuracies from the committed reports, long form, for the claims check.
+
+    Columns ``table, classifier, detector, dataset, regime, accuracy`` (percent), ``report``
+    (file) and ``n_seeds``; one report per classifier and table (:data:`COMMITTED_REPORTS`
+    with ``claims=True``), plus the EK ablation (table 5). ``datasets`` keeps only those
+    (default: all but airline, whose file is a substitute); ``None`` keeps all.
+
+    Examples
+    --------
+    >>> cells = committed_cells()
+    >>> {"table1_gnb.csv", "table1_dnn.csv"} <= set(cells["report"])
+    True
+    >>> cells.query("table == 1 and classifier == 'gnb' and detector == 'pudd-3' and "
+    ...             "dataset == 'elec2' and regime == 'incremental'")["accuracy"].round(2).tolist()
+    [70.85]
+    """
+    import pandas as pd
+
+    base = Path(folder) if folder is not None else results_dir()
+    parts = []
+    for rep in COMMITTED_REPORTS:
+        cells = _read_cells(base / rep.file) if rep.claims else None
+        if cells is None:
+            continue
+        cells = cells.dropna(subset=["ours"])
+        parts.append(pd.DataFrame({
+            "table": rep.table, "classifier": rep.classifier, "detector": cells["detector"],
+            "dataset": cells["dataset"], "regime": cells["regime"], "accuracy": cells["ours"],
+            "report": rep.file, "n_seeds": cells["n_seeds"]}))
+    ek = _read_cells(base / FIG5_REPORT)
+    if ek is not None:
+        ek = ek.dropna(subset=["ours"])
+        parts.append(pd.DataFrame({
+            "table": 5, "classifier": ek["classifier"], "detector": ek["detector"],
+            "dataset": ek["dataset"], "regime": ek["regime"], "accuracy": ek["ours"],
+            "report": FIG5_REPORT, "n_seeds": ek["n_seeds"]}))
+    cols = ["table", "classifier", "detector", "dataset", "regime", "accuracy", "report",
+            "n_seeds"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(parts, ignore_index=True)[cols]
+    if datasets is not None:
+        out = out[out["dataset"].isin(datasets)]
+    return out.reset_index(drop=True)
+
+
+def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]:
+    """One line per committed report the claims check reads: file and what it holds.
+
+    Examples
+    --------
+    >>> committed_sources()[0]
+    '`table1_gnb.csv`: Table 1, GNB: every row but KSWIN, 10 seeds'
+    """
+    base = Path(folder) if folder is not None else results_dir()
+    out = [f"`{r.file}`: {r.label}" for r in COMMITTED_REPORTS
+           if r.claims and (base / r.file).is_file()]
+    if (base / FIG5_REPORT).is_file():
+        out.append(f"`{FIG5_REPORT}`: Fig. 5, the EK ablation (PUDD-x and EK-x, same runs)")
+    out.append("airline left out of our cells: its file is a substitute (results/README.md).")
+    return out
+
+
+def available_reports(folder: str | os.PathLike[str] | None = None
+                      ) -> list[CommittedReport]:
+    """The :data:`COMMITTED_REPORTS` whose CSV is in ``folder`` (default ``results/``).
+
+    Examples
+    --------
+    >>> [r.file for r in available_reports()][:2]
+    ['table1_gnb_acceptance_100seeds.csv', 'table1_gnb.csv']
+    >>> available_reports("/no/such/folder")
+    []
+    """
+    base = Path(folder) if folder is not None else results_dir()
+    return [r for r in COMMITTED_REPORTS if (base / r.file).is_file()]
+
+
+def results_stamp(folder: str | os.PathLike[str] | None = None) -> tuple[tuple[str, int], ...]:
+    """(name, modification time in ns) of every CSV in ``folder``: a cache key.
+
+    It changes when a report is rewritten.
+
+    Examples
+    --------
+    >>> any(name == "table1_gnb.csv" for name, _ in results_stamp())
+    True
+    """
+    base = Path(folder) if folder is not None else results_dir()
+    if not base.is_dir():
+        return ()
+    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in base.glob("*.csv")))
+
+
+#: Datasets whose committed cells are never comparable with the paper's, and why.
+NOT_COMPARABLE_DATASETS = {"airline": "substitute data (2007 flights, 601 dims, 50 chunks)"}
+
+
+def comparability_note(n_chunks: int | None) -> str | None:
+    """Why a store group's cells are not comparable with the paper's, or None if they are.
+
+    Examples
+    --------
+    >>> comparability_note(None) is None
+    True
+    >>> comparability_note(20).split(":")[0]
+    'Not comparable with the paper'
+    >>> "20-chunk streams" in comparability_note(20)
+    True
+    """
+    if n_chunks is None:
+        return None
+    return (f"Not comparable with the paper: these runs use {n_chunks}-chunk streams, the "
+            "paper's numbers come from the full streams (100 chunks for the synthetic ones, "
+            "the whole file for the real ones). Use them to check the pipeline, not to judge "
+            "the reproduction.")

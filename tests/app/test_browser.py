@@ -1080,3 +1080,29 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     alert.first.wait_for()
     assert "row 1500" in alert.first.inner_text() and "proba_0" in alert.first.inner_text()
     _assert_no_exception(page)
+
+
+def test_reproduction_on_a_fresh_clone_shows_committed_reports_cd_diagrams_and_claims(
+    page: Any, app_url: str
+) -> None:
+    """No results store (the test server's is new): everything comes from results/."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/reproduction")
+    _settle(page, "Reproduction")
+    _assert_no_exception(page)
+    annotations = page.locator(".js-plotly-plot .annotation-text")  # then the paper's CD
+    expect(annotations.filter(has_text="CD = 1.96").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("3. The paper's claims, checked")).to_be_visible(timeout=30_000)
+    assert page.get_by_text("None", exact=True).count() == 0
+    page.get_by_text("Table 2: PUDD-1/3/5 and the SOTA methods").click()
+    _settle(page, "Reproduction")
+    _assert_no_exception(page)
+    expect(annotations.filter(has_text="CD = 3.71").first).to_be_visible(timeout=30_000)
+    page.get_by_text("Fig. 5: PUDD-x and EK-x").click()
+    _settle(page, "Reproduction")
+    _assert_no_exception(page)
+    expect(page.get_by_text("Fig. 5 is printed as an image").first).to_be_visible(timeout=30_000)
+    page.get_by_text("Table 1: PUDD-1/3/5 and the classic detectors").click()
+    _settle(page, "Reproduction")
+    _assert_no_exception(page)

@@ -58,10 +58,21 @@ def test_lab_builders_use_the_one_template():
 
 
 def test_the_package_reexports_the_public_names_of_its_modules():
-    from pudd_core.plots import _style, cifar, reproduction, stream, teaching, thresholds, windows
+    from pudd_core.plots import (
+        _style,
+        ablation,
+        cifar,
+        reproduction,
+        significance,
+        stream,
+        teaching,
+        thresholds,
+        windows,
+    )
 
     from_modules = {}
-    for mod in (stream, windows, teaching, cifar, thresholds, reproduction):
+    for mod in (stream, windows, teaching, cifar, thresholds, reproduction, significance,
+                ablation):
         assert list(mod.__all__) == sorted(mod.__all__)
         from_modules |= {name: getattr(mod, name) for name in mod.__all__}
     # the rest of plots.__all__ is the look: palette, styles, template, p_text, detector_colour

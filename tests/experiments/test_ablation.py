@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pudd_core.__main__ import main
+from pudd_core.experiments.ablation import (
+    ek_ablation_cells,
+    ek_ablation_configs,
+    ek_ablation_markdown,
+    save_ek_ablation,
+)
+from pudd_core.experiments.grid import run_grid
+from pudd_core.plots import ek_ablation_figure
+
+
+def test_configs_are_pudd_and_ek_at_the_three_thresholds_of_fig5():
+    cfgs = ek_ablation_configs("vfdt", [3, 4], datasets=["sine", "elec2"])
+    assert len(cfgs) == 2 * 2 * 2 * 3 * 2  # datasets × regimes × partitions × alphas × seeds
+    assert {(c.detector, c.alpha) for c in cfgs} == {
+        (d, a) for d in ("pudd", "ek") for a in (0.1, 1e-3, 1e-5)}
+    assert {c.seed for c in cfgs} == {3, 4} and {c.classifier for c in cfgs} == {"vfdt"}
+    # PUDD's runs are the very runs of Table 1's reproduction (same key: computed once)
+    from pudd_core.experiments.reproduce import reproduction_configs
+
+    table1 = {c.key() for c in reproduction_configs(1, "vfdt", [3, 4], datasets=["sine", "elec2"],
+                                                    detectors=["pudd-1", "pudd-3", "pudd-5"])}
+    assert {c.key() for c in cfgs if c.detector == "pudd"} == table1
+    with pytest.raises(ValueError, match="seeds"):
+        ek_ablation_configs("gnb", 0)
+
+
+def test_cells_are_means_over_seeds_of_real_runs(tmp_path):
+    cfgs = ek_ablation_configs("gnb", [0, 1], datasets=["sea0"], regimes=["incremental"],
+                               alphas=[1e-3], n_chunks=12)
+    rows = run_grid(cfgs, store=tmp_path, executor="serial", progress=False)
+    # without the configs, short streams are another protocol: left out of the report
+    assert ek_ablation_cells(rows).empty
+    cells = ek_ablation_cells(rows, cfgs)
+    assert cells["detector"].tolist() == ["pudd-3", "ek-3"]
+    for det, name in (("pudd", "pudd-3"), ("ek", "ek-3")):
+        expected = rows.loc[rows["detector"] == det, "accuracy"].mean() * 100
+        assert cells.set_index("detector").loc[name, "ours"] == pytest.approx(expected)
+    assert cells["n_seeds"].tolist() == [2, 2] and cells["seeds"].tolist() == ["0-1", "0-1"]
+    md, csv = save_ek_ablation(cells, tmp_path / "out", notes=["GNB seeds 0-1"])
+    assert pd.read_csv(csv)["detector"].tolist() == ["pudd-3", "ek-3"]
+    assert "- GNB seeds 0-1" in md.read_text()
+
+
+def test_markdown_and_figure_compare_like_with_like():
+    cells = pd.DataFrame({
+        "classifier": "gnb", "regime": "incremental",
+        "detector": ["pudd-1", "ek-1", "pudd-1", "ek-1", "pudd-1"],
+        "dataset": ["sea0", "sea0", "sine", "sine", "mixed"],
+        "ours": [90.0, 88.0, 80.0, 70.0, 50.0], "std": 0.0, "n_seeds": 1, "n_errors": 0,
+        "seeds": "0"})
+    text = ek_ablation_markdown(cells)
+    assert "| EK-1 | – | 88.00 | 70.00 | – |" in text  # mixed not run for EK: no mean
+    fig = ek_ablation_figure(cells)
+    # mixed has no EK cell: the bars average sea0 and sine only
+    assert {t.name: t.y[0] for t in fig.data} == {"PUDD-1": 85.0, "EK-1": 79.0}
+
+
+def test_cli_claims_writes_the_report(tmp_path, capsys):
+    assert main(["reproduce", "--claims", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "claims.md").read_text()
+    assert text.startswith("# The paper's claims, checked")
+    assert "| 3b |" in text and text in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["reproduce"], ["reproduce", "--claims", "--table", "1"],
+                                  ["reproduce", "--fig5", "--claims"]])
+def test_cli_needs_exactly_one_of_table_claims_fig5(args, capsys):
+    assert main(args) == 2
+    assert "give one of --table 1|2, --claims or --fig5" in capsys.readouterr().err
+
+
+def test_cli_fig5_runs_the_ablation_and_writes_its_report(tmp_path, capsys):
+    code = main(["reproduce", "--fig5", "--classifier", "gnb", "--seeds", "1",
+                 "--datasets", "sea0", "--regimes", "incremental", "--n-chunks", "12",
+                 "--executor", "serial", "--store", str(tmp_path / "store"),
+                 "--out", str(tmp_path)])
+    assert code == 0
+    cells = pd.read_csv(tmp_path / "fig5_ek.csv")
+    assert cells["detector"].tolist() == ["pudd-1", "ek-1", "pudd-3", "ek-3", "pudd-5", "ek-5"]
+    text = (tmp_path / "fig5_ek.md").read_text()
+    assert "not the paper's protocol" in text and "| EK-5 |" in text

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+import pytest
+
+from pudd_core.experiments.claims import (
+    FIG5,
+    check_claims,
+    claims_frame,
+    claims_markdown,
+    comparison_table,
+    paper_cells,
+)
+from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
+
+
+def _by_id(checks):
+    return {c.claim: c for c in checks}
+
+
+def _table1(pudd_first: int, n_cases: int = 8, regime: str = "incremental") -> pd.DataFrame:
+    """Table-1 cells: PUDD-5 best in the first ``pudd_first`` cases, ADWIN best elsewhere."""
+    rows = []
+    for i in range(n_cases):
+        for j, det in enumerate((*CLASSIC_DETECTORS, *PUDD_DETECTORS)):
+            acc = 80.0 - j * 0.1
+            if det == "pudd-5" and i < pudd_first:
+                acc = 90.0
+            if det == "adwin" and i >= pudd_first:
+                acc = 90.0
+            rows.append({"table": 1, "classifier": "gnb", "detector": det,
+                         "dataset": f"d{i}", "regime": regime, "accuracy": acc})
+    return pd.DataFrame(rows)
+
+
+def test_the_papers_own_counts_by_hand():
+    checks = _by_id(check_claims(paper_cells(), "paper"))
+    # counted from tables.toml by hand: best PUDD row >= every classic row
+    assert checks["1a"].finding.startswith("17 of 24")
+    assert checks["1b"].finding.startswith("20 of 24")
+    assert checks["1c"].finding.startswith("15 of 24")
+    assert checks["1d"].finding.startswith("19 of 24")
+    # -O: PUDD-1 is top 1 in one case only; the paper says 2
+    assert "top 1 (ties counted for each) 1, 6, 8" in checks["2b"].finding
+    assert checks["2b"].verdict == "does not hold"
+    # sea0: 98.49 - 97.66 (MCD-DD) = 0.83 points, not 2.8
+    assert "+0.83 points" in checks["3b"].finding and checks["3b"].verdict == "does not hold"
+    assert checks["3c"].verdict == "holds"
+    # Nemenyi CD 3.712 over 8 datasets: PUDD beats AMF and IWE only
+    assert checks["3d"].verdict == "not significant"
+    assert "PUDD-3 than AMF, IWE" in checks["3d"].finding
+    assert checks["4a"].verdict == checks["4b"].verdict == "not checkable"
+    assert checks["5b"].verdict == "does not hold"  # GNB airline, VFDT mixed, ...
+    assert "PUDD-5: DNN best on 5 of 8" in checks["6a"].finding
+
+
+def test_counted_claim_on_a_constructed_table():
+    cells = _table1(pudd_first=7, n_cases=8)
+    check = _by_id(check_claims(cells, "ours"))["1a"]
+    assert check.finding.startswith("7 of 8 cases")
+    # 7/8 >= 17/24 and binomial(7 of 8, p = 3/10) is small
+    assert check.verdict == "holds"
+    fewer = _by_id(check_claims(_table1(pudd_first=3, n_cases=8), "ours"))["1a"]
+    assert fewer.finding.startswith("3 of 8") and fewer.verdict == "does not hold"
+
+
+def test_paper_evidence_needs_the_exact_count():
+    # 24 cases with PUDD first in 16: one short of the paper's 17
+    cells = _table1(pudd_first=16, n_cases=24)
+    assert _by_id(check_claims(cells, "paper"))["1a"].verdict == "does not hold"
+    cells = _table1(pudd_first=17, n_cases=24)
+    assert _by_id(check_claims(cells, "paper"))["1a"].verdict == "holds"
+
+
+def test_missing_methods_are_named_and_sota_claims_need_a_sota_method():
+    cells = _table1(pudd_first=5)
+    cells = cells[cells["detector"] != "kswin"]
+    checks = _by_id(check_claims(cells, "ours"))
+    assert "(without KSWIN)" in checks["1a"].finding
+    assert checks["3a"].verdict == "not checkable"
+    assert checks["3a"].finding == "no SOTA method in these runs"
+
+
+def _table2(methods: dict[str, list[float]]) -> pd.DataFrame:
+    datasets = ["airline", "elec2", "mixed", "powersupply", "sea0", "sine"]
+    return pd.DataFrame([
+        {"table": 2, "classifier": "dnn-ensemble", "detector": m, "dataset": d,
+         "regime": "incremental", "accuracy": v}
+        for m, values in methods.items() for d, v in zip(datasets, values, strict=True)])
+
+
+def test_sota_methods_plug_in_as_columns():
+    pudd = [70.0, 80.0, 90.0, 75.0, 99.0, 95.0]
+    cells = _table2({"ns": [72.0, 79.0, 80.0, 70.0, 90.0, 80.0],
+                     "adlter": [71.0, 78.0, 81.0, 71.0, 91.0, 81.0],
+                     "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+    checks = _by_id(check_claims(cells, "ours"))
+    assert checks["3a"].finding.startswith("5 of 6 datasets (without AMF, IWE, MCD-DD)")
+    assert "airline: NS, ADLTER above the best PUDD" in checks["3c"].finding
+    assert checks["3c"].verdict == "holds"
+    assert "+8.00 points" in checks["3b"].finding  # sea0: 99 - 91
+    table, blocks = comparison_table(cells, "table2")
+    assert list(table.columns) == ["adlter", "ns", "pudd-1", "pudd-3", "pudd-5"]
+    assert blocks == "6 datasets"
+
+
+def _fig5(pudd_minus_ek: float, n: int = 6) -> pd.DataFrame:
+    rows = []
+    for i, x in itertools.product(range(n), (1, 3, 5)):
+        for det, acc in ((f"pudd-{x}", 80.0 + i + pudd_minus_ek), (f"ek-{x}", 80.0 + i)):
+            rows.append({"table": FIG5, "classifier": "gnb", "detector": det,
+                         "dataset": f"d{i}", "regime": "incremental", "accuracy": acc})
+    return pd.DataFrame(rows)
+
+
+def test_ek_ablation_verdicts():
+    ahead = _by_id(check_claims(_fig5(+1.0), "ours"))
+    # PUDD-x above EK-x in all 6 blocks: one-sided Wilcoxon p = 1/2**6
+    assert "6 wins, 0 losses" in ahead["4a"].finding and "p = 0.016" in ahead["4a"].finding
+    assert ahead["4a"].verdict == "holds"
+    behind = _by_id(check_claims(_fig5(-1.0), "ours"))
+    assert behind["4a"].verdict == "does not hold"
+    assert behind["4b"].verdict == "does not hold"
+
+
+def test_incremental_against_train_once():
+    inc = _table1(pudd_first=8, regime="incremental")
+    once = _table1(pudd_first=8, regime="train-once")
+    once["accuracy"] -= 1.0
+    once.loc[(once["detector"] == "pudd-5") & (once["dataset"] == "d0"), "accuracy"] += 5
+    checks = _by_id(check_claims(pd.concat([inc, once]), "ours"))
+    assert checks["5a"].verdict == "holds"
+    assert checks["5a"].finding.startswith("-I above -O in 79 of 80")
+    assert checks["5b"].finding == "1 of 24 PUDD cells have -O above -I, on GNB d0"
+    assert checks["5b"].verdict == "does not hold"
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="lack column"):
+        check_claims(pd.DataFrame({"table": [1]}), "ours")
+    with pytest.raises(ValueError, match="evidence"):
+        check_claims(paper_cells(), "theirs")
+    with pytest.raises(ValueError, match="comparison"):
+        comparison_table(paper_cells(), "table9")
+
+
+def test_markdown_has_every_claim_once_and_dashes_for_missing_evidence():
+    paper = check_claims(paper_cells(), "paper")
+    text = claims_markdown(paper, [])
+    rows = [line for line in text.splitlines()
+            if line.startswith("| ") and "claim" not in line and "---" not in line]
+    assert [r.split(" | ")[0][2:] for r in rows] == [c.claim for c in paper]
+    assert all(r.endswith("| – |") for r in rows)
+    frame = claims_frame(paper)
+    assert len(frame) == len(paper) and set(frame["evidence"]) == {"paper"}
