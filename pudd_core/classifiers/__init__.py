@@ -10,19 +10,24 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from pudd_core.classifiers._amf import AMFClassifier
 from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
+from pudd_core.classifiers._gbdt import ADLTERClassifier, NSClassifier
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
 from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
 __all__ = [
+    "ADLTERClassifier",
+    "AMFClassifier",
     "CLASSIFIERS",
     "CNNClassifier",
     "Classifier",
     "DNNClassifier",
     "DNNEnsembleClassifier",
     "GNBClassifier",
+    "NSClassifier",
     "PretrainedCNNClassifier",
     "VFDTClassifier",
     "make_classifier",
@@ -65,6 +70,14 @@ _ENTRIES: dict[str, _Entry] = {
         True,
         {"arch": "resnet18"},
     ),
+    # Table 2's SOTA learners: they adapt by themselves, so Table 2 runs them with
+    # detector="none" (pudd_core.paper.SOTA_LEARNERS).
+    "amf": _Entry("AMF: aggregated Mondrian forest, 10 trees (river; SOTA, Table 2)",
+                  AMFClassifier, False, True),
+    "ns": _Entry("NS: boosted trees, naive/statistical LIR pruning (SOTA, Table 2; binary)",
+                 NSClassifier, False, True),
+    "adlter": _Entry("ADLTER: elastic boosted trees, adaptive iterations (SOTA, Table 2; binary)",
+                     ADLTERClassifier, False, True),
 }
 
 #: Classifier name -> one-line description, in display order.
