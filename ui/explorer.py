@@ -16,10 +16,10 @@ import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS
 from pudd_core.experiments import cost
-from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_experiment
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
+    COMPARED,
     ExplorerConfig,
     compatible_classifiers,
     error_field,
@@ -160,7 +160,7 @@ def settings() -> Settings:
         controls.alpha_selector(state.EXPLORER_ALPHA_EXP, label="PUDD's threshold α")
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
-    mid[3].multiselect("Baseline detectors beside PUDD", list(BASELINES),
+    mid[3].multiselect("Baseline detectors beside PUDD", list(COMPARED),
                        format_func=lambda b: DETECTORS[b], **_bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")

@@ -19,6 +19,7 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
 from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
+from pudd_core.experiments.mcdd import MCDDD
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
 from pudd_core.streams.registry import check_data
@@ -35,6 +36,7 @@ DETECTORS: Mapping[str, str] = {
     "pudd": "PUDD",
     "ek": "EK (Ei-kMeans ablation)",
     **{name: spec.display_name for name, spec in BASELINES.items()},
+    "mcd-dd": "MCD-DD (label-free, on the features; SOTA, Table 2)",
     "none": "No adaptation",
     "oracle": "Oracle (true drifts)",
 }
@@ -58,6 +60,8 @@ def _detector_option_names(detector: str) -> list[str]:
         return [p for p in inspect.signature(ChunkPUDD).parameters if p not in set_here]
     if detector in BASELINES:
         return baselines.option_names(detector)
+    if detector == "mcd-dd":
+        return [p for p in inspect.signature(MCDDD).parameters if p != "seed"]
     return []  # "none" and "oracle" have no detector
 
 
@@ -77,6 +81,8 @@ def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callab
         return classifiers._ENTRIES[name].factory
     if name in ("pudd", "ek"):
         return ChunkPUDD
+    if name == "mcd-dd":
+        return MCDDD
     return baselines._spec(name).detector_class
 
 
@@ -146,7 +152,8 @@ class RunConfig:
         ``"small-cnn"`` or ``"resnet18"``.
     detector
         ``"pudd"``, ``"ek"``, a river baseline (``"adwin"``, ``"ddm"``, ``"eddm"``,
-        ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"none"`` or ``"oracle"``.
+        ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"mcd-dd"`` (label-free,
+        on the chunk's features), ``"none"`` or ``"oracle"``.
     alpha
         PUDD's threshold: PUDD-x is ``alpha = 10**-x``.
     regime
@@ -245,7 +252,7 @@ class RunConfig:
                             " (chunk 0 trains, the rest are tested)")
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
-        if self.detector in ("pudd", "ek"):
+        if self.detector in ("pudd", "ek", "mcd-dd"):
             _make_detector(self, 0)  # its own checks: option values, before any work
         elif self.detector in BASELINES and self.detector_options:
             try:
@@ -410,6 +417,8 @@ def _make_detector(cfg: RunConfig, seed: int) -> Any:
         return ChunkPUDD(cfg.alpha, partition="ek", seed=seed, **opts)
     if cfg.detector in BASELINES:
         return make(cfg.detector, seed=seed, **opts)
+    if cfg.detector == "mcd-dd":
+        return MCDDD(seed=seed, **opts)
     return None
 
 
@@ -528,6 +537,10 @@ def run_experiment(
             if config.record_windows:
                 window = _window_record(detector)
             retrain = (cut or 1) if config.adaptation == "window" else 1
+        elif isinstance(detector, MCDDD):  # label-free: the chunk's features, not its errors
+            detector.update(X)
+            alarm = detector.drift_detected
+            retrain = 1
         elif detector is not None:
             hits = feed_errors(detector, (~ok).astype(np.int64))
             alarm = bool(hits)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "COMPARED",
     "ExplorerConfig",
     "ExplorerView",
     "compatible_classifiers",
@@ -66,6 +67,11 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     return tuple(c for c in CLASSIFIERS if (c in _IMAGE_CLASSIFIERS) == images)
 
 
+#: Detectors the explorer can run beside PUDD: the river baselines, then MCD-DD (Table 2's
+#: label-free SOTA detector, on the chunk's features).
+COMPARED: tuple[str, ...] = (*BASELINES, "mcd-dd")
+
+
 @dataclass(frozen=True)
 class ExplorerConfig:
     """One exploration: a stream, a classifier, PUDD's threshold and the baselines beside it.
@@ -79,7 +85,8 @@ class ExplorerConfig:
     alpha_exponent
         PUDD-x: the threshold is ``alpha = 10**-alpha_exponent``.
     baselines
-        River baselines (keys of ``BASELINES``) run beside PUDD, each on its own model.
+        Detectors run beside PUDD, each on its own model: the river baselines (keys of
+        ``BASELINES``) and the label-free SOTA detector MCD-DD (:data:`COMPARED`).
     chunk_size, n_chunks
         Samples per chunk, and how many chunks (``None``: the stream's own).
 
@@ -101,11 +108,11 @@ class ExplorerConfig:
 
     def __post_init__(self) -> None:
         _validation.check_positive_int("alpha_exponent", self.alpha_exponent)
-        unknown = [b for b in self.baselines if b not in BASELINES]
+        unknown = [b for b in self.baselines if b not in COMPARED]
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
-                             f"{', '.join(BASELINES)}")
-        object.__setattr__(self, "baselines", tuple(b for b in BASELINES if b in self.baselines))
+                             f"{', '.join(COMPARED)}")
+        object.__setattr__(self, "baselines", tuple(b for b in COMPARED if b in self.baselines))
 
     @property
     def alpha(self) -> float:
