@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ["bench_detector", "bench_streams", "bench_classifiers", "bench_runner"]
+SCRIPTS = ["bench_detector", "bench_streams", "bench_classifiers", "bench_runner", "bench_sota"]
 OUT = ROOT / "BENCHMARKS.md"
 SECTIONS = ROOT / "benchmarks" / "results"
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from river.forest import AMFClassifier as RiverAMF
 
+from pudd_core.__main__ import main
 from pudd_core.classifiers import (
     ADLTERClassifier,
     AMFClassifier,
@@ -13,6 +16,7 @@ from pudd_core.classifiers import (
     make_classifier,
 )
 from pudd_core.classifiers._gbdt import Booster
+from pudd_core.experiments.runner import RunConfig, run_experiment
 
 
 def sea(seed: int, n: int = 500, theta: float = 8.0) -> tuple[np.ndarray, np.ndarray]:
@@ -202,3 +206,27 @@ def test_bad_options_are_refused_with_the_reason(name, options, message):
     kwargs = {"n_classes": 2, **options}
     with pytest.raises(ValueError, match=message):
         make_classifier(name, input_shape=(3,), seed=0, **kwargs)
+
+
+# --- through the runner and the CLI ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["amf", "ns", "adlter"])
+def test_sota_learners_run_without_a_detector_through_the_runner(name):
+    opts = {} if name == "amf" else {"n_trees": 20}
+    res = run_experiment(RunConfig("sea0", name, "none", n_chunks=4, seed=1,
+                                   classifier_options=opts))
+    assert len(res.chunks) == 3 and res.alarms == ()
+    assert res.accuracy > 0.7  # SEA's majority class is about 0.6
+
+
+def test_cli_runs_a_sota_learner_and_option(tmp_path, capsys):
+    code = main(["run", "--dataset", "sea0", "--classifier", "ns", "--detector", "none",
+                 "--n-chunks", "3", "--classifier-option", "n_trees=10", "--json",
+                 "--store", str(tmp_path), "--executor", "serial"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(out["runs"]) == 1
+    cfg = out["config"]
+    assert (cfg["classifier"], cfg["detector"]) == ("ns", "none")
+    assert dict(map(tuple, cfg["classifier_options"])) == {"n_trees": 10}
+    assert 0.5 < out["accuracy_mean"] <= 1

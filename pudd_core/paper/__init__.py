@@ -49,10 +49,12 @@ SOTA_LEARNERS = ("amf", "ns", "adlter")
 SOTA_DETECTORS = ("mcd-dd",)
 #: SOTA methods not run here -> why; their Table 2 rows are the paper's numbers only.
 SOTA_NOT_RUN: Mapping[str, str] = MappingProxyType({
-    "iwe": "IWE (Jiao et al., IEEE TAI 2024) is not implemented: no description of its "
-           "algorithm could be found beyond the title, the abstract-level summary in the PUDD "
-           "paper and the paper's number, and no code of it is public; its row is the paper's "
-           "number only.",
+    "iwe": "IWE (Jiao et al., IEEE TAI 2024) is not implemented: only its abstract could be "
+           "found (a chunk-based ensemble whose base classifiers learn every instance, a new "
+           "one per chunk, weighted by their accuracy on a variable-size window of the latest "
+           "instances); the base learner, the window rule and the weight formula are not "
+           "described there and no code is public, so an implementation would be our "
+           "invention. Its row is the paper's number only.",
 })
 #: ``-I`` (test then train on every chunk) and ``-O`` (train at the start and at alarms only).
 REGIMES = ("incremental", "train-once")

@@ -30,7 +30,7 @@ def test_no_alarm_on_stationary_features_and_an_alarm_where_they_move():
 
 def test_threshold_is_the_mean_plus_k_std_of_the_mcds_since_the_last_alarm():
     det = MCDDD(k=2.0, min_history=3, seed=3)
-    for t, X in enumerate(chunks(2, 10, shift_at=8)):
+    for X in chunks(2, 10, shift_at=8):
         before = list(det.history)
         det.update(X)
         if len(before) >= 3:
