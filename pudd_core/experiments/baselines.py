@@ -17,6 +17,8 @@ from numpy.typing import ArrayLike
 from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
+from pudd_core.experiments.kswin import FastKSWIN
+
 __all__ = [
     "ALIASES", "BASELINES", "BaselineSpec", "Detector", "feed_errors", "make", "option_names",
 ]
@@ -54,7 +56,8 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
         "eddm": BaselineSpec("EDDM", drift.binary.EDDM, _BINARY),
         "hddma": BaselineSpec("HDDM-A", drift.binary.HDDMA, _BINARY),
         "hddmw": BaselineSpec("HDDM-W", drift.binary.HDDMW, _BINARY),
-        "kswin": BaselineSpec("KSWIN", drift.KSWIN, _REAL),
+        # river's KSWIN with memoised KS p-values: the same alarms, several times faster
+        "kswin": BaselineSpec("KSWIN", FastKSWIN, _REAL),
         "pagehinkley": BaselineSpec("PH", drift.PageHinkley, _REAL),
     }
 )
