@@ -60,8 +60,10 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     Examples
     --------
     >>> from pudd_core.streams import get_info
-    >>> compatible_classifiers(get_info("sea0")), compatible_classifiers(get_info("cifar10-cd"))
-    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
+    >>> compatible_classifiers(get_info("sea0"))
+    ('gnb', 'vfdt', 'dnn', 'dnn-ensemble', 'amf', 'ns', 'adlter')
+    >>> compatible_classifiers(get_info("cifar10-cd"))
+    ('pretrained-cnn', 'small-cnn', 'resnet18')
     """
     images = len(info.feature_shape) == 3
     return tuple(c for c in CLASSIFIERS if (c in _IMAGE_CLASSIFIERS) == images)
