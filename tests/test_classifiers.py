@@ -29,6 +29,9 @@ SHAPES = {
     "pretrained-cnn": IMAGE,
     "small-cnn": IMAGE,
     "resnet18": IMAGE,
+    "amf": (3,),
+    "ns": (3,),
+    "adlter": (3,),
 }
 
 

@@ -19,11 +19,11 @@ import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
 from pudd_core.experiments import cost
-from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_experiment
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
+    COMPARED,
     Comparison,
     ExplorerConfig,
     compatible_classifiers,
@@ -164,7 +164,7 @@ def settings() -> Settings:
     seeds, band = pudd_settings.seeds_controls(mid[2])
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
-    mid[3].multiselect("Baseline detectors beside PUDD", list(BASELINES),
+    mid[3].multiselect("Baseline detectors beside PUDD", list(COMPARED),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")

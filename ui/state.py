@@ -123,9 +123,9 @@ def _image_classifiers() -> tuple[str, ...]:
 
 
 def _explorer_baselines() -> tuple[str, ...]:
-    from pudd_core.experiments.baselines import BASELINES
+    from pudd_core.views.explorer import COMPARED
 
-    return tuple(BASELINES)
+    return COMPARED
 
 
 def _exponent_range(text: str) -> tuple[int, int]:
@@ -150,7 +150,9 @@ def _stream_names() -> tuple[str, ...]:
 
 
 def _cifar_detectors() -> tuple[str, ...]:
-    return ("pudd", *_explorer_baselines())
+    from pudd_core.experiments.baselines import BASELINES
+
+    return ("pudd", *BASELINES)
 
 
 def _paper_datasets() -> tuple[str, ...]:

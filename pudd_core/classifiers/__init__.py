@@ -13,14 +13,18 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from pudd_core.classifiers._amf import AMFClassifier
 from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier, resolve_device
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
+from pudd_core.classifiers._gbdt import ADLTERClassifier, NSClassifier
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
 from pudd_core.classifiers._pretrain import BackboneInfo, cached_backbone, pretrained_backbone
 from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
 __all__ = [
+    "ADLTERClassifier",
+    "AMFClassifier",
     "BackboneInfo",
     "CLASSIFIERS",
     "CNNClassifier",
@@ -29,6 +33,7 @@ __all__ = [
     "DNNEnsembleClassifier",
     "GNBClassifier",
     "IMAGE_CLASSIFIERS",
+    "NSClassifier",
     "PretrainedCNNClassifier",
     "TABULAR_CLASSIFIERS",
     "TORCH_CLASSIFIERS",
@@ -49,7 +54,8 @@ class _Entry(NamedTuple):
     factory: Callable[..., Classifier]
     description: str
     images: bool = False  # input (3, 32, 32) images rather than (d,) feature vectors
-    torch: bool = False  # a torch network: takes a seed and a device (gnb, vfdt: deterministic)
+    torch: bool = False  # a torch network: takes a seed and a device
+    seeded: bool = False  # takes a seed without being a torch network (gnb, vfdt: deterministic)
     fixed: Mapping[str, object] = MappingProxyType({})
 
 
@@ -66,6 +72,14 @@ _ENTRIES: dict[str, _Entry] = {
         "failure mode)", images=True, torch=True, fixed={"arch": "small-cnn"}),
     "resnet18": _Entry(CNNClassifier, "ResNet-18 without BatchNorm, from scratch (slow on CPU)",
                        images=True, torch=True, fixed={"arch": "resnet18"}),
+    # Table 2's SOTA learners: they adapt by themselves, so Table 2 runs them with
+    # detector="none" (pudd_core.paper.SOTA_LEARNERS).
+    "amf": _Entry(AMFClassifier, "AMF: aggregated Mondrian forest, 10 trees (river; SOTA, "
+                  "Table 2)", seeded=True),
+    "ns": _Entry(NSClassifier, "NS: boosted trees, naive/statistical LIR pruning (SOTA, "
+                 "Table 2; binary)", seeded=True),
+    "adlter": _Entry(ADLTERClassifier, "ADLTER: elastic boosted trees, adaptive iterations "
+                     "(SOTA, Table 2; binary)", seeded=True),
 }
 
 #: Classifier name -> one-line description, in display order.
@@ -89,8 +103,10 @@ def compatible_classifiers(feature_shape: tuple[int, ...]) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> compatible_classifiers((3,)), compatible_classifiers((3, 32, 32))
-    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
+    >>> compatible_classifiers((3,))
+    ('gnb', 'vfdt', 'dnn', 'dnn-ensemble', 'amf', 'ns', 'adlter')
+    >>> compatible_classifiers((3, 32, 32))
+    ('pretrained-cnn', 'small-cnn', 'resnet18')
     """
     return IMAGE_CLASSIFIERS if len(feature_shape) == 3 else TABULAR_CLASSIFIERS
 
@@ -211,6 +227,6 @@ def make_classifier(
     kwargs: dict[str, Any] = {**entry.fixed, **preset, **options, "n_classes": n_classes}
     if not entry.images:
         kwargs["n_features"] = shape[0]
-    if entry.torch:
+    if entry.torch or entry.seeded:
         kwargs["seed"] = seed
     return entry.factory(**kwargs)

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
+from pudd_core.experiments.kswin import FastKSWIN
 from pudd_core.paper import DISPLAY_NAMES
 
 __all__ = [
@@ -57,7 +58,8 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
         "eddm": BaselineSpec(DISPLAY_NAMES["eddm"], drift.binary.EDDM, _BINARY),
         "hddma": BaselineSpec(DISPLAY_NAMES["hddma"], drift.binary.HDDMA, _BINARY),
         "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY),
-        "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], drift.KSWIN, _REAL),
+        # river's KSWIN with memoised KS p-values: the same alarms, several times faster
+        "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], FastKSWIN, _REAL),
         "pagehinkley": BaselineSpec(DISPLAY_NAMES["pagehinkley"], drift.PageHinkley, _REAL),
     }
 )

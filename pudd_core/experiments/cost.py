@@ -17,6 +17,9 @@ CHUNK_SECONDS: Mapping[str, float] = MappingProxyType({
     "gnb": 0.01, "vfdt": 0.07, "dnn": 0.35, "dnn-ensemble": 3.3, "pretrained-cnn": 1.0,
     "small-cnn": 2.0,
     "resnet18": 25.0,
+    # Table 2's SOTA learners, mean over a 100-chunk sea0 episode (AMF's trees deepen, so its
+    # later chunks cost more; ADLTER retrains members from scratch after drifts)
+    "amf": 1.5, "ns": 0.4, "adlter": 1.5,
 })
 #: Extra seconds per 1000-instance chunk for detectors that cost more than the classifier:
 #: river's KSWIN runs a Kolmogorov-Smirnov test at every instance.

@@ -19,6 +19,7 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import baselines
 from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
+from pudd_core.experiments.mcdd import MCDDD
 from pudd_core.experiments.records import (
     CutTest,
     WindowRecord,
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DETECTORS", "RUN_COLUMNS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
-    "ChunkVerdict", "CutTest", "FixedAlarms", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
+    "ChunkVerdict", "CutTest", "FeatureAdapter", "FixedAlarms", "RunConfig", "RunResult",
+    "RunSeeds", "WindowRecord",
     "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_model",
     "run_seeds", "run_stream", "runs_frame",
 ]
@@ -45,6 +47,7 @@ DETECTORS: Mapping[str, str] = {
     "pudd": "PUDD",
     "ek": "EK (Ei-kMeans ablation)",
     **{name: spec.display_name for name, spec in BASELINES.items()},
+    "mcd-dd": "MCD-DD (label-free, on the features; SOTA, Table 2)",
     "none": "No adaptation",
     "oracle": "Oracle (true drifts)",
 }
@@ -66,6 +69,8 @@ def _detector_option_names(detector: str) -> list[str]:
         return [p for p in inspect.signature(ChunkPUDD).parameters if p not in set_here]
     if detector in BASELINES:
         return baselines.option_names(detector)
+    if detector == "mcd-dd":
+        return [p for p in inspect.signature(MCDDD).parameters if p != "seed"]
     return []  # "none" and "oracle" have no detector
 
 
@@ -85,6 +90,8 @@ def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callab
         return classifiers.classifier_class(name)
     if name in ("pudd", "ek"):
         return ChunkPUDD
+    if name == "mcd-dd":
+        return MCDDD
     return baselines.baseline_spec(name).detector_class
 
 
@@ -143,7 +150,8 @@ class RunConfig:
         ``"small-cnn"`` or ``"resnet18"``.
     detector
         ``"pudd"``, ``"ek"``, a river baseline (``"adwin"``, ``"ddm"``, ``"eddm"``,
-        ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"none"`` or ``"oracle"``.
+        ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"mcd-dd"`` (label-free,
+        on the chunk's features), ``"none"`` or ``"oracle"``.
     alpha
         PUDD's threshold: PUDD-x is ``alpha = 10**-x``.
     regime
@@ -242,7 +250,7 @@ class RunConfig:
                                        why=" (chunk 0 trains, the rest are tested)")
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
-        if self.detector in ("pudd", "ek"):
+        if self.detector in ("pudd", "ek", "mcd-dd"):
             _make_detector(self, 0)  # its own checks: option values, before any work
         elif self.detector in BASELINES and self.detector_options:
             try:
@@ -471,6 +479,8 @@ def _make_detector(cfg: RunConfig, seed: int) -> Any:
         return ChunkPUDD(cfg.alpha, partition="ek", seed=seed, **opts)
     if cfg.detector in BASELINES:
         return make(cfg.detector, seed=seed, **opts)
+    if cfg.detector == "mcd-dd":
+        return MCDDD(seed=seed, **opts)
     return None
 
 
@@ -494,8 +504,13 @@ class ChunkVerdict:
 class ChunkDetector(Protocol):
     """What :func:`run_chunks` asks of a detector: one verdict per tested chunk."""
 
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
-        """Take chunk ``t``'s PU values and correctness; say whether it is an alarm."""
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """Take chunk ``t``'s PU values and correctness; say whether it is an alarm.
+
+        ``features`` is the chunk's input (what a label-free detector such as MCD-DD reads);
+        the others ignore it.
+        """
         ...
 
 
@@ -511,7 +526,8 @@ class ChunkPUDDAdapter:
     adaptation: Literal["window", "chunk"] = "window"
     record_windows: bool = False
 
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
         """One ``update`` of the detector with the chunk."""
         det = self.detector
         det.update(u, correct)
@@ -537,7 +553,8 @@ class BaselineAdapter:
 
     detector: baselines.Detector
 
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
         """Feed the chunk's errors; any detection within it is the chunk's alarm."""
         hits = feed_errors(self.detector, (~correct).astype(np.int64))
         if hits:
@@ -554,9 +571,25 @@ class FixedAlarms:
 
     chunks: frozenset[int] = frozenset()
 
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
         """An alarm exactly when ``t`` is one of the given chunks."""
         return ChunkVerdict(alarm=t in self.chunks)
+
+
+@dataclass
+class FeatureAdapter:
+    """A label-free detector (MCD-DD) fed the chunk's features; the model retrains on the chunk."""
+
+    detector: MCDDD
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """Update the detector with the chunk's features."""
+        if features is None:
+            raise ValueError("MCD-DD reads the chunk's features: pass features=X")
+        self.detector.update(features)
+        return ChunkVerdict(alarm=self.detector.drift_detected)
 
 
 def chunk_detector(
@@ -574,6 +607,8 @@ def chunk_detector(
     detector = _make_detector(config, seed)
     if isinstance(detector, ChunkPUDD):
         return ChunkPUDDAdapter(detector, config.adaptation, config.record_windows)
+    if isinstance(detector, MCDDD):
+        return FeatureAdapter(detector)
     if detector is not None:
         return BaselineAdapter(detector)
     return FixedAlarms(frozenset(drift_chunks or ()) if config.detector == "oracle"
@@ -616,7 +651,7 @@ def run_chunks(
         proba = model.predict_proba(X)
         u, ok = pu_index(proba, y), is_correct(proba, y)
         t1 = time.perf_counter()
-        verdict = detector.test(t, u, ok)
+        verdict = detector.test(t, u, ok, X)
         t2 = time.perf_counter()
         if regime == "incremental":
             model.partial_fit(X, y)

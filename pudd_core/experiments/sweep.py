@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -172,7 +173,8 @@ class _CutRecorder:
     cut_rows: list[dict[str, float]] = field(default_factory=list)
     chunk_rows: list[dict[str, float]] = field(default_factory=list)
 
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> ChunkVerdict:
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
         """Update the detector; keep the tests that ran (skipped cuts aside)."""
         self.detector.update(u, correct)
         scan = self.detector.last_scan

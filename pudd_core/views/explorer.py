@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "COMPARED",
     "MAX_SEEDS",
     "MAX_SETTINGS",
     "VARIANTS",
@@ -76,8 +77,10 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
     Examples
     --------
     >>> from pudd_core.streams import get_info
-    >>> compatible_classifiers(get_info("sea0")), compatible_classifiers(get_info("cifar10-cd"))
-    (('gnb', 'vfdt', 'dnn', 'dnn-ensemble'), ('pretrained-cnn', 'small-cnn', 'resnet18'))
+    >>> compatible_classifiers(get_info("sea0"))
+    ('gnb', 'vfdt', 'dnn', 'dnn-ensemble', 'amf', 'ns', 'adlter')
+    >>> compatible_classifiers(get_info("cifar10-cd"))
+    ('pretrained-cnn', 'small-cnn', 'resnet18')
     """
     return classifiers.compatible_classifiers(info.feature_shape)
 
@@ -302,6 +305,11 @@ class Comparison:
     baselines: tuple[tuple[RunResult, ...], ...]
 
 
+#: Detectors the explorer can run beside PUDD: the river baselines, then MCD-DD (Table 2's
+#: label-free SOTA detector, on the chunk's features).
+COMPARED: tuple[str, ...] = (*BASELINES, "mcd-dd")
+
+
 @dataclass(frozen=True)
 class ExplorerConfig:
     """One exploration: a stream, a classifier, PUDD settings and the baselines beside them.
@@ -315,7 +323,8 @@ class ExplorerConfig:
     settings
         One to four :class:`PUDDSetting`, each its own run; their labels must differ.
     baselines
-        River baselines (keys of ``BASELINES``) run beside PUDD, each on its own model.
+        Detectors run beside PUDD, each on its own model: the river baselines (keys of
+        ``BASELINES``) and the label-free SOTA detector MCD-DD (:data:`COMPARED`).
     seeds
         Runs over seeds ``seed .. seed + seeds - 1`` (at most ``MAX_SEEDS``).
     chunk_size, n_chunks
@@ -342,11 +351,11 @@ class ExplorerConfig:
     n_chunks: int | None = None
 
     def __post_init__(self) -> None:
-        unknown = [b for b in self.baselines if b not in BASELINES]
+        unknown = [b for b in self.baselines if b not in COMPARED]
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
-                             f"{', '.join(BASELINES)}")
-        object.__setattr__(self, "baselines", tuple(b for b in BASELINES if b in self.baselines))
+                             f"{', '.join(COMPARED)}")
+        object.__setattr__(self, "baselines", tuple(b for b in COMPARED if b in self.baselines))
         if not 1 <= len(self.settings) <= MAX_SETTINGS:
             raise _validation.ParameterError(
                 "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")

@@ -12,7 +12,13 @@ from pudd_core.experiments.reproduce import (
     reproduction_report,
 )
 from pudd_core.experiments.runner import RunConfig, run_experiment
-from pudd_core.paper import CLASSIC_DETECTORS, DATASETS, paper_accuracy
+from pudd_core.paper import (
+    CLASSIC_DETECTORS,
+    DATASETS,
+    SOTA_DETECTORS,
+    SOTA_LEARNERS,
+    paper_accuracy,
+)
 
 NO_KSWIN = [d for d in (*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5") if d != "kswin"]
 
@@ -63,13 +69,36 @@ def test_pudd_x_is_pudd_with_alpha_ten_to_the_minus_x_and_baselines_keep_their_n
     assert [_label(c) for c in cfgs] == [*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5"]
 
 
-def test_table2_runs_the_ensemble_with_pudd_1_3_5_incrementally_on_eight_datasets():
+def test_table2_runs_the_ensemble_with_pudd_1_3_5_and_the_sota_learners_on_eight_datasets():
     cfgs = reproduction_configs(2, "dnn-ensemble", 3)
-    assert len(cfgs) == 8 * 3 * 3
-    assert {c.classifier for c in cfgs} == {"dnn-ensemble"}
+    pudd = [c for c in cfgs if c.detector == "pudd"]
+    assert len(pudd) == 8 * 3 * 3
+    assert {c.classifier for c in pudd} == {"dnn-ensemble"}
     assert {c.regime for c in cfgs} == {"incremental"}
-    assert {(c.detector, c.alpha) for c in cfgs} == {("pudd", 0.1), ("pudd", 1e-3),
-                                                    ("pudd", 1e-5)}
+    assert {c.alpha for c in pudd} == {0.1, 1e-3, 1e-5}
+    learners = [c for c in cfgs if c.detector == "none"]
+    assert len(learners) == 8 * 3 * len(SOTA_LEARNERS)
+    assert {c.classifier for c in learners} == set(SOTA_LEARNERS)
+    assert {c.detector for c in cfgs} <= {"pudd", "none", *SOTA_DETECTORS}
+
+
+def test_table2_report_shows_each_sota_learner_as_its_own_row():
+    runs = pd.DataFrame({
+        "dataset": "sea0", "classifier": ["ns", "ns", "dnn-ensemble", "adlter"],
+        "detector": ["none", "none", "pudd", "none"], "alpha": 1e-3,
+        "regime": "incremental", "seed": [0, 1, 0, 0],
+        "accuracy": [0.90, 0.92, 0.98, 0.95], "status": "ok"})
+    report = reproduction_report(runs, 2, "dnn-ensemble")
+    cells = report.cells.set_index("detector")
+    assert cells.loc["ns", "ours"] == pytest.approx(91.0)
+    assert cells.loc["ns", "n_seeds"] == 2
+    assert cells.loc["ns", "difference"] == pytest.approx(91.0 - 93.54)
+    assert cells.loc["adlter", "ours"] == pytest.approx(95.0)
+    assert cells.loc["pudd-3", "ours"] == pytest.approx(98.0)
+    assert pd.isna(cells.loc["iwe", "ours"]) and cells.loc["iwe", "paper"] == 93.14
+    text = report.markdown()
+    assert "| NS | 91.00 / 93.54 (-2.54) |" in text
+    assert "IWE (Jiao et al., IEEE TAI 2024) is not implemented" in text
 
 
 def test_subsets_and_explicit_seeds_keep_the_tables_order():
@@ -94,7 +123,7 @@ def test_frozen_head_flag_and_n_chunks_reach_the_run_configs():
     ((3, "gnb", 1), {}, "unknown table"),
     ((1, "dnn-ensemble", 1), {}, "classifier"),
     ((2, "gnb", 1), {}, "classifier"),
-    ((2, "dnn-ensemble", 1), {"detectors": ["amf"]}, "detectors must be among"),
+    ((2, "dnn-ensemble", 1), {"detectors": ["iwe"]}, "detectors must be among"),
     ((2, "dnn-ensemble", 1), {"regimes": ["train-once"]}, "regimes must be among"),
     ((1, "gnb", 1), {"datasets": ["cifar10-cd"]}, "datasets must be among"),
     ((1, "gnb", 1), {"detectors": []}, "detectors must be among"),

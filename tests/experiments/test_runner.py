@@ -258,7 +258,7 @@ def test_the_chunk_loop_retrains_on_the_window_a_verdict_asks_for():
     from pudd_core.experiments.runner import ChunkVerdict, run_chunks, run_model, run_stream
 
     class AlarmAtFive:
-        def test(self, t, u, correct):
+        def test(self, t, u, correct, features=None):
             return ChunkVerdict(alarm=t == 5, retrain_chunks=3, p_value=0.5)
 
     cfg = RunConfig(**SMALL)
