@@ -130,12 +130,16 @@ def chunk_slider(n_chunks: int) -> int:
     return int(state.get(state.CIFAR_CHUNK))
 
 
-def unavailable(info: StreamInfo, *, where: Any = st) -> None:
-    """The registry's reason the images are missing, with its three ways to provide them."""
-    reason = messages.reason_markdown(info.unavailable_reason or "CIFAR-10 images not found.")
-    where.error(f"**The CIFAR-10 images are not available.** {reason}\n\n"
-                "Then reload this page. The Markov process above needs no images.",
-                icon=":material/image_not_supported:")
+def unavailable(info: StreamInfo, *, where: Any = None) -> None:
+    """The images are missing: the Download button, where to copy them, and every other way.
+
+    The same message as the other pages' (:func:`ui.messages.missing_data`): a
+    checksum-verified download of the official CIFAR-10 batches into the data cache (170 MB),
+    then a rerun; or where to copy them on the server.
+    """
+    slot = st.empty() if where is None else where
+    messages.missing_data(slot, "CIFAR-10 images", info, key="cifar")
+    st.caption("The Markov process above needs no images.")
 
 
 def ensure_backbone() -> bool:

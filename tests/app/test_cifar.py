@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.views.cifar import CIFAR10_CLASSES, interest_drift
-from tests.app._apptest import figures, open_page
+from tests.app._apptest import figures, open_page, shown
 
 TIMEOUT = 180
 
@@ -37,19 +37,48 @@ def no_images(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
 
 
-def test_without_images_the_page_says_how_to_provide_them_and_keeps_the_markov_process(
+def test_without_images_the_page_offers_the_download_and_keeps_the_markov_process(
     no_images: None,
 ) -> None:
     at = _page()
     assert at.title[0].value.startswith("CIFAR-10-CD")
     errors = [e.value for e in at.error]
-    assert len(errors) == 1
-    assert "The CIFAR-10 images are not available" in errors[0]
+    assert errors == ["**CIFAR-10 images**: the data of CIFAR-10-CD (interest drift) "
+                      "(`cifar10/cifar-10-batches-py`) is not on this server yet."]
+    assert at.button(key="cifar_download").label == (
+        "Download CIFAR-10-CD (interest drift), 170.5 MB")
+    ways = shown(at.expander[0].markdown[0].value)  # the registry's ways, for Python users
     for way in ("1. pass an explicit path", "2. set PUDD_DATA_DIR", "3. put them in the cache"):
-        assert way in errors[0]
+        assert way in ways
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "cifar10` on the server" in captions  # where a copy goes
     charts = figures(at)
     assert set(charts) == {"cifar_matrix", "cifar_timeline"}  # no images, no runs
     assert not [b for b in at.button if b.label.startswith("Run")]
+
+
+def test_the_download_button_fetches_the_official_batches_or_says_where_to_copy_them(
+    no_images: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import urllib.error
+
+    import pudd_core.streams
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def offline(name: str, **kwargs: Any) -> None:
+        calls.append((name, kwargs))
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(pudd_core.streams, "load_stream", offline)
+    at = _page({"chunks": "20"})
+    at.button(key="cifar_download").click().run(timeout=TIMEOUT)
+    assert not at.exception
+    assert calls == [("cifar10-cd", {"download": True, "n_chunks": 2})]
+    message = shown(at.error[-1].value)
+    assert message.startswith("The download did not work: <urlopen error [Errno -3]")
+    assert "copy the file to `" in message and "cifar10`" in message
+    assert at.select_slider(key="w_cifar_n_chunks").value == 20  # nothing lost
 
 
 def test_the_heatmap_and_timeline_are_the_runs_markov_process(no_images: None) -> None:
