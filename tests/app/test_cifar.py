@@ -202,3 +202,53 @@ def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None
     assert "Backbone: pretrained by PUDD Lab on 9,500 CIFAR-10 test images" in captions
     curve = next(t for t in figures(at)["cifar_runs"]["data"] if t["name"] == "PUDD-3 error rate")
     assert np.mean(_values(curve["y"])) < 29.0  # below the majority class's 30 % error (in %)
+
+
+# --- the committed comparison report (results/cifar10_cd.csv) -----------------------------------
+def _comparison_frame(at: AppTest) -> Any:
+    [frame] = [d.value for d in at.dataframe if "Drifts detected ≤ 2 chunks" in d.value.columns]
+    return frame
+
+
+def test_the_committed_comparison_is_shown_from_its_csv_without_images(no_images: None) -> None:
+    import pandas as pd
+
+    committed = pd.read_csv(Path(__file__).resolve().parents[2] / "results" / "cifar10_cd.csv",
+                            dtype={"seeds": str})
+    at = _page()
+    frame = _comparison_frame(at)
+    assert list(frame["Detector"]) == list(committed["name"])
+    assert list(frame["Accuracy (%)"]) == pytest.approx(list(committed["accuracy"]))
+    assert list(frame["Drifts detected ≤ 2 chunks"]) == [
+        f"{e} of {d}" for e, d in zip(committed["early"], committed["drifts"], strict=True)]
+    best = committed.loc[committed["accuracy"].idxmax()]
+    text = " ".join(md.value for md in at.markdown)
+    assert f"Best accuracy: **{best['name']}, {best['accuracy']:.2f} %**" in text
+
+
+def test_the_comparison_follows_the_csv_and_its_absence_is_said(
+    no_images: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ui.cifar
+    from pudd_core.experiments.cifar_comparison import comparison_report
+    from ui import cache
+
+    rows = [{"dataset": "cifar10-cd", "classifier": "resnet18", "n_chunks": 30, "detector": d,
+             "alpha": a, "seed": s, "accuracy": acc, "alarms": [], "elapsed_s": 1.0,
+             "status": "ok"}
+            for d, a, acc in (("pudd", 1e-5, 0.9), ("kswin", 1e-3, 0.7)) for s in (4, 6)]
+    import pandas as pd
+
+    comparison_report(pd.DataFrame(rows)).save(tmp_path)
+    cache.committed_frame.clear()
+    monkeypatch.setattr(ui.cifar, "COMPARISON", tmp_path / "cifar10_cd.csv")
+    at = _page()
+    frame = _comparison_frame(at)
+    assert list(frame["Detector"]) == ["PUDD-5", "KSWIN"]
+    text = " ".join(md.value for md in at.markdown)
+    assert "**resnet18** on 30 chunks, 2 seed(s) (4, 6)" in text
+    assert "Best accuracy: **PUDD-5, 90.00 %**" in text
+    monkeypatch.setattr(ui.cifar, "COMPARISON", tmp_path / "missing.csv")
+    at = _page()
+    assert not at.exception
+    assert any("No committed comparison" in i.value for i in at.info)
