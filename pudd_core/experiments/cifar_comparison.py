@@ -95,7 +95,7 @@ def comparison_configs(
         raise _validation.ParameterError(
             "seeds", f"seeds must be distinct non-negative integers, got {list(seeds)!r}")
     name = classifier or default_classifier()
-    out = []
+    out: list[RunConfig] = []
     for det in (d for d in COMPARED if d in chosen):
         pudd = det in PUDD_DETECTORS
         out.extend(RunConfig(
