@@ -10,6 +10,7 @@ cifar`` does all three and writes ``results/cifar10_cd.md`` and ``.csv``.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,6 +104,17 @@ def comparison_configs(
             alpha=float(f"1e-{det[5:]}") if pudd else RunConfig.alpha,
             regime="incremental", seed=s, n_chunks=n_chunks) for s in seed_list)
     return out
+
+
+def _alarms(value: object) -> list[int]:
+    """A run's alarm chunks, as the store keeps them (JSON text) or as a list or array.
+
+    >>> _alarms("[3, 9]"), _alarms(np.array([4])), _alarms([])
+    ([3, 9], [4], [])
+    """
+    if isinstance(value, str):
+        value = json.loads(value)
+    return [int(a) for a in value]  # type: ignore[attr-defined]
 
 
 def _label(detector: str, alpha: float) -> str:
@@ -249,7 +261,7 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
         early = found = n_drifts = false = 0
         for r in part.itertuples(index=False):
             truth = drifts[int(r.seed)].drift_chunks
-            m = match_alarms([int(a) for a in r.alarms], truth, n_chunks)
+            m = match_alarms(_alarms(r.alarms), truth, n_chunks)
             n_drifts += len(truth)
             found += len(m.delays)
             early += sum(1 for x in m.delays if x <= EARLY)
@@ -258,7 +270,8 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
         rows.append({
             "detector": det, "name": DISPLAY_NAMES[det], "accuracy": acc.mean(),
             "std": acc.std(ddof=1) if len(acc) > 1 else 0.0, "n_seeds": len(part),
-            "alarms": float(np.mean([len(a) for a in part["alarms"]])), "drifts": n_drifts,
+            "alarms": float(np.mean([len(_alarms(a)) for a in part["alarms"]])),
+            "drifts": n_drifts,
             "early": early, "detected": found, "false_alarms": false / len(part),
             "run_s": float(part["elapsed_s"].mean()),
             "classifier": str(ok["classifier"].iloc[0]), "n_chunks": n_chunks,
