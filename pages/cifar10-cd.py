@@ -142,4 +142,7 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
     with st.expander("Show the code"):
         st.code(cfg.as_python(), language="python")
 
+st.subheader("4. The paper's comparison, measured")
+cifar.committed_comparison()
+
 state.write_query("cifar10-cd")

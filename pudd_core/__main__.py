@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -293,8 +294,8 @@ def _fig5(args: argparse.Namespace) -> int:
     _check_out_folder(args.out)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
-    notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: python -m "
-             f"pudd_core reproduce --fig5 {' '.join(sys.argv[2:])}".rstrip()]
+    notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: "
+             f"{args.command_line}"]
     if args.n_chunks:
         notes.append(f"Streams cut to {args.n_chunks} chunks: not the paper's protocol.")
     md, csv = save_ek_ablation(ek_ablation_cells(rows, configs), args.out, notes=notes)
@@ -311,7 +312,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     chosen = [f for f, on in (("--table", args.table is not None), ("--claims", args.claims),
                               ("--fig5", args.fig5)) if on]
     if len(chosen) != 1:
-        raise ParameterError("table", "give one of --table 1|2, --claims or --fig5"
+        raise ParameterError("table", "give one of --table 1|2|cifar, --claims or --fig5"
                              + (f", not {' and '.join(chosen)}" if chosen else ""))
     if args.claims:
         return _claims(args)
@@ -319,6 +320,8 @@ def _reproduce(args: argparse.Namespace) -> int:
         return _fig5(args)
     text = args.seeds.strip()
     seeds = parse_seeds(int(text) if text.isdigit() else text)
+    if args.table == "cifar":
+        return _reproduce_cifar(args, seeds)
     detectors = None
     if args.detectors:
         detectors = [d.strip() for d in args.detectors.split(",")]
@@ -403,6 +406,41 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
+    """The paper's CIFAR-10-CD comparison: PUDD-1/3/5 and the 7 baselines, incremental."""
+    from pudd_core.experiments.cifar_comparison import (
+        comparison_configs,
+        comparison_report,
+        default_classifier,
+    )
+    from pudd_core.experiments.grid import run_grid
+
+    detectors = [d.strip() for d in args.detectors.split(",")] if args.detectors else None
+    classifier = args.classifier or default_classifier()
+    configs = comparison_configs(seeds, classifier=classifier, detectors=detectors,
+                                 n_chunks=args.n_chunks)
+    configs[0].validate(args.data_dir)
+    _check_out_folder(args.out)
+    device = _prepare_classifier(classifier, {}, args.data_dir) or ""
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    address=args.address, progress=True, data_dir=args.data_dir)
+    report = comparison_report(rows, device=device)
+    command = args.command_line
+    md_path, csv_path = report.save(args.out, command)
+    print(report.markdown(command))
+    print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
+    return 0
+
+
+def _table(text: str) -> int | str:
+    """``--table``: 1, 2 or cifar."""
+    if text.strip() in ("1", "2"):
+        return int(text)
+    if text.strip().lower() == "cifar":
+        return "cifar"
+    raise argparse.ArgumentTypeError(f"choose 1, 2 or cifar, not {text!r}")
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, like every other error here."""
 
@@ -479,8 +517,10 @@ def build_parser() -> argparse.ArgumentParser:
         "reproduce", parents=[common],
         help="run the runs behind a paper table and compare with its numbers",
     )
-    rep.add_argument("--table", type=int, choices=(1, 2), default=None,
-                     help="1: Table 1 + appendix sea10/sea20; 2: Table 2 (5-DNN ensemble)")
+    rep.add_argument("--table", type=_table, default=None,
+                     help="1: Table 1 + appendix sea10/sea20; 2: Table 2 (5-DNN ensemble); "
+                          "cifar: the CIFAR-10-CD comparison (PUDD-1/3/5 and the 7 baselines, "
+                          "incremental; ResNet-18 where CUDA is, else the pretrained CNN)")
     rep.add_argument("--claims", action="store_true",
                      help="check the paper's claims on its tables and on the committed reports "
                           "(--results); write claims.md into --out; runs nothing")
@@ -489,7 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "--classifier takes a list (default gnb,vfdt); writes fig5_ek.md/.csv")
     rep.add_argument("--results", default=None,
                      help="--claims: folder of the committed reports (default: results/)")
-    rep.add_argument("--classifier", default=None, help="gnb, vfdt or dnn (table 1)")
+    rep.add_argument("--classifier", default=None,
+                     help="gnb, vfdt or dnn (table 1; a list for --fig5); pretrained-cnn or "
+                          "resnet18 (cifar)")
     rep.add_argument("--seeds", default="10", help="a count (10: seeds 0-9), '0-9' or '0,3'")
     rep.add_argument("--datasets", default=None, help="comma-separated subset")
     rep.add_argument("--detectors", default=None, help="comma-separated subset, e.g. pudd-3,ddm")
@@ -643,7 +685,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import warnings
 
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(given)
+    # the command as typed, for the reports that say how they were made
+    args.command_line = " ".join(["python -m pudd_core", *map(shlex.quote, given)])
     debug = bool(getattr(args, "debug", False))
     with warnings.catch_warnings():
         if not debug:

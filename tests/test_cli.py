@@ -140,3 +140,29 @@ def test_run_says_which_device_a_torch_classifier_uses(tmp_path, capsys, monkeyp
     assert "dnn runs on cpu" in captured.err
     code = main(["run", "--n-chunks", "3", "--store", str(tmp_path), "--executor", "serial"])
     assert code == 0 and "device" not in capsys.readouterr().out  # gnb: no torch
+
+
+def test_reproduce_names_its_tables_and_refuses_others(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--table", "3", "--store", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "choose 1, 2 or cifar, not '3'" in err
+
+
+@pytest.mark.datasets
+def test_reproduce_cifar_writes_the_comparison_report(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    calls = _recording_run_grid(monkeypatch)
+    code = main(["reproduce", "--table", "cifar", "--classifier", "small-cnn", "--seeds", "1",
+                 "--n-chunks", "3", "--detectors", "pudd-5,ddm", "--store", str(tmp_path / "s"),
+                 "--out", str(tmp_path / "out")])
+    assert code == 0
+    cfgs = calls[0]["configs"]
+    assert [(c.dataset, c.classifier, c.detector, c.alpha, c.regime) for c in cfgs] == [
+        ("cifar10-cd", "small-cnn", "pudd", 1e-5, "incremental"),
+        ("cifar10-cd", "small-cnn", "ddm", 1e-3, "incremental")]
+    cells = pd.read_csv(tmp_path / "out" / "cifar10_cd.csv")
+    assert list(cells["name"]) == ["PUDD-5", "DDM"] and set(cells["n_chunks"]) == {3}
+    md = (tmp_path / "out" / "cifar10_cd.md").read_text()
+    assert "--table cifar --classifier small-cnn" in md and "| DDM |" in md

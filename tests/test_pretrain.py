@@ -75,6 +75,23 @@ def test_the_head_learns_on_frozen_features_and_a_seed_repeats_it(backbone_file:
     assert (runs[0][:, :2].argmax(axis=1) == y).mean() > 0.8
 
 
+def test_balanced_class_weights_raise_the_minority_classs_recall(backbone_file: Path) -> None:
+    rng = np.random.default_rng(2)
+    y = (np.arange(300) % 10 < 2).astype(np.int64)  # 20 % positives
+    x = rng.normal(size=(300, *IMAGE)).astype(np.float32)
+    x[y == 1, 0] += 0.6  # a faint tint: the plain head leans to the majority
+    recall = {}
+    for weight in (None, "balanced"):
+        clf = PretrainedCNNClassifier(2, weights_path=backbone_file, epochs=10, device="cpu",
+                                      seed=3, class_weight=weight)
+        clf.fit(x, y)
+        pred = clf.predict_proba(x)[:, :2].argmax(axis=1)
+        recall[weight] = (pred[y == 1] == 1).mean()
+    assert recall["balanced"] > recall[None]
+    with pytest.raises(ValueError, match="class_weight must be None or 'balanced'"):
+        PretrainedCNNClassifier(2, weights_path=backbone_file, class_weight="auto")
+
+
 def test_the_backbone_stays_frozen_and_adapt_resets_the_head(backbone_file: Path) -> None:
     x, _ = _images(30)
     y = np.arange(30) % 2

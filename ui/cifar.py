@@ -11,7 +11,8 @@ import streamlit as st
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.runner import DETECTORS, RunConfig
 from pudd_core.streams import StreamInfo
-from ui import controls, messages, state
+from pudd_core.streams.locate import project_root
+from ui import cache, controls, messages, state
 
 CLASSIFIERS = {
     "pretrained-cnn": "Pretrained CNN + head (~1 s/chunk)",
@@ -126,12 +127,16 @@ def chunk_slider(n_chunks: int) -> int:
     return int(state.get(state.CIFAR_CHUNK))
 
 
-def unavailable(info: StreamInfo, *, where: Any = st) -> None:
-    """The registry's reason the images are missing, with its three ways to provide them."""
-    reason = messages.reason_markdown(info.unavailable_reason or "CIFAR-10 images not found.")
-    where.error(f"**The CIFAR-10 images are not available.** {reason}\n\n"
-                "Then reload this page. The Markov process above needs no images.",
-                icon=":material/image_not_supported:")
+def unavailable(info: StreamInfo, *, where: Any = None) -> None:
+    """The images are missing: the Download button, where to copy them, and every other way.
+
+    The same message as the other pages' (:func:`ui.messages.missing_data`): a
+    checksum-verified download of the official CIFAR-10 batches into the data cache (170 MB),
+    then a rerun; or where to copy them on the server.
+    """
+    slot = st.empty() if where is None else where
+    messages.missing_data(slot, "CIFAR-10 images", info, key="cifar")
+    st.caption("The Markov process above needs no images.")
 
 
 def ensure_backbone() -> bool:
@@ -177,3 +182,40 @@ def backbone_caption() -> str:
     return (f"Backbone: pretrained by PUDD Lab on {r['n_train_images']:,} CIFAR-10 test images "
             f"(held-out 10-class accuracy {100 * r['holdout_accuracy']:.0f} %), frozen; "
             f"sha256 {info.sha256[:12]}. ")
+
+
+# --- the committed comparison report (results/cifar10_cd.md / .csv) -----------------------------
+_ROOT = project_root()
+#: Written by ``python -m pudd_core reproduce --table cifar``; None when installed without the
+#: project folder.
+COMPARISON: PurePath | None = None if _ROOT is None else _ROOT / "results" / "cifar10_cd.csv"
+
+
+def committed_comparison() -> None:
+    """The paper's comparison as measured: every detector's accuracy and detections."""
+    frame = None if COMPARISON is None else cache.committed_frame(str(COMPARISON))
+    if frame is None:
+        st.info("No committed comparison (`results/cifar10_cd.csv`) in this installation; "
+                "`python -m pudd_core reproduce --table cifar` writes it.",
+                icon=":material/inventory_2:")
+        return
+    first = frame.iloc[0]
+    seeds = str(first["seeds"]).split()
+    best = frame.loc[frame["accuracy"].idxmax()]
+    st.markdown(
+        f"The paper compares PUDD-1/3/5 with the seven classic detectors on CIFAR-10-CD, "
+        f"incremental training only (mean accuracy over runs). Measured here with "
+        f"**{first['classifier']}** on {int(first['n_chunks'])} chunks, {len(seeds)} seed(s) "
+        f"({', '.join(seeds)}), every detector on the same streams. Best accuracy: "
+        f"**{best['name']}, {best['accuracy']:.2f} %**.")
+    table = frame.assign(
+        early=[f"{e} of {d}" for e, d in zip(frame["early"], frame["drifts"], strict=True)])
+    table = table[["name", "accuracy", "std", "alarms", "early", "false_alarms"]]
+    table.columns = ["Detector", "Accuracy (%)", "± (seeds)", "Alarms per run",
+                     "Drifts detected ≤ 2 chunks", "False alarms per run"]
+    st.dataframe(table, hide_index=True, height=35 * (len(table) + 1) + 3,
+                 column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                for c in ("Accuracy (%)", "± (seeds)")})
+    st.caption("From the committed `results/cifar10_cd.csv`; `results/cifar10_cd.md` has the "
+               "command, the run time and how to read it. The same command runs ResNet-18 "
+               "with the authors' recipe where a CUDA GPU is.")

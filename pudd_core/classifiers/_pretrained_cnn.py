@@ -18,8 +18,13 @@ if TYPE_CHECKING:
     import torch
 
 
-#: Most images whose backbone features are remembered per backbone file (64 chunks of 500).
-FEATURE_CACHE = 32_000
+#: Most images whose backbone features are remembered per backbone file and device: all of
+#: CIFAR-10's 50,000 training images (128 float32 each, about 26 MB), since a 100-chunk stream
+#: of any seed uses every one of them; a smaller cache, least recently used first, would miss
+#: on every image of the next run. A backbone pass of 500 images gives every image the same
+#: features whichever other images share its batch (checked on CPU), so a feature is the same
+#: whether it was computed for this run's chunk or for another seed's.
+FEATURE_CACHE = 50_000
 # Shared by every classifier on the same weights file and device, so the runs of several
 # detectors on one stream (the CIFAR-10-CD page) pass each image through the backbone once.
 _CACHES: dict[tuple[str, int, int, str], OrderedDict[bytes, torch.Tensor]] = {}
@@ -62,6 +67,14 @@ class PretrainedCNNClassifier:
         Off by default, as the authors' CIFAR rule (no reset): a new head trained on one
         chunk is weak, keeps improving over the next chunks, and PUDD sees that change as
         drift (BENCHMARKS.md: 3.4 against 1.8 false alarms per 50 chunks, 10 epochs).
+    class_weight
+        ``"balanced"``: each training call weighs the labels present by
+        ``n / (n_labels * count)`` (scikit-learn's ``compute_class_weight``), so the minority
+        positives count as much as the negatives; ``None`` (default): every image weighs the
+        same. Balanced weights lift the positives' recall, so PUDD sees a positive class
+        being dropped (detected within 2 chunks: 4 of 6 such drifts against 0 of 7), at a
+        price: accuracy 80-82 % instead of 82-84 % and 1.8-2.2 false alarms per 50 chunks
+        instead of 0.5-1.4 (BENCHMARKS.md, CIFAR-10-CD diagnosis).
     weights_path
         A backbone weights file; None uses (and builds if needed) the cached default.
     device
@@ -81,6 +94,7 @@ class PretrainedCNNClassifier:
         lr: float = 0.003,
         weight_decay: float = 0.0,
         reset_on_adapt: bool = False,
+        class_weight: str | None = None,
         weights_path: str | Path | None = None,
         device: str = "auto",
         seed: int | None = None,
@@ -101,6 +115,9 @@ class PretrainedCNNClassifier:
             raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}.")
         self.weight_decay = float(weight_decay)
         self.reset_on_adapt = bool(reset_on_adapt)
+        if class_weight not in (None, "balanced"):
+            raise ValueError(f"class_weight must be None or 'balanced', got {class_weight!r}.")
+        self.class_weight = class_weight
         if weights_path is not None and not Path(weights_path).is_file():
             raise ValueError(
                 f"weights_path {str(weights_path)!r} is not a file; give a backbone weights file."
@@ -177,11 +194,21 @@ class PretrainedCNNClassifier:
         n = len(feats)
         if n == 0:
             return
+        weight = None
+        if self.class_weight is not None:
+            from sklearn.utils.class_weight import compute_class_weight
+
+            y_np = labels.cpu().numpy()
+            present = np.unique(y_np)
+            w = np.ones(self.n_outputs, dtype=np.float32)
+            w[present] = compute_class_weight("balanced", classes=present, y=y_np)
+            weight = torch.from_numpy(w).to(self.device)
         self.head.train()
         with _base.torch_threads(1):
-            self._epochs(feats, labels)
+            self._epochs(feats, labels, weight)
 
-    def _epochs(self, feats: torch.Tensor, labels: torch.Tensor) -> None:
+    def _epochs(self, feats: torch.Tensor, labels: torch.Tensor,
+                weight: torch.Tensor | None = None) -> None:
         import torch
 
         n = len(feats)
@@ -189,7 +216,8 @@ class PretrainedCNNClassifier:
             order = torch.randperm(n, generator=self._gen).to(self.device)
             for start in range(0, n, self.batch_size):
                 idx = order[start : start + self.batch_size]
-                loss = torch.nn.functional.cross_entropy(self.head(feats[idx]), labels[idx])
+                loss = torch.nn.functional.cross_entropy(self.head(feats[idx]), labels[idx],
+                                                         weight=weight)
                 self._optimizer.zero_grad()
                 torch.autograd.backward(loss)
                 self._optimizer.step()

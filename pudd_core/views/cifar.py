@@ -15,8 +15,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core import _validation
-from pudd_core.experiments.runner import run_seeds
-from pudd_core.streams import load_stream, markov_interest_stream
+from pudd_core.experiments.cifar_comparison import (
+    IMAGES_PER_CLASS,
+    MAX_CHUNKS,
+    InterestDrift,
+    interest_drift,
+    stream_seed,
+)
+from pudd_core.streams import load_stream
 from pudd_core.streams.cifar10_cd import ImageChunks
 from pudd_core.streams.images import CIFAR10_CLASSES
 
@@ -32,143 +38,6 @@ __all__ = [
 ]
 
 #: CIFAR-10's training set holds 5000 images of each of its 10 classes.
-IMAGES_PER_CLASS = 5000
-_MAX_CHUNKS = 100  # 5000 images per class / 50 per chunk (the paper's 500-image chunks)
-
-
-def stream_seed(seed: int) -> int:
-    """The seed ``run_experiment(RunConfig(seed=seed))`` draws its stream with.
-
-    The stream's part of :func:`~pudd_core.experiments.runner.run_seeds`.
-
-    Examples
-    --------
-    >>> stream_seed(0)
-    3757552657
-    """
-    return run_seeds(seed).stream
-
-
-@dataclass(frozen=True)
-class InterestDrift:
-    """The Markov interest drift of a CIFAR-10-CD run: which classes are positive, when.
-
-    Attributes
-    ----------
-    seed
-        The run's seed (``RunConfig.seed``), not the stream's derived seed.
-    transition_matrix
-        ``(10, 10)`` row-stochastic matrix *M*: row *i* is where an interest in class *i*
-        moves for the next chunk.
-    interests
-        ``(n_chunks, 3)`` interest slots per chunk (slots may coincide).
-    positive_classes
-        The distinct positive classes of each chunk.
-    drift_chunks
-        Chunks whose positive-class set differs from the previous chunk's.
-    class_names
-        CIFAR-10's class names, by label.
-
-    Examples
-    --------
-    >>> drift = interest_drift(0, n_chunks=12)
-    >>> drift.n_chunks, drift.positive_classes[8], drift.drift_chunks
-    (12, (1, 2, 7), (8, 11))
-    """
-
-    seed: int
-    transition_matrix: NDArray[np.float64]
-    interests: NDArray[np.int64]
-    positive_classes: tuple[tuple[int, ...], ...]
-    drift_chunks: tuple[int, ...]
-    class_names: tuple[str, ...] = CIFAR10_CLASSES
-
-    @property
-    def n_chunks(self) -> int:
-        """Number of chunks."""
-        return len(self.positive_classes)
-
-    @property
-    def stay_probability(self) -> float:
-        """Mean probability that an interest stays on its class for the next chunk."""
-        return float(self.transition_matrix.diagonal().mean())
-
-    @property
-    def change_probability(self) -> float:
-        """About how often the positive set changes: 1 - (stay probability)^(interests).
-
-        Examples
-        --------
-        >>> round(interest_drift(0).change_probability, 3)
-        0.132
-        """
-        return 1.0 - self.stay_probability ** int(self.interests.shape[1])
-
-    def majority_rates(self) -> NDArray[np.float64]:
-        """Per chunk, the accuracy of always answering the chunk's majority label.
-
-        A chunk holds every class equally, so with *k* positive classes it is ``1 - k/10``
-        (0.7 with three distinct interests, 0.8 when two collide).
-
-        Examples
-        --------
-        >>> interest_drift(0, n_chunks=3).majority_rates().tolist()
-        [0.7, 0.7, 0.7]
-        """
-        share = np.array([len(c) for c in self.positive_classes]) / len(self.class_names)
-        rates: NDArray[np.float64] = np.maximum(share, 1.0 - share)
-        return rates
-
-    def positive_mask(self) -> NDArray[np.bool_]:
-        """``(n_classes, n_chunks)``: True where the class is an interest of the chunk.
-
-        Examples
-        --------
-        >>> interest_drift(0, n_chunks=3).positive_mask()[:, 0].nonzero()[0].tolist()
-        [0, 1, 2]
-        """
-        mask = np.zeros((len(self.class_names), self.n_chunks), dtype=bool)
-        for t, classes in enumerate(self.positive_classes):
-            mask[list(classes), t] = True
-        return mask
-
-
-def interest_drift(
-    seed: int, *, n_chunks: int = _MAX_CHUNKS, chunk_size: int = 500
-) -> InterestDrift:
-    """The interest process of the CIFAR-10-CD stream of a run with ``seed``, without images.
-
-    `markov_interest_stream` draws the matrix and the interest moves from their own child
-    seeds; only the image sampling reads the labels. Run on CIFAR-10's known class counts
-    (5000 per class), it gives the real stream's matrix, interests and drift chunks
-    (``tests/views/test_cifar.py`` checks this against the decoded images).
-
-    Parameters
-    ----------
-    seed
-        The run's seed, as in ``RunConfig(seed=...)``.
-    n_chunks
-        Number of chunks (at most 100 for 500-image chunks).
-    chunk_size
-        Images per chunk, a multiple of 10.
-
-    Examples
-    --------
-    >>> drift = interest_drift(0, n_chunks=20)
-    >>> drift.interests.shape, drift.drift_chunks
-    ((20, 3), (8, 11, 18))
-    >>> round(float(drift.transition_matrix[0, 0]), 3)
-    0.963
-    """
-    labels = np.repeat(np.arange(len(CIFAR10_CLASSES)), IMAGES_PER_CLASS)
-    res = markov_interest_stream(
-        labels, chunk_size=chunk_size, n_chunks=n_chunks, n_classes=len(CIFAR10_CLASSES),
-        seed=np.random.SeedSequence(stream_seed(seed)),
-    )
-    return InterestDrift(seed, res.transition_matrix, res.interests, res.positive_classes,
-                         res.drift_chunks)
-
-
 @dataclass(frozen=True)
 class Thumbnails:
     """A few training images of one chunk, as stored (uint8 RGB), with their labels.
@@ -205,7 +74,7 @@ def chunk_thumbnails(
     seed: int,
     chunk: int,
     *,
-    n_chunks: int = _MAX_CHUNKS,
+    n_chunks: int = MAX_CHUNKS,
     chunk_size: int = 500,
     per_class: int = 6,
     data_dir: str | os.PathLike[str] | None = None,

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.views.cifar import CIFAR10_CLASSES, interest_drift
-from tests.app._apptest import figures, open_page
+from tests.app._apptest import figures, open_page, shown
 
 TIMEOUT = 180
 
@@ -37,19 +37,48 @@ def no_images(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
 
 
-def test_without_images_the_page_says_how_to_provide_them_and_keeps_the_markov_process(
+def test_without_images_the_page_offers_the_download_and_keeps_the_markov_process(
     no_images: None,
 ) -> None:
     at = _page()
     assert at.title[0].value.startswith("CIFAR-10-CD")
     errors = [e.value for e in at.error]
-    assert len(errors) == 1
-    assert "The CIFAR-10 images are not available" in errors[0]
+    assert errors == ["**CIFAR-10 images**: the data of CIFAR-10-CD (interest drift) "
+                      "(`cifar10/cifar-10-batches-py`) is not on this server yet."]
+    assert at.button(key="cifar_download").label == (
+        "Download CIFAR-10-CD (interest drift), 170.5 MB")
+    ways = shown(at.expander[0].markdown[0].value)  # the registry's ways, for Python users
     for way in ("1. pass an explicit path", "2. set PUDD_DATA_DIR", "3. put them in the cache"):
-        assert way in errors[0]
+        assert way in ways
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "cifar10` on the server" in captions  # where a copy goes
     charts = figures(at)
     assert set(charts) == {"cifar_matrix", "cifar_timeline"}  # no images, no runs
     assert not [b for b in at.button if b.label.startswith("Run")]
+
+
+def test_the_download_button_fetches_the_official_batches_or_says_where_to_copy_them(
+    no_images: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import urllib.error
+
+    import pudd_core.streams
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def offline(name: str, **kwargs: Any) -> None:
+        calls.append((name, kwargs))
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(pudd_core.streams, "load_stream", offline)
+    at = _page({"chunks": "20"})
+    at.button(key="cifar_download").click().run(timeout=TIMEOUT)
+    assert not at.exception
+    assert calls == [("cifar10-cd", {"download": True, "n_chunks": 2})]
+    message = shown(at.error[-1].value)
+    assert message.startswith("The download did not work: <urlopen error [Errno -3]")
+    assert "copy the file to `" in message and "cifar10`" in message
+    assert at.select_slider(key="w_cifar_n_chunks").value == 20  # nothing lost
 
 
 def test_the_heatmap_and_timeline_are_the_runs_markov_process(no_images: None) -> None:
@@ -173,3 +202,53 @@ def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None
     assert "Backbone: pretrained by PUDD Lab on 9,500 CIFAR-10 test images" in captions
     curve = next(t for t in figures(at)["cifar_runs"]["data"] if t["name"] == "PUDD-3 error rate")
     assert np.mean(_values(curve["y"])) < 29.0  # below the majority class's 30 % error (in %)
+
+
+# --- the committed comparison report (results/cifar10_cd.csv) -----------------------------------
+def _comparison_frame(at: AppTest) -> Any:
+    [frame] = [d.value for d in at.dataframe if "Drifts detected ≤ 2 chunks" in d.value.columns]
+    return frame
+
+
+def test_the_committed_comparison_is_shown_from_its_csv_without_images(no_images: None) -> None:
+    import pandas as pd
+
+    committed = pd.read_csv(Path(__file__).resolve().parents[2] / "results" / "cifar10_cd.csv",
+                            dtype={"seeds": str})
+    at = _page()
+    frame = _comparison_frame(at)
+    assert list(frame["Detector"]) == list(committed["name"])
+    assert list(frame["Accuracy (%)"]) == pytest.approx(list(committed["accuracy"]))
+    assert list(frame["Drifts detected ≤ 2 chunks"]) == [
+        f"{e} of {d}" for e, d in zip(committed["early"], committed["drifts"], strict=True)]
+    best = committed.loc[committed["accuracy"].idxmax()]
+    text = " ".join(md.value for md in at.markdown)
+    assert f"Best accuracy: **{best['name']}, {best['accuracy']:.2f} %**" in text
+
+
+def test_the_comparison_follows_the_csv_and_its_absence_is_said(
+    no_images: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ui.cifar
+    from pudd_core.experiments.cifar_comparison import comparison_report
+    from ui import cache
+
+    rows = [{"dataset": "cifar10-cd", "classifier": "resnet18", "n_chunks": 30, "detector": d,
+             "alpha": a, "seed": s, "accuracy": acc, "alarms": [], "elapsed_s": 1.0,
+             "status": "ok"}
+            for d, a, acc in (("pudd", 1e-5, 0.9), ("kswin", 1e-3, 0.7)) for s in (4, 6)]
+    import pandas as pd
+
+    comparison_report(pd.DataFrame(rows)).save(tmp_path)
+    cache.committed_frame.clear()
+    monkeypatch.setattr(ui.cifar, "COMPARISON", tmp_path / "cifar10_cd.csv")
+    at = _page()
+    frame = _comparison_frame(at)
+    assert list(frame["Detector"]) == ["PUDD-5", "KSWIN"]
+    text = " ".join(md.value for md in at.markdown)
+    assert "**resnet18** on 30 chunks, 2 seed(s) (4, 6)" in text
+    assert "Best accuracy: **PUDD-5, 90.00 %**" in text
+    monkeypatch.setattr(ui.cifar, "COMPARISON", tmp_path / "missing.csv")
+    at = _page()
+    assert not at.exception
+    assert any("No committed comparison" in i.value for i in at.info)

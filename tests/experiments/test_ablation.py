@@ -72,7 +72,7 @@ def test_cli_claims_writes_the_report(tmp_path, capsys):
                                   ["reproduce", "--fig5", "--claims"]])
 def test_cli_needs_exactly_one_of_table_claims_fig5(args, capsys):
     assert main(args) == 2
-    assert "give one of --table 1|2, --claims or --fig5" in capsys.readouterr().err
+    assert "give one of --table 1|2|cifar, --claims or --fig5" in capsys.readouterr().err
 
 
 def test_cli_fig5_runs_the_ablation_and_writes_its_report(tmp_path, capsys):

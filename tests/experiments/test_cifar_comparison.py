@@ -1,0 +1,98 @@
+"""The CIFAR-10-CD comparison: its runs, its scoring against the true drifts, its files."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pudd_core._validation import ParameterError
+from pudd_core.experiments.cifar_comparison import (
+    COMPARED,
+    comparison_configs,
+    comparison_report,
+    default_classifier,
+)
+from pudd_core.experiments.evaluation import match_alarms
+from pudd_core.views.cifar import interest_drift
+
+
+def test_every_detector_runs_on_the_same_seeds_incrementally_pudd_as_its_three_thresholds():
+    cfgs = comparison_configs([3, 5], classifier="pretrained-cnn", n_chunks=30)
+    assert len(cfgs) == 2 * len(COMPARED) == 20
+    assert [(c.detector, c.alpha) for c in cfgs[:6:2]] == [
+        ("pudd", 0.1), ("pudd", 1e-3), ("pudd", 1e-5)]
+    assert [c.detector for c in cfgs[6::2]] == [
+        "adwin", "ddm", "eddm", "hddma", "hddmw", "kswin", "pagehinkley"]
+    assert {(c.seed, c.regime, c.n_chunks) for c in cfgs[:2]} == {
+        (3, "incremental", 30), (5, "incremental", 30)}
+    assert len({c.key() for c in cfgs}) == 20
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"detectors": ["pudd-2"]}, "detectors must be among pudd-1"),
+    ({"detectors": []}, "detectors must be among"),
+    ({"seeds": [1, 1]}, "seeds must be distinct"),
+    ({"seeds": []}, "seeds must be distinct"),
+])
+def test_bad_detectors_or_seeds_are_refused_by_name(kwargs, message):
+    args = {"seeds": [0], **kwargs}
+    with pytest.raises(ParameterError, match=message):
+        comparison_configs(args.pop("seeds"), **args)
+
+
+def test_resnet18_is_the_default_where_cuda_is(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert default_classifier() == "resnet18"
+    assert comparison_configs([0], detectors=["ddm"])[0].classifier == "resnet18"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert default_classifier() == "pretrained-cnn"
+
+
+def _rows(alarms: dict[tuple[str, float, int], list[int]]) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"dataset": "cifar10-cd", "classifier": "pretrained-cnn", "n_chunks": 50,
+         "detector": d, "alpha": a, "seed": s, "accuracy": 0.8 + 0.01 * s + 0.001 * len(al),
+         "alarms": al, "elapsed_s": 10.0, "status": "ok"}
+        for (d, a, s), al in alarms.items()])
+
+
+def test_the_report_scores_alarms_against_each_seeds_true_drifts():
+    truth = {s: interest_drift(s, n_chunks=50).drift_chunks for s in (0, 1)}
+    assert truth[1][3] - truth[1][2] > 4  # seed 1's third drift lasts past the late alarm
+    alarms = {("pudd", 1e-3, 0): [truth[0][0], truth[0][1] + 2, 49],  # 49: the last, late
+              ("pudd", 1e-3, 1): [truth[1][2] + 4],                     # late but detected
+              ("ddm", 1e-3, 0): [2], ("ddm", 1e-3, 1): []}
+    report = comparison_report(_rows(alarms))
+    cells = report.cells.set_index("detector")
+    assert list(cells.index) == ["pudd-3", "ddm"]  # the figure's order
+    n = len(truth[0]) + len(truth[1])
+    pudd = cells.loc["pudd-3"]
+    assert (pudd["drifts"], pudd["early"], pudd["detected"]) == (n, 2, 4)
+    # the oracle: evaluation.match_alarms on each run, summed
+    matched = [match_alarms(alarms[("pudd", 1e-3, s)], truth[s], 50) for s in (0, 1)]
+    assert pudd["false_alarms"] == sum(m.false_alarms for m in matched) / 2
+    assert pudd["alarms"] == 2.0
+    ddm = cells.loc["ddm"]
+    assert (ddm["early"], ddm["false_alarms"]) == (0, 0.5)  # 2 is before every first drift
+    assert ddm["accuracy"] == pytest.approx(100 * (0.801 + 0.81) / 2)
+    assert ddm["std"] == pytest.approx(100 * pd.Series([0.801, 0.81]).std())
+    assert report.seeds == (0, 1) and set(report.cells["seeds"]) == {"0 1"}
+
+
+def test_runs_of_two_classifiers_are_not_mixed_into_one_report():
+    rows = _rows({("pudd", 1e-3, 0): [], ("ddm", 1e-3, 0): []})
+    rows.loc[1, "classifier"] = "resnet18"
+    with pytest.raises(ValueError, match="the runs mix classifier"):
+        comparison_report(rows)
+
+
+def test_the_saved_csv_is_the_cells_and_the_markdown_names_the_command(tmp_path):
+    report = comparison_report(_rows({("pudd", 0.1, 0): [8], ("adwin", 1e-3, 0): []}))
+    md, csv = report.save(tmp_path, "python -m pudd_core reproduce --table cifar --seeds 1")
+    pd.testing.assert_frame_equal(pd.read_csv(csv, dtype={"seeds": str}), report.cells,
+                                  check_dtype=False)
+    text = md.read_text()
+    assert "`python -m pudd_core reproduce --table cifar --seeds 1`" in text
+    assert "| PUDD-1 |" in text and "| ADWIN |" in text
