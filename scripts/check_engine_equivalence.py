@@ -171,6 +171,7 @@ def _log_record(res: Any) -> Any:
         d = asdict(c)
         for k in ("predict_ms", "detect_ms", "train_ms"):
             d.pop(k)
+        d.pop("cut_tests", None)  # added by the side-by-side explorer: not in older checkouts
         chunks.append(d)
     return _plain((res.accuracy, res.alarms, res.drift_chunks, chunks))
 

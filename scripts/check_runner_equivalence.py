@@ -131,13 +131,16 @@ def _compare(base: dict[str, Any], ours: dict[str, Any]) -> tuple[int, int, list
     """(items compared, per-chunk records compared, differences)."""
     diffs = [f"missing in one checkout: {k}" for k in sorted(set(base) ^ set(ours))]
     n_chunks = 0
+    added: set[str] = set()
     for key in sorted(set(base) & set(ours)):
         b, o = base[key], ours[key]
         if key.startswith("run "):
             n_chunks += len(b["chunks"])
             for cb, co in zip(b["chunks"], o["chunks"], strict=False):
-                if cb != co:
-                    bad = [f for f in cb if cb[f] != co.get(f)]
+                added.update(set(co) - set(cb))  # fields a later feature added: not compared
+                missing = sorted(set(cb) - set(co))
+                if missing or any(cb[f] != co[f] for f in cb):
+                    bad = missing + [f for f in cb if f in co and cb[f] != co[f]]
                     diffs.append(f"{key}: chunk {cb['chunk_index']} differs in {bad}")
                     break
             if len(b["chunks"]) != len(o["chunks"]):
@@ -148,6 +151,8 @@ def _compare(base: dict[str, Any], ours: dict[str, Any]) -> tuple[int, int, list
                 diffs.append(f"{key}: summary differs: {rest_b} vs {rest_o}")
         elif b != o:
             diffs.append(f"{key} differs:\n  base {b}\n  ours {o}")
+    if added:
+        print(f"fields only in the checkout under test (not compared): {', '.join(sorted(added))}")
     return len(set(base) & set(ours)), n_chunks, diffs
 
 

@@ -485,7 +485,9 @@ def reproduction_report(
             raise ValueError(f"cell {cell} mixes runs with different {name}; filter the "
                              "summaries or pass configs=")
 
-    stats = ok.groupby(_CELL)["accuracy"].agg(["mean", "std", "size"])
+    # in seed order: the store's row order depends on which worker finished first, and float
+    # sums in another order differ in the last bits
+    stats = ok.sort_values("seed").groupby(_CELL)["accuracy"].agg(["mean", "std", "size"])
     ours = pd.DataFrame({"ours": stats["mean"] * 100, "std": stats["std"] * 100,
                          "n_seeds": stats["size"]}).reset_index()
     errors = err.groupby(_CELL).size().rename("n_errors").reset_index()

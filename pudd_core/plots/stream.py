@@ -293,11 +293,14 @@ def settings_pvalue_figure(
         proxy = threshold_proxy(alpha)
         proxy.line.color = colour
         traces.append(proxy)
-    # the legend under the plot: a line and a threshold per setting would cover the curves
-    return one_go(traces, title=title, height=330 + 22 * len(p_values), shapes=shapes,
+    # the legend at the bottom of the figure, under the x-axis title (a line and a threshold
+    # per setting would cover the curves); one row per entry in a half-width column
+    rows = len(p_values) + len(seen)
+    return one_go(traces, title=title, height=300 + 21 * rows, shapes=shapes,
                   xaxis=_chunk_axis(x_range), yaxis=p_axis(floor),
-                  legend={"orientation": "h", "x": 0.0, "y": -0.25, "yanchor": "top"},
-                  margin={"b": 60 + 22 * len(p_values)})
+                  legend={"orientation": "h", "x": 0.0, "y": 0.0, "yref": "container",
+                          "yanchor": "bottom"},
+                  margin={"b": 75 + 21 * rows})
 
 
 def min_pvalue_figure(

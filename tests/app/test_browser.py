@@ -1069,6 +1069,7 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     page.frame_locator(PLAYER).locator("#jump").fill("20")  # log chunk 19: PUDD's alarm
     assert _agree(frame)["cursor"] == 20 and frame.evaluate(alarms_so_far) == "1"
     _assert_no_exception(page)
+    _screenshot(page, "monitor")
     # a broken file: the row and column are named, no exception, no traceback in the log
     frame_bad = pd.read_parquet(EXAMPLE).head(2000)
     frame_bad.loc[1500, "proba_0"] = -0.25
