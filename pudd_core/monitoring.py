@@ -363,7 +363,9 @@ def _batches(source: Any, columns: list[str],
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(src)
-        for batch in pf.iter_batches(batch_size=batch_rows, columns=columns):
+        # one thread: decoding row groups in parallel keeps several in memory at once (peak
+        # RSS 501 MB against 425 MB on a 10M-row log) and is no faster here (7.7 s vs 7.4 s)
+        for batch in pf.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False):
             yield batch.num_rows, {c: batch.column(c).to_pandas() for c in columns}
         return
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
