@@ -10,14 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 from river.forest import AMFClassifier as RiverAMF
 
 from pudd_core import _validation
 from pudd_core.classifiers import _base
 
 
-class AMFClassifier:
+class AMFClassifier(_base.RiverDictLearner):
     """river's ``AMFClassifier`` learning one row at a time, over a fixed class set.
 
     Rows are fed as *dense* dicts ``{j: x_j}`` with every feature, zeros included: a sparse
@@ -80,9 +79,9 @@ class AMFClassifier:
         self.dirichlet = _base.check_positive_float("dirichlet", dirichlet)
         self.seed = seed
         self._rng = np.random.default_rng(seed)
-        self.forest = self._new_forest()
+        self.model = self._new_model()
 
-    def _new_forest(self) -> Any:
+    def _new_model(self) -> Any:
         return RiverAMF(
             n_estimators=self.n_estimators,
             step=self.step,
@@ -91,36 +90,7 @@ class AMFClassifier:
             seed=int(self._rng.integers(2**31 - 1)),
         )
 
-    def _rows(self, X: ArrayLike) -> list[dict[int, float]]:
-        return [dict(enumerate(row)) for row in _base.check_features(X, self.n_features).tolist()]
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Grow a new forest on ``X, y``."""
-        self.adapt(X, y)
-
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Feed ``X, y`` to the forest in row order, one ``learn_one`` per instance."""
-        rows = self._rows(X)
-        labels = _base.check_labels(y, self.n_classes, len(rows)).tolist()
-        learn_one = self.forest.learn_one
-        for x, label in zip(rows, labels, strict=True):
-            learn_one(x, label)
-
-    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Reset: a new forest (its next seed) trained on the window only."""
-        self.forest = self._new_forest()
-        self.partial_fit(X, y)
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Dense ``(n, n_classes)`` probabilities; unseen classes 0, untrained rows uniform."""
-        rows = self._rows(X)
-        proba = np.zeros((len(rows), self.n_outputs))
-        predict_proba_one = self.forest.predict_proba_one
-        for i, x in enumerate(rows):
-            for label, p in predict_proba_one(x).items():
-                proba[i, int(label)] = p
-        total = proba.sum(axis=1, keepdims=True)
-        empty = total[:, 0] <= 0.0
-        proba[~empty] /= total[~empty]
-        proba[empty] = 1.0 / self.n_outputs
-        return proba
+    @property
+    def forest(self) -> Any:
+        """The river model (``model``)."""
+        return self.model

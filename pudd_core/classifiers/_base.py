@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -46,6 +46,58 @@ class Classifier(Protocol):
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Return ``(n, n_outputs)`` float64 probabilities whose rows sum to 1."""
+
+
+class RiverDictLearner:
+    """A river classifier learning one row at a time, fed dense dicts ``{j: x_j}``.
+
+    Subclasses set ``n_features``, ``n_classes``, ``n_outputs`` and build the river model in
+    ``_new_model``; ``fit`` and ``adapt`` start a new model, ``partial_fit`` keeps learning.
+    """
+
+    n_features: int
+    n_classes: int
+    n_outputs: int
+    model: Any
+
+    def _new_model(self) -> Any:
+        raise NotImplementedError
+
+    def _rows(self, X: ArrayLike) -> list[dict[int, float]]:
+        # One dict per row built in a single comprehension: the per-instance cost that matters.
+        return [dict(enumerate(row)) for row in check_features(X, self.n_features).tolist()]
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """A new model grown on ``X, y``."""
+        self.adapt(X, y)
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Feed ``X, y`` to the model in row order, one ``learn_one`` per instance."""
+        rows = self._rows(X)
+        labels = check_labels(y, self.n_classes, len(rows)).tolist()
+        learn_one = self.model.learn_one
+        for x, label in zip(rows, labels, strict=True):
+            learn_one(x, label)
+
+    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Reset: a new model trained on the window only (spec §3.5)."""
+        self.model = self._new_model()
+        self.partial_fit(X, y)
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Dense ``(n, n_classes)`` probabilities; unseen classes 0, empty answers uniform."""
+        rows = self._rows(X)
+        proba = np.zeros((len(rows), self.n_outputs))
+        predict_proba_one = self.model.predict_proba_one
+        for i, x in enumerate(rows):
+            for label, p in predict_proba_one(x).items():
+                proba[i, int(label)] = p
+        # Leaves can return unnormalised votes; an untrained model returns nothing at all.
+        total = proba.sum(axis=1, keepdims=True)
+        empty = total[:, 0] <= 0.0
+        proba[~empty] /= total[~empty]
+        proba[empty] = 1.0 / self.n_outputs
+        return proba
 
 
 def check_positive_float(name: str, value: object) -> float:

@@ -84,7 +84,7 @@ class GNBClassifier:
         return proba
 
 
-class VFDTClassifier:
+class VFDTClassifier(_base.RiverDictLearner):
     """river's ``HoeffdingTreeClassifier`` with the authors' settings, learning one row at a time.
 
     The defaults are the scikit-multiflow defaults the authors used, which are also river 0.26's
@@ -145,9 +145,9 @@ class VFDTClassifier:
         self.leaf_prediction = _base.check_choice(
             "leaf_prediction", leaf_prediction, ("nba", "nb", "mc")
         )
-        self.tree = self._new_tree()
+        self.model = self._new_model()
 
-    def _new_tree(self) -> Any:
+    def _new_model(self) -> Any:
         return HoeffdingTreeClassifier(
             grace_period=self.grace_period,
             delta=self.delta,
@@ -156,38 +156,7 @@ class VFDTClassifier:
             leaf_prediction=self.leaf_prediction,
         )
 
-    def _rows(self, X: ArrayLike) -> list[dict[int, float]]:
-        # One dict per row built in a single comprehension: the per-instance cost that matters.
-        return [dict(enumerate(row)) for row in _base.check_features(X, self.n_features).tolist()]
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Grow a brand-new tree on ``X, y``."""
-        self.adapt(X, y)
-
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Feed ``X, y`` to the tree in row order, one ``learn_one`` per instance."""
-        rows = self._rows(X)
-        labels = _base.check_labels(y, self.n_classes, len(rows)).tolist()
-        learn_one = self.tree.learn_one
-        for x, label in zip(rows, labels, strict=True):
-            learn_one(x, label)
-
-    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Reset: a brand-new tree trained on the window only (spec §3.5)."""
-        self.tree = self._new_tree()
-        self.partial_fit(X, y)
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Dense ``(n, n_classes)`` probabilities; unseen classes 0, empty answers uniform."""
-        rows = self._rows(X)
-        proba = np.zeros((len(rows), self.n_outputs))
-        predict_proba_one = self.tree.predict_proba_one
-        for i, x in enumerate(rows):
-            for label, p in predict_proba_one(x).items():
-                proba[i, label] = p
-        # Leaves can return unnormalised votes; an untrained tree returns nothing at all.
-        total = proba.sum(axis=1, keepdims=True)
-        empty = total[:, 0] <= 0.0
-        proba[~empty] /= total[~empty]
-        proba[empty] = 1.0 / self.n_outputs
-        return proba
+    @property
+    def tree(self) -> Any:
+        """The river model (``model``)."""
+        return self.model
