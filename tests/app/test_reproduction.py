@@ -186,3 +186,17 @@ def test_a_short_stream_group_is_marked_not_comparable(store: Path) -> None:
     assert any("10-chunk streams" in w.value and "Not comparable" in w.value
                for w in at.warning)
     assert set(_store_table(at)["comparable"]) == {"no: 10-chunk streams"}
+
+
+def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -> None:
+    at = _page()
+    at.selectbox(key="w_reproduction_committed").set_value("table1_vfdt.csv").run(timeout=60)
+    committed = pd.read_csv(RESULTS / "table1_vfdt.csv")
+    missing = committed["ours"].isna().to_numpy()
+    assert missing.any()  # VFDT's table has no KSWIN runs
+    shown = _display(at.dataframe[0])
+    assert len(shown) == len(committed)
+    assert (shown.loc[missing, "ours (%)"] == "–").all()
+    text = shown.astype(str).to_numpy().ravel().tolist()
+    assert "None" not in text and "nan" not in text
+    assert not at.exception
