@@ -6,7 +6,7 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import pandas as pd
@@ -163,6 +163,16 @@ def committed_frame(path: str) -> pd.DataFrame | None:
     """A committed CSV of the repository (``results/false_alarms.csv``), or None when missing."""
     file = Path(path)
     return pd.read_csv(file) if file.is_file() else None
+
+
+def committed_frame_or_say(path: PurePath | None, what: str, writer: str) -> pd.DataFrame | None:
+    """:func:`committed_frame` of ``results/<name>``, or an info box naming what writes it."""
+    frame = None if path is None else committed_frame(str(path))
+    if frame is None:
+        name = "results/" + (path.name if path is not None else "")
+        st.info(f"No committed {what} (`{name}`) in this installation; {writer} writes it.",
+                icon=":material/inventory_2:")
+    return frame
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

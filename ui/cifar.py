@@ -193,11 +193,9 @@ COMPARISON: PurePath | None = None if _ROOT is None else _ROOT / "results" / "ci
 
 def committed_comparison() -> None:
     """The paper's comparison as measured: every detector's accuracy and detections."""
-    frame = None if COMPARISON is None else cache.committed_frame(str(COMPARISON))
+    frame = cache.committed_frame_or_say(COMPARISON, "comparison",
+                                         "`python -m pudd_core reproduce --table cifar`")
     if frame is None:
-        st.info("No committed comparison (`results/cifar10_cd.csv`) in this installation; "
-                "`python -m pudd_core reproduce --table cifar` writes it.",
-                icon=":material/inventory_2:")
         return
     first = frame.iloc[0]
     seeds = str(first["seeds"]).split()

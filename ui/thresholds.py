@@ -187,11 +187,9 @@ def false_alarm_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def committed_false_alarms() -> None:
     """The committed stationary false-alarm table with what its three variants are."""
-    frame = None if FALSE_ALARMS is None else cache.committed_frame(str(FALSE_ALARMS))
+    frame = cache.committed_frame_or_say(FALSE_ALARMS, "false-alarm table",
+                                         "`scripts/false_alarm_table.py`")
     if frame is None:
-        st.info("No committed false-alarm table (`results/false_alarms.csv`) in this "
-                "installation; `scripts/false_alarm_table.py` writes it.",
-                icon=":material/inventory_2:")
         return
     alpha = float(frame["alpha"].iloc[0])
     n_chunks = int(frame["n_chunks"].iloc[0])
