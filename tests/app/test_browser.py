@@ -309,23 +309,42 @@ def _player(page: Any, last: int | None = None, timeout: float = 90_000) -> Any:
 
 
 def _state(frame: Any) -> dict[str, Any]:
-    """The player's cursor, counter text, slider value and charts, read in one go."""
+    """The player's cursor, counter text, slider value and charts, read in one go.
+
+    From the error chart as drawn (the player draws the whole run once and hides what lies
+    after the cursor): ``points``, the chunks of the lead setting's points on screen;
+    ``line_end``, the chunk where its line is cut (null: not cut); ``alarm_lines``, the chunks
+    of the PUDD alarm lines shown.
+    """
     return dict(frame.evaluate("""() => {
         const gd = document.getElementById('c-trace');
         const lead = __player.names[0] + ' error rate';  // the first PUDD setting
-        const t = gd.data && gd.data.find(d => d.name === lead);
+        const g = [...gd.querySelectorAll('.scatterlayer .trace')]
+            .find(t => t.__data__ && t.__data__[0].trace.name === lead);
+        const points = g ? [...g.querySelectorAll('.point')]
+            .filter(p => getComputedStyle(p).display !== 'none').map(p => p.__data__.x) : [];
+        const ref = g && g.querySelector('.lines').getAttribute('clip-path');
+        const rect = ref && document.querySelector(ref.slice(4, -1) + ' rect');
+        const lineEnd = rect ? gd._fullLayout.xaxis.p2l(
+            Number(rect.getAttribute('x')) + Number(rect.getAttribute('width'))) : null;
+        const lines = (gd._fullLayout.shapes || []).filter(s => s.name === 'alarm' && s.visible)
+            .map(s => s.x0);
         return {cursor: __player.cursor, playing: __player.playing, last: __player.last,
                 counter: document.getElementById('m-chunk').textContent,
                 slider: Number(document.getElementById('jump').value),
-                points: t ? t.x.length : -1, stats: __player.stats};
+                points: points, line_end: lineEnd, alarm_lines: lines, stats: __player.stats};
     }"""))
 
 
 def _agree(frame: Any) -> dict[str, Any]:
     """The counter, the slider and the charts show the same chunk."""
     st = _state(frame)
-    assert st["counter"] == f"{st['cursor']} / {st['last']}", st
-    assert st["slider"] == st["cursor"] and st["points"] == st["cursor"], st
+    k = st["cursor"]
+    assert st["counter"] == f"{k} / {st['last']}", st
+    assert st["slider"] == k, st
+    assert sorted(st["points"]) == list(range(1, k + 1)), st  # chunks 1 .. cursor, no later
+    assert st["line_end"] == pytest.approx(k, abs=0.01), st
+    assert all(x <= k for x in st["alarm_lines"]), st
     return st
 
 

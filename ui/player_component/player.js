@@ -7,16 +7,17 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  // the toolbar saves each figure: the camera as PNG (plotly's own), the next button as SVG
+  // the toolbar saves each figure as it is shown at the cursor, as PNG or SVG
   function plotConfig(id) {
-    const filename = "pudd_" + id.replace("c-", "") + "_chunk" + k;
     return {
-      displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"],
-      toImageButtonOptions: { format: "png", filename: filename, scale: 2 },
-      modeBarButtonsToAdd: [{
-        name: "Download plot as SVG", icon: Plotly.Icons.disk,
-        click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: filename }),
-      }],
+      displaylogo: false, responsive: true,
+      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage"],
+      modeBarButtonsToAdd: [
+        { name: "Download plot as a PNG", icon: Plotly.Icons.camera,
+          click: () => saveImage(id, "png") },
+        { name: "Download plot as SVG", icon: Plotly.Icons.disk,
+          click: () => saveImage(id, "svg") },
+      ],
     };
   }
   let spec = null;
@@ -96,15 +97,109 @@
 
   // the figure's title goes above it as a heading: a legend of many detectors wraps onto
   // several rows, which plotly makes room for but a title inside the figure would overlap
-  function draw(id, figure) {
+  function prepare(figure) {
     const f = clone(figure);  // plotly writes computed ranges back into what it is given
     const title = f.layout.title && f.layout.title.text;
-    const heading = $(id + "-title");
-    if (heading && heading.textContent !== (title || "")) heading.textContent = title || "";
     f.layout.title = { text: "" };
     f.layout.margin = Object.assign({}, f.layout.margin || {}, { t: 30 });
     f.layout.height = (f.layout.height || 400) - 60;
+    return { data: f.data, layout: f.layout, title: title || "" };
+  }
+
+  const shows = {};  // chart id -> () => the figure it shows now, for the export buttons
+
+  function draw(id, figure) {
+    const f = prepare(figure);
+    const heading = $(id + "-title");
+    if (heading && heading.textContent !== f.title) heading.textContent = f.title;
+    shows[id] = () => figure;
     return Plotly.react($(id), f.data, f.layout, plotConfig(id));
+  }
+
+  // what is on screen, never the run's future: the growing charts are saved cut at the cursor
+  function saveImage(id, format) {
+    const gd = $(id);
+    const f = prepare(shows[id]());
+    Plotly.downloadImage({ data: f.data, layout: f.layout }, {
+      format: format, filename: "pudd_" + id.replace("c-", "") + "_chunk" + k,
+      width: gd._fullLayout.width, height: gd._fullLayout.height,
+      scale: format === "png" ? 2 : 1,
+    });
+  }
+
+  // A growing chart is drawn whole once per run; moving the cursor then only hides what lies
+  // after it: an SVG clip ends each trace's line and fill at the cursor's chunk, each point and
+  // its label after the cursor is hidden, and so are the alarm lines. Redrawing the figure cut
+  // at the cursor instead costs plotly a full replot per frame (150 ms for the error chart of
+  // seven detectors), which is what held playing back.
+  const SVG = "http://www.w3.org/2000/svg";
+  const drawnRun = {};  // chart id -> the spec.id whose whole figure it holds
+
+  function showGrowing(id, figure) {
+    const gd = $(id);
+    if (drawnRun[id] !== spec.id) {
+      const f = clone(figure);
+      for (const s of f.layout.shapes || []) { if (s.name === "alarm") s.visible = s.x0 <= k; }
+      draw(id, f);
+      shows[id] = () => growing(figure, k);
+      drawnRun[id] = spec.id;
+      if (!gd.__puddHooks) {
+        gd.__puddHooks = true;
+        gd.on("plotly_afterplot", () => clipAtCursor(gd));  // a resize or a legend click redraws
+        // hovering where the traces are clipped would tell the run's future
+        gd.on("plotly_hover", (ev) => {
+          if (ev.points.some((pt) => pt.x > k)) Plotly.Fx.unhover(gd);
+        });
+      }
+    } else {
+      const edits = {};
+      (gd.layout.shapes || []).forEach((s, j) => {
+        if (s.name === "alarm" && (s.visible !== false) !== s.x0 <= k) {
+          edits[`shapes[${j}].visible`] = s.x0 <= k;
+        }
+      });
+      if (Object.keys(edits).length) Plotly.relayout(gd, edits);
+    }
+    clipAtCursor(gd);
+  }
+
+  function clipAtCursor(gd) {
+    const full = gd._fullLayout;
+    const svg = gd.querySelector("svg.main-svg");
+    if (!full || !full._plots || !svg) return;
+    let defs = svg.querySelector("defs");
+    if (!defs) defs = svg.insertBefore(document.createElementNS(SVG, "defs"), svg.firstChild);
+    for (const [name, plot] of Object.entries(full._plots)) {
+      const group = plot.plot && plot.plot.node && plot.plot.node();
+      const layer = group && group.querySelector(".scatterlayer");
+      if (!layer || !plot.xaxis) continue;
+      const clipId = `pudd-cursor-${gd.id}-${name}`;
+      let clip = document.getElementById(clipId);
+      if (!clip) {
+        clip = defs.appendChild(document.createElementNS(SVG, "clipPath"));
+        clip.id = clipId;
+        const rect = clip.appendChild(document.createElementNS(SVG, "rect"));
+        rect.setAttribute("x", "-1000");
+        rect.setAttribute("y", "-100000");
+        rect.setAttribute("height", "200000");
+      }
+      // the layer sits in the subplot's frame, x = 0 at the axis' left end: the line ends in
+      // the cursor's point, whose marker covers the cut
+      const width = Math.max(0, 1000 + plot.xaxis.l2p(k));
+      clip.firstChild.setAttribute("width", String(width));
+      const url = `url(#${clipId})`;
+      for (const g of layer.querySelectorAll(".trace > .lines, .trace > .fills")) {
+        if (g.getAttribute("clip-path") !== url) g.setAttribute("clip-path", url);
+      }
+    }
+    // points and labels: plotly binds each to its point's data (d3's __data__)
+    for (const el of svg.querySelectorAll(".scatterlayer .point, .scatterlayer .textpoint")) {
+      const hide = !!el.__data__ && el.__data__.x > k;
+      if (el.__puddHidden !== hide) {
+        el.style.display = hide ? "none" : "";
+        el.__puddHidden = hide;
+      }
+    }
   }
 
   // --- text ---------------------------------------------------------------------------------
@@ -149,9 +244,9 @@
     controls();
 
     const c = spec.charts;
-    draw("c-trace", growing(c.trace.figure, k));
+    showGrowing("c-trace", c.trace.figure);
     $("cap-trace").innerHTML = markdown(c.trace.caption[i]);
-    draw("c-minp", growing(c.minp.figure, k));
+    showGrowing("c-minp", c.minp.figure);
     $("cap-minp").innerHTML = markdown(c.minp.caption);
     draw("c-cuts", applyUpdate(s.cuts.figure, s.cuts.frames[i]));
     $("cap-cuts").innerHTML = markdown(s.cuts.caption[i]);
