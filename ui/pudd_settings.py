@@ -100,19 +100,22 @@ def settings_controls() -> tuple[PUDDSetting, ...]:
     for i, text in enumerate(texts):
         setting, problems = read_setting(text)
         colour = SETTING_COLOURS[i % len(SETTING_COLOURS)]
-        cols = st.columns([2.0, 1.0, 1.15, 0.95, 0.9, 1.3, 0.45], vertical_alignment="bottom")
-        cols[0].select_slider(
+        # two rows, so that every option shows its whole value at 1024 px (one row of seven
+        # cut "accuracy" to "accurac…" and "Cache buckets" to "Cache b…" even at 1280 px)
+        top = st.columns([2.2, 1.0, 1.25, 0.35], vertical_alignment="bottom")
+        low = st.columns([1.0, 1.0, 0.8, 1.4], vertical_alignment="bottom")
+        top[0].select_slider(
             f"Setting {i + 1}: α", options=list(range(1, 11)),
             value=setting.alpha_exponent, format_func=controls.alpha_label,
             key=_key(i, "alpha"), on_change=_changed, args=(i,),
             help="A test alarms when its p-value is below α; the paper's PUDD-x uses "
                  f"α = 10⁻ˣ. This setting's colour in the charts: {colour}.")
-        places = {"cut_points": cols[1], "skip_rule": cols[2], "clamp_min": cols[3],
-                  "partition": cols[4], "yates": cols[5], "cache_buckets": cols[5]}
+        places = {"cut_points": top[1], "skip_rule": top[2], "clamp_min": low[0],
+                  "partition": low[1], "yates": low[2], "cache_buckets": low[3]}
         for name in VARIANTS:
             _option_widget(places[name], i, name, setting)
         if len(texts) > 1:
-            cols[6].button(":material/close:", key=_key(i, "remove"), on_click=_remove,
+            top[3].button(":material/close:", key=_key(i, "remove"), on_click=_remove,
                            args=(i,), help=f"Remove setting {i + 1}")
         same = labels.get(setting.label)
         if problems:
