@@ -90,6 +90,7 @@ def _serve(log_dir: Path) -> Iterator[str]:
     log = log_path.open("w")
     env = {**os.environ}
     env.setdefault("PUDD_RESULTS_STORE", str(log_dir / "results-store"))
+    env.pop("PUDD_WORKERS", None)  # the server runs quick runs on worker processes
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",

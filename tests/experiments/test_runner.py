@@ -305,3 +305,30 @@ def test_chunk_pudd_adapter_retrains_on_the_winning_window_or_the_chunk(adaptati
     assert alarm.cut_point is not None and alarm.p_value < 1e-3
     assert alarm.retrain_chunks == (alarm.cut_point if expected == "cut" else 1)
     assert all(not v.alarm or v.retrain_chunks >= 1 for v in verdicts)
+
+
+def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
+    from pudd_core.experiments.runner import run_experiments, run_stream
+
+    cfgs = [RunConfig("sea0", "gnb", d, seed=3, n_chunks=15) for d in ("pudd", "adwin", "ddm")]
+    cfgs.append(RunConfig("sine", "gnb", "pudd", seed=3, n_chunks=12))  # the registry's stream
+    shared = run_stream(cfgs[0])
+    streams = [shared, shared, shared, None]
+    at_once = run_experiments(cfgs, streams=streams, n_jobs=2)
+    one_by_one = [run_experiment(c, stream=s) for c, s in zip(cfgs, streams, strict=True)]
+    assert [r.config for r in at_once] == cfgs  # in the configs' order
+    for a, b in zip(at_once, one_by_one, strict=True):
+        assert (a.alarms, a.accuracy) == (b.alarms, b.accuracy)
+        np.testing.assert_array_equal([c.p_value for c in a.chunks],  # NaN: no test, in both
+                                      [c.p_value for c in b.chunks])
+
+
+def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
+    from pudd_core.experiments.runner import run_experiments
+
+    good = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=8)
+    bad = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=1)  # a run needs two chunks
+    with pytest.raises(ValueError, match="n_chunks must be None or an integer >= 2"):
+        run_experiments([good, bad], n_jobs=2)
+    with pytest.raises(ValueError, match="one stream"):
+        run_experiments([good, bad], streams=[None])
