@@ -102,7 +102,7 @@ def settings_controls() -> tuple[PUDDSetting, ...]:
         colour = SETTING_COLOURS[i % len(SETTING_COLOURS)]
         # two rows, so that every option shows its whole value at 1024 px (one row of seven
         # cut "accuracy" to "accurac…" and "Cache buckets" to "Cache b…" even at 1280 px)
-        top = st.columns([2.2, 1.0, 1.25, 0.35], vertical_alignment="bottom")
+        top = st.columns([1.9, 1.0, 1.2, 0.5], vertical_alignment="bottom")
         low = st.columns([1.0, 1.0, 0.8, 1.4], vertical_alignment="bottom")
         top[0].select_slider(
             f"Setting {i + 1}: α", options=list(range(1, 11)),
