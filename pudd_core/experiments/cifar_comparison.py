@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from pudd_core import _validation
 from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.experiments.runner import RunConfig, run_seeds
+from pudd_core.experiments.significance import FriedmanResult, friedman_nemenyi
 from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS
 from pudd_core.streams import markov_interest_stream
 from pudd_core.streams.images import CIFAR10_CLASSES
@@ -273,7 +274,9 @@ class CifarComparison:
     ``std`` (%, over seeds), ``n_seeds``, ``alarms`` (per run), ``drifts`` (true interest
     changes, all seeds), ``early`` (detected within :data:`EARLY` chunks), ``detected`` (at
     all), ``false_alarms`` (per run), ``run_s`` (mean seconds per run); and, the same on
-    every row so that the CSV stands alone, ``classifier``, ``n_chunks`` and ``seeds``.
+    every row so that the CSV stands alone, ``classifier``, ``n_chunks`` and ``seeds``;
+    ``seed_accuracy``: the accuracy (%) of each seed's run, in the order of ``seeds``
+    (``nan``: not run), read by :func:`seed_accuracies` for the tests paired by seed.
 
     Examples
     --------
@@ -346,6 +349,14 @@ class CifarComparison:
                 f"| {r.name} | {r.accuracy:.2f} ± {r.std:.2f} | {r.n_seeds} | {r.alarms:.1f} | "
                 f"{r.early} of {r.drifts}{pct} | {r.detected} | {r.false_alarms:.1f} | "
                 f"{r.run_s:.0f} |")
+        ranked = self.ranks()
+        if ranked is not None:
+            order = ", ".join(f"{DISPLAY_NAMES[d]} {r:.2f}" for d, r in ranked.ranks.items())
+            lines += [
+                "",
+                f"Paired by seed (every detector sees the same stream per seed), average ranks "
+                f"of the accuracy, 1 = best: {order}. {ranked.caption()}",
+            ]
         lines += [
             "",
             "Accuracy: per run the mean per-chunk accuracy over the tested chunks, then the "
@@ -355,6 +366,21 @@ class CifarComparison:
             "alarms are false alarms.",
         ]
         return "\n".join(lines) + "\n"
+
+    def ranks(self, alpha: float = 0.05) -> FriedmanResult | None:
+        """Friedman test and Nemenyi critical difference over the seeds (the blocks).
+
+        None with fewer than two seeds that every detector ran, or fewer than 3 detectors.
+
+        Examples
+        --------
+        >>> comparison_report(_example_runs()).ranks() is None  # two detectors only
+        True
+        """
+        table = seed_accuracies(self.cells).dropna()
+        if len(table) < 2 or table.shape[1] < 3:
+            return None
+        return friedman_nemenyi(table, alpha=alpha, blocks=f"{len(table)} seeds")
 
     def save(self, directory: str | os.PathLike[str], command: str = "") -> tuple[Path, Path]:
         """Write ``cifar10_cd.md`` and the cells as ``cifar10_cd.csv``; return both paths.
@@ -371,6 +397,34 @@ class CifarComparison:
         md.write_text(self.markdown(command), encoding="utf-8")
         self.cells.to_csv(csv, index=False)
         return md, csv
+
+
+def seed_accuracies(cells: pd.DataFrame) -> pd.DataFrame:
+    """Each seed's accuracy (%) per detector, from a report's cells (or its CSV read back).
+
+    Rows: the seeds; columns: the detectors (our names); NaN where a seed was not run.
+
+    Examples
+    --------
+    >>> seed_accuracies(comparison_report(_example_runs()).cells).to_dict("list")
+    {'pudd-3': [81.0, 83.0], 'ddm': [77.0, 79.0]}
+    """
+    import pandas as pd
+
+    if "seed_accuracy" not in cells.columns:
+        raise ValueError("these cells have no seed_accuracy column (a report written before "
+                         "it was added): run the comparison's command again to write it")
+    out = {}
+    for r in cells.itertuples(index=False):
+        seeds = [int(x) for x in str(r.seeds).split()]
+        values = [float(x) for x in str(r.seed_accuracy).split()]
+        if len(values) != len(seeds):
+            raise ValueError(f"{r.detector}: {len(values)} seed accuracies for "
+                             f"{len(seeds)} seeds")
+        out[r.detector] = pd.Series(values, index=pd.Index(seeds, name="seed"))
+    frame = pd.DataFrame(out)
+    frame.columns.name = "detector"
+    return frame
 
 
 def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarComparison:
@@ -409,6 +463,7 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
             early += sum(1 for x in m.delays if x <= EARLY)
             false += m.false_alarms
         acc = 100 * part["accuracy"].astype(float)
+        by_seed = dict(zip(part["seed"].astype(int), acc, strict=True))
         rows.append({
             "detector": det, "name": DISPLAY_NAMES[det], "accuracy": acc.mean(),
             "std": acc.std(ddof=1) if len(acc) > 1 else 0.0, "n_seeds": len(part),
@@ -418,6 +473,8 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
             "run_s": float(part["elapsed_s"].mean()),
             "classifier": str(ok["classifier"].iloc[0]), "n_chunks": n_chunks,
             "seeds": " ".join(map(str, seeds)),
+            "seed_accuracy": " ".join(f"{by_seed[x]:.4f}" if x in by_seed else "nan"
+                                      for x in seeds),
         })
     majority = float(np.mean([100 * d.majority_rates()[1:].mean() for d in drifts.values()]))
     return CifarComparison(

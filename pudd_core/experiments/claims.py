@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "CIFAR_FIG",
     "COMPARISONS",
     "VERDICTS",
     "ClaimCheck",
@@ -71,6 +72,9 @@ _COLUMNS = ["table", "classifier", "detector", "dataset", "regime", "accuracy"]
 EK_DETECTORS = ("ek-1", "ek-3", "ek-5")
 #: The ``table`` value of the EK ablation's rows (the paper's Fig. 5).
 FIG5 = 5
+#: The ``table`` value of the CIFAR-10-CD comparison's rows (the paper's figure "Comparison
+#: with baselines on CIFAR-10-CD"): one row per detector and seed, the seeds as datasets.
+CIFAR_FIG = 10
 
 
 @dataclass(frozen=True)
@@ -224,7 +228,36 @@ def _obs1(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
             f"one-sided binomial test against {p0:.3f}, the chance of a PUDD row if all {m} "
             f"rows were exchangeable, over {n} cases taken as independent: p = {p:.2g}"))
     out.append(_obs1_cd(cells, evidence))
+    out.append(_obs1_cifar(cells, evidence))
     return out
+
+
+def _obs1_cifar(cells: pd.DataFrame, evidence: str) -> ClaimCheck:
+    statement = ("Fig. CIFAR-10-CD (incremental): PUDD outperformed all the baselines (the "
+                 "seven classic detectors)")
+    wide = _wide(cells, CIFAR_FIG, index=("dataset",))
+    classic = [d for d in CLASSIC_DETECTORS if d in wide]
+    pudd = [d for d in PUDD_DETECTORS if d in wide]
+    if evidence == "paper" and wide.empty:
+        return ClaimCheck("1f", statement, evidence, NOT_CHECKABLE,
+                          "the figure's numbers are not in the paper's source", "—")
+    table = complete_blocks(wide[[*classic, *pudd]]) if pudd and classic else wide.iloc[:0]
+    if len(table) < 2 or len(table.columns) < 3:
+        return ClaimCheck("1f", statement, evidence, NOT_CHECKABLE,
+                          "fewer than 2 seeds with PUDD and the classic detectors", "—")
+    res = friedman_nemenyi(table, blocks=f"{len(table)} seeds of the CIFAR-10-CD comparison")
+    best = min(pudd, key=lambda d: res.ranks[d])
+    beaten = [c for c in classic if res.ranks[c] - res.ranks[best] > res.critical_difference]
+    first = all(res.ranks[best] < res.ranks[c] for c in classic)
+    verdict = (HOLDS if first and res.significant and len(beaten) == len(classic)
+               else NOT_SIGNIFICANT if first else FAILS)
+    ranks = ", ".join(f"{_name(m)} {r:.2f}" for m, r in res.ranks.items())
+    rest = [_name(c) for c in classic if c not in beaten]
+    finding = (f"average ranks over the seeds {ranks}; {_name(best)} "
+               + ("ranks first" if first else "does not rank first")
+               + f", significantly better than {len(beaten)} of {len(classic)} classic "
+               "detectors" + (f" (not {', '.join(rest)})" if rest else ""))
+    return ClaimCheck("1f", statement, evidence, verdict, finding, res.caption())
 
 
 def _obs1_cd(cells: pd.DataFrame, evidence: str) -> ClaimCheck:

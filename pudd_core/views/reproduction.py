@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pudd_core.experiments.claims import CIFAR_FIG
 from pudd_core.experiments.reproduce import (
     ACCEPTANCE_DATASETS,
     ReproductionReport,
@@ -335,6 +336,8 @@ COMMITTED_REPORTS: tuple[CommittedReport, ...] = (
 
 #: The EK ablation's committed cells (``pudd_core.experiments.ablation``).
 FIG5_REPORT = "fig5_ek.csv"
+#: The CIFAR-10-CD comparison, whose per-seed accuracies the claims check reads.
+CIFAR_REPORT = "cifar10_cd.csv"
 
 
 def results_dir() -> Path:
@@ -362,8 +365,10 @@ def committed_cells(folder: str | os.PathLike[str] | None = None, *,
 
     Columns ``table, classifier, detector, dataset, regime, accuracy`` (percent), ``report``
     (file) and ``n_seeds``; one report per classifier and table (:data:`COMMITTED_REPORTS`
-    with ``claims=True``), plus the EK ablation (table 5). ``datasets`` keeps only those
-    (default: all but airline, whose file is a substitute); ``None`` keeps all.
+    with ``claims=True``), plus the EK ablation (table 5) and the CIFAR-10-CD comparison's
+    runs, one row per seed (table ``claims.CIFAR_FIG``, datasets ``cifar10-cd seed <s>``).
+    ``datasets`` keeps only those of Tables 1 and 2 (default: all but airline, whose file is
+    a substitute); ``None`` keeps all.
 
     Examples
     --------
@@ -396,12 +401,36 @@ def committed_cells(folder: str | os.PathLike[str] | None = None, *,
             "report": FIG5_REPORT, "n_seeds": ek["n_seeds"]}))
     cols = ["table", "classifier", "detector", "dataset", "regime", "accuracy", "report",
             "n_seeds"]
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    out = pd.concat(parts, ignore_index=True)[cols]
+    out = pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
     if datasets is not None:
         out = out[out["dataset"].isin(datasets)]
+    cifar = _cifar_cells(base / CIFAR_REPORT)
+    if cifar is not None:
+        out = pd.concat([out, cifar[cols]], ignore_index=True) if len(out) else cifar[cols]
     return out.reset_index(drop=True)
+
+
+def _cifar_cells(path: Path) -> pd.DataFrame | None:
+    """The CIFAR-10-CD comparison's accuracy of each seed's run, one row each.
+
+    Table :data:`~pudd_core.experiments.claims.CIFAR_FIG`, dataset ``cifar10-cd seed <s>``.
+    """
+    import pandas as pd
+
+    from pudd_core.experiments.cifar_comparison import seed_accuracies
+
+    if not path.is_file():
+        return None
+    cells = pd.read_csv(path, dtype={"seeds": str, "seed_accuracy": str})
+    if "seed_accuracy" not in cells.columns or cells.empty:
+        return None
+    wide = seed_accuracies(cells)
+    long = wide.stack().rename("accuracy").reset_index()
+    return pd.DataFrame({
+        "table": CIFAR_FIG, "classifier": str(cells["classifier"].iloc[0]),
+        "detector": long["detector"], "dataset": [f"cifar10-cd seed {s}" for s in long["seed"]],
+        "regime": "incremental", "accuracy": long["accuracy"], "report": path.name,
+        "n_seeds": 1})
 
 
 def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]:
@@ -417,6 +446,8 @@ def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]
            if r.claims and (base / r.file).is_file()]
     if (base / FIG5_REPORT).is_file():
         out.append(f"`{FIG5_REPORT}`: Fig. 5, the EK ablation (PUDD-x and EK-x, same runs)")
+    if (base / CIFAR_REPORT).is_file():
+        out.append(f"`{CIFAR_REPORT}`: the CIFAR-10-CD comparison (each seed's accuracy)")
     out.append("airline left out of our cells: its file is a substitute (results/README.md).")
     return out
 

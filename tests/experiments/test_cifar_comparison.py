@@ -11,6 +11,7 @@ from pudd_core.experiments.cifar_comparison import (
     comparison_configs,
     comparison_report,
     default_classifier,
+    seed_accuracies,
 )
 from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.views.cifar import interest_drift
@@ -91,8 +92,36 @@ def test_runs_of_two_classifiers_are_not_mixed_into_one_report():
 def test_the_saved_csv_is_the_cells_and_the_markdown_names_the_command(tmp_path):
     report = comparison_report(_rows({("pudd", 0.1, 0): [8], ("adwin", 1e-3, 0): []}))
     md, csv = report.save(tmp_path, "python -m pudd_core reproduce --table cifar --seeds 1")
-    pd.testing.assert_frame_equal(pd.read_csv(csv, dtype={"seeds": str}), report.cells,
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(pd.read_csv(csv, dtype={"seeds": str, "seed_accuracy": str}),
+                                  report.cells, check_dtype=False)
     text = md.read_text()
     assert "`python -m pudd_core reproduce --table cifar --seeds 1`" in text
     assert "| PUDD-1 |" in text and "| ADWIN |" in text
+
+
+def test_each_seeds_accuracy_is_kept_and_ranked_paired_by_seed(tmp_path):
+    # three detectors, three seeds: PUDD-3 best on every seed, DDM last on every seed
+    rows = _rows({(d, a, s): [] for d, a in (("pudd", 1e-3), ("ddm", 1e-3), ("adwin", 1e-3))
+                  for s in (0, 1, 2)})
+    rows["accuracy"] += rows["detector"].map({"pudd": 0.02, "adwin": 0.01, "ddm": 0.0})
+    rows.loc[(rows["detector"] == "adwin") & (rows["seed"] == 2), "status"] = "error"
+    report = comparison_report(rows)
+    _, csv = report.save(tmp_path)
+    back = seed_accuracies(pd.read_csv(csv, dtype={"seeds": str, "seed_accuracy": str}))
+    # the oracle: each run's own accuracy in %, NaN for the failed run
+    for r in rows.itertuples():
+        want = 100 * r.accuracy if r.status == "ok" else float("nan")
+        name = "pudd-3" if r.detector == "pudd" else r.detector
+        assert back.loc[r.seed, name] == pytest.approx(want, nan_ok=True)
+    ranked = report.ranks()  # seeds 0 and 1: the complete ones
+    assert ranked.n_blocks == 2 and ranked.ranks.to_dict() == {
+        "pudd-3": 1.0, "adwin": 2.0, "ddm": 3.0}
+    assert "average ranks of the accuracy, 1 = best: PUDD-3 1.00, ADWIN 2.00, DDM 3.00" in (
+        report.markdown())
+
+
+def test_a_report_without_seed_accuracies_is_refused_by_name():
+    cells = comparison_report(_rows({("pudd", 1e-3, 0): []})).cells.drop(
+        columns="seed_accuracy")
+    with pytest.raises(ValueError, match="no seed_accuracy column"):
+        seed_accuracies(cells)

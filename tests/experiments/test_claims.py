@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from pudd_core.experiments.claims import (
+    CIFAR_FIG,
     FIG5,
     check_claims,
     claims_frame,
@@ -155,3 +156,28 @@ def test_markdown_has_every_claim_once_and_dashes_for_missing_evidence():
     assert all(r.endswith("| – |") for r in rows)
     frame = claims_frame(paper)
     assert len(frame) == len(paper) and set(frame["evidence"]) == {"paper"}
+
+
+def _cifar(best: str, n_seeds: int) -> pd.DataFrame:
+    """CIFAR figure cells: ``best`` first on every seed, the others in a fixed order."""
+    order = [best, *(d for d in (*PUDD_DETECTORS, *CLASSIC_DETECTORS) if d != best)]
+    return pd.DataFrame([
+        {"table": CIFAR_FIG, "classifier": "pretrained-cnn", "detector": d,
+         "dataset": f"cifar10-cd seed {s}", "regime": "incremental", "accuracy": 90.0 - j}
+        for s in range(n_seeds) for j, d in enumerate(order)])
+
+
+def test_the_cifar_figure_claim_is_checked_paired_by_seed():
+    checks = _by_id(check_claims(paper_cells(), "paper"))
+    assert checks["1f"].verdict == "not checkable"  # no numbers in the paper's source
+    # PUDD-5 first on 10 seeds of 10 detectors: ranks 1, 2, ..., 10 on every seed, so
+    # every classic detector (ranks 4-10) is more than the Nemenyi CD (4.28) behind
+    # except ADWIN (rank 4, 3 behind) and DDM (rank 5, 4 behind)
+    holds = _by_id(check_claims(_cifar("pudd-5", 10), "ours"))["1f"]
+    assert holds.verdict == "not significant"
+    assert "PUDD-5 ranks first, significantly better than 5 of 7" in holds.finding
+    assert "10 seeds of the CIFAR-10-CD comparison" in holds.test
+    fails = _by_id(check_claims(_cifar("pagehinkley", 10), "ours"))["1f"]
+    assert fails.verdict == "does not hold" and "does not rank first" in fails.finding
+    # one seed: no test
+    assert _by_id(check_claims(_cifar("pudd-5", 1), "ours"))["1f"].verdict == "not checkable"
