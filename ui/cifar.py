@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.cifar_comparison import paired_ranks
 from pudd_core.experiments.runner import DETECTORS, RunConfig
 from pudd_core.streams import StreamInfo
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pudd_core.experiments.significance import FriedmanResult
 
 CLASSIFIERS = {
     "pretrained-cnn": "Pretrained CNN + head (~1 s/chunk)",
@@ -208,12 +214,31 @@ def committed_comparison() -> None:
         f"**{best['name']}, {best['accuracy']:.2f} %**.")
     table = frame.assign(
         early=[f"{e} of {d}" for e, d in zip(frame["early"], frame["drifts"], strict=True)])
-    table = table[["name", "accuracy", "std", "alarms", "early", "false_alarms"]]
-    table.columns = ["Detector", "Accuracy (%)", "± (seeds)", "Alarms per run",
-                     "Drifts detected ≤ 2 chunks", "False alarms per run"]
+    ranked = _paired_ranks(frame)
+    columns = ["name", "accuracy", "std", "alarms", "early", "false_alarms"]
+    names = ["Detector", "Accuracy (%)", "± (seeds)", "Alarms per run",
+             "Drifts detected ≤ 2 chunks", "False alarms per run"]
+    if ranked is not None:
+        table = table.assign(rank=table["detector"].map(ranked.ranks))
+        columns.insert(3, "rank")
+        names.insert(3, "Average rank (paired by seed)")
+    table = table[columns]
+    table.columns = names
     st.dataframe(table, hide_index=True, height=35 * (len(table) + 1) + 3,
                  column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                for c in ("Accuracy (%)", "± (seeds)")})
+                                for c in ("Accuracy (%)", "± (seeds)",
+                                          "Average rank (paired by seed)")})
+    if ranked is not None:
+        st.caption("Average rank: each seed's detectors ranked by accuracy (1 = best; every "
+                   f"detector sees the same stream per seed). {ranked.caption()}")
     st.caption("From the committed `results/cifar10_cd.csv`; `results/cifar10_cd.md` has the "
                "command, the run time and how to read it. The same command runs ResNet-18 "
                "with the authors' recipe where a CUDA GPU is.")
+
+
+def _paired_ranks(frame: pd.DataFrame) -> FriedmanResult | None:
+    """The report's ranks over its seeds; None for a report written before it kept them."""
+    try:
+        return paired_ranks(frame)
+    except ValueError:
+        return None

@@ -368,19 +368,14 @@ class CifarComparison:
         return "\n".join(lines) + "\n"
 
     def ranks(self, alpha: float = 0.05) -> FriedmanResult | None:
-        """Friedman test and Nemenyi critical difference over the seeds (the blocks).
-
-        None with fewer than two seeds that every detector ran, or fewer than 3 detectors.
+        """:func:`paired_ranks` of the cells.
 
         Examples
         --------
         >>> comparison_report(_example_runs()).ranks() is None  # two detectors only
         True
         """
-        table = seed_accuracies(self.cells).dropna()
-        if len(table) < 2 or table.shape[1] < 3:
-            return None
-        return friedman_nemenyi(table, alpha=alpha, blocks=f"{len(table)} seeds")
+        return paired_ranks(self.cells, alpha)
 
     def save(self, directory: str | os.PathLike[str], command: str = "") -> tuple[Path, Path]:
         """Write ``cifar10_cd.md`` and the cells as ``cifar10_cd.csv``; return both paths.
@@ -425,6 +420,19 @@ def seed_accuracies(cells: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(out)
     frame.columns.name = "detector"
     return frame
+
+
+def paired_ranks(cells: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | None:
+    """Friedman test and Nemenyi critical difference over the seeds (the blocks).
+
+    ``cells``: a report's cells or its CSV read back. None with fewer than two seeds that
+    every detector ran, or fewer than 3 detectors; ValueError for cells without
+    ``seed_accuracy``.
+    """
+    table = seed_accuracies(cells).dropna()
+    if len(table) < 2 or table.shape[1] < 3:
+        return None
+    return friedman_nemenyi(table, alpha=alpha, blocks=f"{len(table)} seeds")
 
 
 def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarComparison:

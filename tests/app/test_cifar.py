@@ -224,6 +224,17 @@ def test_the_committed_comparison_is_shown_from_its_csv_without_images(no_images
     best = committed.loc[committed["accuracy"].idxmax()]
     text = " ".join(md.value for md in at.markdown)
     assert f"Best accuracy: **{best['name']}, {best['accuracy']:.2f} %**" in text
+    # the ranks paired by seed: scipy's ranks of each seed's accuracies, averaged (oracle)
+    from scipy.stats import rankdata
+
+    per_seed = pd.DataFrame({r.detector: [float(v) for v in str(r.seed_accuracy).split()]
+                             for r in committed.itertuples()})
+    ranks = per_seed.apply(lambda row: pd.Series(rankdata(-row.to_numpy()), index=row.index),
+                           axis=1).mean()
+    assert list(frame["Average rank (paired by seed)"]) == pytest.approx(
+        list(ranks[committed["detector"]]))
+    captions = " ".join(c.value for c in at.main.caption)
+    assert f"Friedman test over {len(per_seed)} blocks ({len(per_seed)} seeds)" in captions
 
 
 def test_the_comparison_follows_the_csv_and_its_absence_is_said(
