@@ -278,11 +278,11 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
                            n_chunks=config.n_chunks)
 
     tasks = [_run_task(cfg, upload, functools.partial(stream, cfg.seed)) for cfg in configs]
-    _at_once(configs, tasks, upload, stream)
+    at_once = _at_once(configs, tasks, upload, stream)
     outcome = progress.run_tasks(state.EXPLORER_JOB, tasks, what="runs")
     if not outcome.complete:
         return None
-    if outcome.computed:
+    if outcome.computed or at_once:
         player.log_time("runs", start)
     return list(outcome.results)
 
@@ -320,7 +320,7 @@ def _warm() -> threading.Thread:
     """The worker processes, started once per server in the background.
 
     Started when the explorer is first opened: a cold start imports scikit-learn and river in
-    each (about 2 s), which the first runs at once would otherwise wait for.
+    each (2-4 s), which the first runs at once would otherwise wait for.
     """
     thread = threading.Thread(target=warm_workers, name="pudd-warm-workers", daemon=True)
     thread.start()
@@ -328,15 +328,18 @@ def _warm() -> threading.Thread:
 
 
 def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
-             stream: Callable[[int], Stream]) -> None:
-    """Compute the missing runs in parallel when there are several and they are quick."""
+             stream: Callable[[int], Stream]) -> int:
+    """Compute the missing runs in parallel when there are several and they are quick.
+
+    Returns how many it computed (and cached); 0 leaves them all to the one-by-one loop.
+    """
     if not _parallel():
-        return
+        return 0
     _warm()
     missing = [(cfg, t) for cfg, t in zip(configs, tasks, strict=True) if t.peek() is None]
     seconds = sum(t.seconds for _, t in missing)
     if len(missing) < 2 or not _AT_ONCE_SECONDS[0] <= seconds <= _AT_ONCE_SECONDS[1]:
-        return
+        return 0
     keys = [_run_key(cfg, upload) for cfg, _ in missing]
     try:
         with st.spinner(f"Computing {progress.count(len(missing), 'runs')} at once …"):
@@ -344,9 +347,10 @@ def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
                                    streams=[stream(cfg.seed) for cfg, _ in missing])
     except Exception:  # noqa: BLE001 - the one-by-one loop runs them again and shows the error
         _log.info("parallel runs failed; computing them one by one", exc_info=True)
-        return
+        return 0
     for (spec, _), run in zip(keys, runs, strict=True):
         cache.keep(spec, run)
+    return len(runs)
 
 
 def _run_key(cfg: RunConfig, upload: Upload | None) -> tuple[tuple[Any, ...], RunConfig]:

@@ -738,7 +738,7 @@ def run_experiment(
 
 
 #: Idle worker processes of :func:`run_experiments` stay this long (joblib's default is 300 s):
-#: starting one again imports scikit-learn and river, about 1.5 s, which is the whole gain.
+#: starting one again imports scikit-learn and river, 2-4 s, more than the parallel runs save.
 WORKER_IDLE_S = 3600
 
 
