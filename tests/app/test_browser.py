@@ -90,7 +90,6 @@ def _serve(log_dir: Path) -> Iterator[str]:
     log = log_path.open("w")
     env = {**os.environ}
     env.setdefault("PUDD_RESULTS_STORE", str(log_dir / "results-store"))
-    env.pop("PUDD_WORKERS", None)  # the server runs quick runs on worker processes
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",
@@ -664,10 +663,11 @@ def test_explorer_speed_is_measured_in_the_browser(
         frame = _player(page, 99)
         player = page.frame_locator(PLAYER)
         steps = []
-        for _ in range(10):
-            t0 = frame.evaluate("() => performance.now()")
-            player.locator("#next").click()
-            steps.append(frame.evaluate("(t0) => performance.now() - t0", t0) / 1e3)
+        for _ in range(20):
+            frame.evaluate("() => { __player.stats.lastStep = null; }")
+            _press(page, "#next")  # as a person clicks it: press to the frame painted
+            frame.wait_for_function("() => __player.stats.lastStep !== null")
+            steps.append(frame.evaluate("() => __player.stats.lastStep.delayMs") / 1e3)
         pauses: dict[str, list[tuple[float, int]]] = {}
         plays: dict[str, tuple[float, int, int]] = {}
         for speed in ("1", "2", "5", "10"):
@@ -729,9 +729,10 @@ def _write_explorer_bench(first: list[float], computing: list[float], again: lis
          f"{_median(computing):.2f} s", len(computing)),
         ("Same, runs cached (revisit): click to the player drawn", "≤ 2 s",
          f"{_median(again):.2f} s", len(again)),
-        ("Next chunk: click to counter, charts and table redrawn (in the browser; no server "
-         "work)", "≤ 300 ms", f"{1e3 * _median(steps):.0f} ms (max {1e3 * max(steps):.0f})",
-         len(steps)),
+        ("Next chunk: press (the input event's time stamp) to the frame painted with the "
+         "counter, charts and tables redrawn (in the browser; no server work)", "≤ 300 ms",
+         f"{1e3 * _median(steps):.0f} ms (p90 {1e3 * _p90(steps):.0f}, max "
+         f"{1e3 * max(steps):.0f})", len(steps)),
         *((f"Pause at {speed} chunk{'s' if speed != '1' else ''}/s: press (the input event's "
            f"time stamp) to stopped; chunks past the one on screen at the press: "
            f"{', '.join(str(d) for _, d in runs)}",
@@ -1054,6 +1055,200 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
         "",
     ]
     _write_section(CAPACITY_BENCH, lines)
+
+
+CAPACITY_WS_BENCH = ROOT / "benchmarks" / "results" / "app_capacity_ws.md"
+
+
+class _WsSession:
+    """One Streamlit session driven through its websocket, as the app's frontend drives it.
+
+    ``load`` asks for a run of a page (``rerun_script``) and waits for ``script_finished``;
+    it counts the exception boxes the run sent (``exceptions``).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.uri = url.replace("http", "ws", 1) + "/_stcore/stream"
+        self.ws: Any = None
+        self.exceptions: list[str] = []
+
+    async def open(self) -> None:
+        import websockets
+
+        self.ws = await websockets.connect(self.uri, subprotocols=["streamlit"],
+                                           max_size=None, open_timeout=60)
+
+    async def load(self, query: str, page: str = "explorer") -> float:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        msg.rerun_script.query_string = query
+        msg.rerun_script.page_name = page
+        t = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(await self.ws.recv())
+            kind = fm.WhichOneof("type")
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element" and (
+                    fm.delta.new_element.WhichOneof("type") == "exception"):
+                self.exceptions.append(fm.delta.new_element.exception.message)
+            if kind == "script_finished":
+                return time.perf_counter() - t
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def _p90(values: list[float]) -> float:
+    import numpy as np
+
+    return float(np.percentile(values, 90)) if values else float("nan")
+
+
+@pytest.mark.slow  # a few minutes: 30 websocket sessions and one browser
+@pytest.mark.timeout(1800)
+def test_a_class_of_websocket_sessions_beside_one_students_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Not a pass/fail check on time: the numbers go to app_capacity_ws.md.
+
+    The issue's capacity test where 30 browsers do not fit on the machine: 30 sessions are
+    driven through Streamlit's websocket protocol (what the server sees of a class: each
+    loads the explorer, then stays connected while its browser plays, which sends nothing;
+    every 5-15 s one reruns its page, as a student reloading or coming back), and one real
+    browser is the student whose Next, Play and Pause are timed, plus new visitors' loads.
+    """
+    import asyncio
+    import random
+    import threading
+
+    n = int(os.environ.get("PUDD_CLASS_SIZE", "30"))
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def run(coro: Any, timeout: float = 600) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
+
+    with _serve(tmp_path) as url:
+        pid = SERVER_PIDS[url]
+        sessions = [_WsSession(url) for _ in range(n)]
+        loads = []
+        for i, ws in enumerate(sessions):  # the class opens the teacher's link
+            run(ws.open())
+            loads.append(run(ws.load(f"seed={i % 3}")))
+        rss_loaded = _rss_mb(pid)
+
+        def measure() -> dict[str, Any]:
+            """New visitors' loads, then the student's steps and pauses, with server CPU."""
+            cpu0, t0 = _cpu_seconds(pid), time.monotonic()
+            visitors = []
+            for seed in (0, 1, 2, 0, 1):  # new visitors, one after another
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                t = time.monotonic()
+                page.goto(f"{url}/explorer?seed={seed}")
+                _player(page, 99, timeout=240_000)
+                visitors.append(time.monotonic() - t)
+                _assert_no_exception(page)
+                page.close()
+            student = browser.new_page(viewport={"width": 1280, "height": 800})
+            student.goto(f"{url}/explorer?seed=0")
+            frame = _player(student, 99, timeout=240_000)
+            player = student.frame_locator(PLAYER)
+            steps = []
+            for _ in range(20):
+                frame.evaluate("() => { __player.stats.lastStep = null; }")
+                _press(student, "#next")  # as a person clicks it: press to the frame painted
+                frame.wait_for_function("() => __player.stats.lastStep !== null")
+                steps.append(frame.evaluate("() => __player.stats.lastStep.delayMs"))
+            pauses = []
+            player.locator("#speed").select_option("5")
+            for _ in range(10):
+                player.locator("#play").click()
+                student.wait_for_timeout(1200)
+                _press(student, "#play")  # Pause, as a person clicks it
+                frame.wait_for_function("() => !__player.playing")
+                p = frame.evaluate("() => __player.stats.lastPause")
+                pauses.append((p["delayMs"], p["stopped"] - p["seen"]))
+            _assert_no_exception(student)
+            student.close()
+            window = time.monotonic() - t0
+            return {"visitors": visitors, "steps": steps, "pauses": pauses, "window": window,
+                    "cpu": (_cpu_seconds(pid) - cpu0) / window}
+
+        quiet = measure()  # the class connected, playing in their browsers: no traffic
+        reruns: list[float] = []
+        stop = threading.Event()
+
+        async def churn(ws: _WsSession, rng: random.Random, i: int) -> None:
+            while not stop.is_set():
+                await asyncio.sleep(rng.uniform(5, 15))
+                if not stop.is_set():
+                    reruns.append(await ws.load(f"seed={i % 3}"))
+
+        tasks = [asyncio.run_coroutine_threadsafe(churn(ws, random.Random(i), i), loop)
+                 for i, ws in enumerate(sessions)]
+        busy = measure()  # and each one rerunning its page every 5-15 s
+        stop.set()
+        for task in tasks:
+            task.result(120)
+        rss = _rss_mb(pid)
+        for ws in sessions:
+            run(ws.close())
+    loop.call_soon_threadsafe(loop.stop)
+    assert not [e for ws in sessions for e in ws.exceptions], "a session showed an exception"
+
+    def rows(m: dict[str, Any], when: str) -> list[str]:
+        delays = [d for d, _ in m["pauses"]]
+        return [
+            f"| {when}: a new visitor's page load in a browser (median, max of "
+            f"{len(m['visitors'])}) | ≤ 5 s | {_median(m['visitors']):.2f} s, "
+            f"{max(m['visitors']):.2f} s |",
+            f"| {when}: the student's Next chunk, press to the frame painted (median, p90 of "
+            f"{len(m['steps'])}) | ≤ 300 ms (p90) | {_median(m['steps']):.0f} ms, "
+            f"{_p90(m['steps']):.0f} ms |",
+            f"| {when}: the student's Pause at 5 chunks/s, press to stopped (median, p90 of "
+            f"{len(delays)}; chunks past the one on screen, max) | ≤ 300 ms (p90), ≤ 1 | "
+            f"{_median(delays):.0f} ms, {_p90(delays):.0f} ms; "
+            f"{max(o for _, o in m['pauses'])} |",
+            f"| {when}: server CPU over the {m['window']:.0f} s (cores busy) | | "
+            f"{m['cpu']:.2f} |",
+        ]
+
+    lines = [
+        "## App: a class on one server, driven through the websocket (issue 9)",
+        "",
+        "Command: `.venv/bin/pytest tests/app/test_browser.py -m slow -k websocket_sessions "
+        "-s`  ",
+        f"Machine: 2-core server; {n} sessions driven through Streamlit's websocket protocol "
+        "(the app's own BackMsg/ForwardMsg protobufs: what the server sees of a class's "
+        "browsers) and one headless Chromium, the student being timed, on the same machine.",
+        "",
+        f"Each of the {n} sessions loads the Stream explorer (sea0, GNB, PUDD-3 + ADWIN + DDM, "
+        "100 chunks; three seeds shared by the class) and stays connected. *Playing*: each "
+        "plays in its own browser, which sends nothing to the server. *Busy*: besides, every "
+        "5-15 s each one reruns its page (a reload, a return from another page), about three "
+        "page runs a second for the class. Meanwhile new visitors load the page, then the "
+        "student steps, plays and pauses.",
+        "",
+        "| measure | target | result |",
+        "| --- | --- | ---: |",
+        f"| each session's first load (server: script run to finished; median, max) | | "
+        f"{_median(loads):.2f} s, {max(loads):.2f} s |",
+        *rows(quiet, f"{n} playing"),
+        f"| busy: the class's reruns (median, p90 of {len(reruns)}) | | "
+        f"{_median(reruns):.2f} s, {_p90(reruns):.2f} s |",
+        *rows(busy, f"{n} busy"),
+        f"| server memory (RSS): {n} sessions loaded, at the end | | {rss_loaded:.0f} MB, "
+        f"{rss:.0f} MB |",
+        "",
+        "No session showed an exception. Step and Pause are the student's browser alone (the "
+        "player sends nothing to the server); the new visitors, and the reruns when busy, are "
+        "what the class costs the server.",
+        "",
+    ]
+    _write_section(CAPACITY_WS_BENCH, lines)
 
 
 # --- your model's predictions ---------------------------------------------------------------------

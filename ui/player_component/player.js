@@ -32,7 +32,8 @@
   let shownHist = undefined;
   let frameHeight = 0;
   // read by the browser tests and the benchmark: frames drawn and due while playing
-  const stats = { plays: 0, drawn: 0, renders: 0, lastRenderMs: 0, lastPause: null };
+  const stats = { plays: 0, drawn: 0, renders: 0, lastRenderMs: 0, lastPause: null,
+                  lastStep: null };
   const shown = [];  // [time, chunk] of the latest frames: which chunk a click saw
   window.__player = {
     get cursor() { return k; }, get playing() { return playing; }, get last() {
@@ -325,12 +326,16 @@
   }
 
   // --- moving the cursor ----------------------------------------------------------------------
-  function go(to) {
+  function go(to, ev) {
     const target = Math.min(Math.max(Math.round(to), 1), spec.last);
     if (target === k && !playing) { controls(); return; }
     k = target;
     render();
     if (!playing) syncAddress();
+    if (ev && ev.timeStamp) {  // from the press to the next frame painted: what a person waits
+      const pressed = ev.timeStamp;
+      requestAnimationFrame(() => { stats.lastStep = { delayMs: performance.now() - pressed }; });
+    }
   }
 
   function play() {
@@ -424,8 +429,8 @@
   }
 
   $("reset").addEventListener("click", () => go(1));
-  $("prev").addEventListener("click", () => go(k - 1));
-  $("next").addEventListener("click", () => go(k + 1));
+  $("prev").addEventListener("click", (ev) => go(k - 1, ev));
+  $("next").addEventListener("click", (ev) => go(k + 1, ev));
   $("play").addEventListener("click", (ev) => (playing ? pause(ev) : play()));
   $("speed").addEventListener("change", (ev) => setSpeed(ev.target.value));
   $("detail").addEventListener("change", (ev) => setDetail(ev.target.value));
