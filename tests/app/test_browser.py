@@ -362,6 +362,18 @@ def _press(page: Any, selector: str) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+def _step_times(page: Any, frame: Any, n: int) -> list[float]:
+    """Milliseconds from each of ``n`` presses of Next chunk (as a person clicks it) to the
+    frame painted, as the player measures them (``stats.lastStep``)."""
+    times = []
+    for _ in range(n):
+        frame.evaluate("() => { __player.stats.lastStep = null; }")
+        _press(page, "#next")
+        frame.wait_for_function("() => __player.stats.lastStep !== null")
+        times.append(float(frame.evaluate("() => __player.stats.lastStep.delayMs")))
+    return times
+
+
 def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str) -> None:
     from playwright.sync_api import expect
 
@@ -662,12 +674,7 @@ def test_explorer_speed_is_measured_in_the_browser(
         again = [navigate(s) for s in seeds]  # runs cached
         frame = _player(page, 99)
         player = page.frame_locator(PLAYER)
-        steps = []
-        for _ in range(20):
-            frame.evaluate("() => { __player.stats.lastStep = null; }")
-            _press(page, "#next")  # as a person clicks it: press to the frame painted
-            frame.wait_for_function("() => __player.stats.lastStep !== null")
-            steps.append(frame.evaluate("() => __player.stats.lastStep.delayMs") / 1e3)
+        steps = [ms / 1e3 for ms in _step_times(page, frame, 20)]
         pauses: dict[str, list[tuple[float, int]]] = {}
         plays: dict[str, tuple[float, int, int]] = {}
         for speed in ("1", "2", "5", "10"):
@@ -1156,12 +1163,7 @@ def test_a_class_of_websocket_sessions_beside_one_students_browser(
             student.goto(f"{url}/explorer?seed=0")
             frame = _player(student, 99, timeout=240_000)
             player = student.frame_locator(PLAYER)
-            steps = []
-            for _ in range(20):
-                frame.evaluate("() => { __player.stats.lastStep = null; }")
-                _press(student, "#next")  # as a person clicks it: press to the frame painted
-                frame.wait_for_function("() => __player.stats.lastStep !== null")
-                steps.append(frame.evaluate("() => __player.stats.lastStep.delayMs"))
+            steps = _step_times(student, frame, 20)
             pauses = []
             player.locator("#speed").select_option("5")
             for _ in range(10):
