@@ -16,6 +16,9 @@ if "PUDD_DATA_DIR" not in os.environ and SHARED_DATA.is_dir():
     os.environ["PUDD_DATA_DIR"] = str(SHARED_DATA)
 # An unexpected error in a page is an exception in tests (the app shows it inline instead).
 os.environ.setdefault("PUDD_STRICT", "1")
+# AppTests compute the explorer's runs one by one in the test process (no worker processes
+# per xdist worker); the browser tests' server unsets it and runs them at once, as users do.
+os.environ.setdefault("PUDD_WORKERS", "1")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

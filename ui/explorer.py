@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
+import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -19,7 +22,14 @@ import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
 from pudd_core.experiments import cost
-from pudd_core.experiments.runner import DETECTORS, RunConfig, RunResult, run_experiment
+from pudd_core.experiments.runner import (
+    DETECTORS,
+    RunConfig,
+    RunResult,
+    run_experiment,
+    run_experiments,
+    warm_workers,
+)
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
@@ -267,11 +277,17 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
                            chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
                            n_chunks=config.n_chunks)
 
-    tasks = [_run_task(cfg, upload, functools.partial(stream, cfg.seed)) for cfg in configs]
+    def tasks_now() -> list[Task]:
+        return [_run_task(cfg, upload, functools.partial(stream, cfg.seed)) for cfg in configs]
+
+    tasks = tasks_now()
+    at_once = _at_once(configs, tasks, upload, stream)
+    if at_once:
+        tasks = tasks_now()  # a task looks its result up when made: now they are all cached
     outcome = progress.run_tasks(state.EXPLORER_JOB, tasks, what="runs")
     if not outcome.complete:
         return None
-    if outcome.computed:
+    if outcome.computed or at_once:
         player.log_time("runs", start)
     return list(outcome.results)
 
@@ -290,11 +306,68 @@ def _registry_stream(config: RunConfig) -> Stream:
     return run_stream(config)
 
 
-def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:
-    """One detector's run as a ``progress.Task``, its result kept by config (and label)."""
+#: Missing runs estimated at this many seconds in all (one after another) are computed on
+#: every core at once before the one-by-one loop, which then finds them cached. Below, handing
+#: them to the worker processes costs about what it saves; above, the user gets Run, Stop and
+#: a progress bar per run instead. ``PUDD_WORKERS=1`` turns it off (the tests' AppTests).
+_AT_ONCE_SECONDS = (0.8, 8.0)
+_log = logging.getLogger(__name__)
+
+
+def _parallel() -> bool:
+    """Whether runs go to worker processes: two cores or more, and not turned off."""
+    wanted = os.environ.get("PUDD_WORKERS")
+    return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
+
+
+@st.cache_resource(show_spinner=False)
+def _warm() -> threading.Thread:
+    """The worker processes, started once per server in the background.
+
+    Started when the explorer is first opened: a cold start imports scikit-learn and river in
+    each (2-4 s); until they answer, the page computes its runs one by one (a cold start would
+    make the first runs at once slower than that).
+    """
+    thread = threading.Thread(target=warm_workers, name="pudd-warm-workers", daemon=True)
+    thread.start()
+    return thread
+
+
+def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
+             stream: Callable[[int], Stream]) -> int:
+    """Compute the missing runs in parallel when there are several and they are quick.
+
+    Returns how many it computed (and cached); 0 leaves them all to the one-by-one loop.
+    """
+    if not _parallel() or _warm().is_alive():  # until the workers answer: one by one
+        return 0
+    missing = [(cfg, t) for cfg, t in zip(configs, tasks, strict=True) if t.peek() is None]
+    seconds = sum(t.seconds for _, t in missing)
+    if len(missing) < 2 or not _AT_ONCE_SECONDS[0] <= seconds <= _AT_ONCE_SECONDS[1]:
+        return 0
+    keys = [_run_key(cfg, upload) for cfg, _ in missing]
+    try:
+        with st.spinner(f"Computing {progress.count(len(missing), 'runs')} at once …"):
+            runs = run_experiments([config for _, config in keys],
+                                   streams=[stream(cfg.seed) for cfg, _ in missing])
+    except Exception:  # noqa: BLE001 - the one-by-one loop runs them again and shows the error
+        _log.info("parallel runs failed; computing them one by one", exc_info=True)
+        return 0
+    for (spec, _), run in zip(keys, runs, strict=True):
+        cache.keep(spec, run)
+    return len(runs)
+
+
+def _run_key(cfg: RunConfig, upload: Upload | None) -> tuple[tuple[Any, ...], RunConfig]:
+    """The cache key of ``cfg``'s run, and the config it runs."""
     spec = ("explorer", cfg) if upload is None else ("explorer-csv", cfg, upload.label)
     # an upload's run ignores n_chunks: its stream() already holds just those chunks
-    config = cfg if upload is None else replace(cfg, n_chunks=None)
+    return spec, (cfg if upload is None else replace(cfg, n_chunks=None))
+
+
+def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream]) -> Task:
+    """One detector's run as a ``progress.Task``, its result kept by config (and label)."""
+    spec, config = _run_key(cfg, upload)
     done = cache.finished(spec)  # looked up once per rerun; estimated only when missing
     if done is not None:
         seconds = 0.0

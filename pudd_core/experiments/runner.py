@@ -40,7 +40,7 @@ __all__ = [
     "ChunkVerdict", "CutTest", "FeatureAdapter", "FixedAlarms", "RunConfig", "RunResult",
     "RunSeeds", "WindowRecord",
     "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_experiments",
-    "run_model", "run_seeds", "run_stream", "runs_frame",
+    "run_model", "run_seeds", "run_stream", "runs_frame", "warm_workers",
 ]
 
 #: Detector name -> display name. PUDD-x is ``detector="pudd"`` with ``alpha=10**-x``.
@@ -772,7 +772,7 @@ def run_experiments(
     registry's); runs of one stream share it. One run, or one job, runs in this process.
     The results are the same as one by one (each run seeds itself from its config); an error
     in any run is raised here after the others finish. The workers stay for
-    :data:`WORKER_IDLE_S` seconds for the next call.
+    :data:`WORKER_IDLE_S` seconds for the next call (:func:`warm_workers` starts them early).
 
     Examples
     --------
@@ -797,3 +797,22 @@ def run_experiments(
         delayed(run_experiment)(c, stream=s, data_dir=data_dir)
         for c, s in zip(configs, given, strict=True))
     return list(runs)
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+def warm_workers(n_jobs: int | None = None) -> int:
+    """Start :func:`run_experiments`' worker processes now; returns how many answered.
+
+    Each imports this module, so that the first parallel runs do not wait for that.
+    """
+    jobs = _n_jobs(n_jobs, _cores())
+    if jobs == 1:
+        return 1
+    from joblib import Parallel, delayed
+
+    pids = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
+        delayed(_ready)() for _ in range(2 * jobs))
+    return len(set(pids))

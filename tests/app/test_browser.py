@@ -90,6 +90,7 @@ def _serve(log_dir: Path) -> Iterator[str]:
     log = log_path.open("w")
     env = {**os.environ}
     env.setdefault("PUDD_RESULTS_STORE", str(log_dir / "results-store"))
+    env.pop("PUDD_WORKERS", None)  # the server runs quick runs on worker processes
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",
@@ -1251,6 +1252,89 @@ def test_a_class_of_websocket_sessions_beside_one_students_browser(
         "",
     ]
     _write_section(CAPACITY_WS_BENCH, lines)
+
+
+ADD_BENCH = ROOT / "benchmarks" / "results" / "app_explorer_add.md"
+
+
+@pytest.mark.slow  # about a minute: the Streamlit server and websocket sessions, no browser
+def test_adding_a_seed_or_a_setting_is_timed_inside_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a pass/fail check on time: the server's cost of adding a seed or a setting.
+
+    ``benchmarks.bench_explorer`` times the same work in a plain process; this is the page in
+    the real server (its own timing log: the runs, then the player built), each change a new
+    session whose other runs are cached, as when a user adds a seed to a link's exploration.
+    """
+    import asyncio
+
+    log = tmp_path / "timing.tsv"
+    monkeypatch.setenv("PUDD_TIMING_LOG", str(log))
+    base = "baselines=adwin,ddm"
+    cases = {  # what changes -> (the exploration before, after)
+        "a 2nd seed to PUDD-3 + ADWIN + DDM (3 runs, a new stream)":
+            (f"{base}&seed={{s}}", f"{base}&seed={{s}}&seeds=2"),
+        "a 2nd setting (PUDD-5, all cuts) to PUDD-3 + ADWIN + DDM":
+            (f"{base}&seed={{s}}", f"{base}&seed={{s}}&pudd={quote('3;5,cut_points=all')}"),
+        "a 4th seed to PUDD-3 + ADWIN + DDM (3 runs, a new stream)":
+            (f"{base}&seed={{s}}&seeds=3", f"{base}&seed={{s}}&seeds=4"),
+    }
+    results: dict[str, list[tuple[float, float, float]]] = {what: [] for what in cases}
+
+    async def load(url: str, query: str) -> float:
+        ws = _WsSession(url)
+        await ws.open()
+        seconds = await ws.load(query)
+        await ws.close()
+        assert not ws.exceptions, ws.exceptions
+        return seconds
+
+    async def measure(url: str) -> None:
+        await load(url, f"{base}&seed=999")  # the first visitor: workers start meanwhile
+        await asyncio.sleep(8)
+        for i in range(5):
+            for what, (before, after) in cases.items():
+                seed = 1000 + 10 * i + 100 * list(cases).index(what)
+                await load(url, before.format(s=seed))
+                log.write_text("")
+                wall = await load(url, after.format(s=seed))
+                timed = _timings(log)
+                runs = sum(ms for w, ms in timed if w == "runs") / 1e3
+                drawn = sum(ms for w, ms in timed if w == "player") / 1e3
+                assert runs > 0, f"{what}: nothing was computed"
+                results[what].append((runs, drawn, wall))
+
+    with _serve(tmp_path) as url:
+        asyncio.run(measure(url))
+    from benchmarks._common import machine
+
+    def cell(what: str, k: int) -> str:
+        values = [r[k] for r in results[what]]
+        return f"{_median(values):.2f} s ({min(values):.2f}-{max(values):.2f})"
+
+    _write_section(ADD_BENCH, [
+        "## Stream explorer: adding a seed or a setting, inside the Streamlit server (issue 14)",
+        "",
+        "Command: `.venv/bin/pytest tests/app/test_browser.py -m slow -k "
+        "adding_a_seed_or_a_setting -s`  ",
+        f"Machine: {machine()}; the server alone (sessions driven through its websocket, no "
+        "browser on the machine)",
+        "",
+        "sea0, GNB, 100 chunks. Each change is a new session on an exploration whose other "
+        "runs are cached. Server: the page's own timing log, the missing runs (two or more "
+        "at once on the server's two worker processes) and the player built; page run: the "
+        "script run from the request to finished. Median (min-max) of 5, each on new seeds.",
+        "",
+        "| adding | target | server: runs + player | of which the player | page run |",
+        "| --- | --- | ---: | ---: | ---: |",
+        *(f"| {what} | ≤ 1 s | "
+          f"{_median([r + p for r, p, _ in results[what]]):.2f} s "
+          f"({min(r + p for r, p, _ in results[what]):.2f}-"
+          f"{max(r + p for r, p, _ in results[what]):.2f}) | {cell(what, 1)} | "
+          f"{cell(what, 2)} |" for what in cases),
+        "",
+    ])
 
 
 # --- your model's predictions ---------------------------------------------------------------------

@@ -376,3 +376,66 @@ def test_another_label_column_of_the_same_upload_gives_the_player_new_runs(
     assert not at.exception and second["id"] != first["id"]  # same configs, other results
     accuracy = [s["settings"][0]["metrics"]["accuracy"] for s in (first, second)]
     assert accuracy[0] != accuracy[1]
+
+
+# --- several quick runs at once ----------------------------------------------------------------
+@pytest.fixture
+def at_once(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    """The page's runs-at-once path, with the workers' call replaced by one that records it.
+
+    The AppTests turn the worker processes off (``PUDD_WORKERS=1``, tests/conftest.py); here
+    they are on, ready at once, and ``run_experiments`` runs in this process.
+    """
+    import threading
+
+    from pudd_core.experiments import runner
+
+    calls: dict[str, list[Any]] = {"at_once": [], "one_by_one": []}
+
+    def fake_at_once(configs: Any, *, streams: Any) -> list[Any]:
+        calls["at_once"].append(list(configs))
+        return [runner.run_experiment(c, stream=s) for c, s in zip(configs, streams, strict=True)]
+
+    def one_by_one(config: Any, **kwargs: Any) -> Any:
+        calls["one_by_one"].append(config)
+        return runner.run_experiment(config, **kwargs)
+
+    done = threading.Thread(target=lambda: None)
+    done.start()
+    done.join()
+    monkeypatch.setenv("PUDD_WORKERS", "2")
+    monkeypatch.setattr(ui.explorer, "_warm", lambda: done)
+    monkeypatch.setattr(ui.explorer, "_AT_ONCE_SECONDS", (0.0, 60.0))
+    monkeypatch.setattr(ui.explorer, "run_experiments", fake_at_once)
+    monkeypatch.setattr(ui.explorer, "run_experiment", one_by_one)
+    return calls
+
+
+def test_runs_computed_at_once_are_shown_and_not_computed_again(
+    at_once: dict[str, list[Any]]
+) -> None:
+    at = _open({"seed": "23"})  # a selection no other test has computed
+    assert not at.exception and not at.error
+    assert [len(c) for c in at_once["at_once"]] == [3]  # PUDD-3, ADWIN, DDM in one call
+    assert at_once["one_by_one"] == []  # the loop found them all cached
+    assert _chunk(at) == "1 / 29"
+    # the same runs one by one, in a fresh process's way: the page's numbers are theirs
+    from pudd_core.experiments.runner import run_experiment
+
+    [cfg] = [c for c in at_once["at_once"][0] if c.detector == "pudd"]
+    shown_pudd = trace_named(_charts(at)["explorer_trace"], "PUDD-3 error rate")["y"]
+    alone = run_experiment(cfg)
+    assert shown_pudd == pytest.approx([100 * c.error_rate for c in alone.chunks])
+
+
+def test_a_failure_at_once_falls_back_to_one_by_one(
+    at_once: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(configs: Any, *, streams: Any) -> list[Any]:
+        raise OSError("no worker could start")
+
+    monkeypatch.setattr(ui.explorer, "run_experiments", broken)
+    at = _open({"seed": "24"})
+    assert not at.exception and not at.error
+    assert len(at_once["one_by_one"]) == 3
+    assert _chunk(at) == "1 / 29"
