@@ -138,6 +138,7 @@ LIBRARY: dict[str, tuple[Callable[[], Any], str, str]] = {
     "seeds ['a']": (lambda: parse_seeds(["a"]), "seeds", "'a' is not an integer"),
     "seeds [1.5, 1.7]": (lambda: parse_seeds([1.5, 1.7]), "seeds", "1.5 is not an integer"),
     "seeds []": (lambda: parse_seeds([]), "seeds", "empty"),
+    "seeds 0 (a count)": (lambda: parse_seeds(0), "seeds", "seed 0 alone: write the range '0-0'"),
     "seeds 'abc'": (lambda: parse_seeds("abc"), "seeds", "'abc' is not a seed"),
     "seeds '5-3'": (lambda: parse_seeds("5-3"), "seeds", "backwards"),
     "seeds True": (lambda: parse_seeds(True), "seeds", "boolean"),

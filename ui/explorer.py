@@ -24,6 +24,7 @@ from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
 from pudd_core.experiments import cost
 from pudd_core.experiments.runner import (
     DETECTORS,
+    WORKER_IDLE_S,
     RunConfig,
     RunResult,
     run_experiment,
@@ -320,17 +321,47 @@ def _parallel() -> bool:
     return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
 
 
-@st.cache_resource(show_spinner=False)
-def _warm() -> threading.Thread:
-    """The worker processes, started once per server in the background.
+class _Workers:
+    """The server's worker processes: warmed in the background, then marked used.
 
     Started when the explorer is first opened: a cold start imports scikit-learn and river in
     each (2-4 s); until they answer, the page computes its runs one by one (a cold start would
-    make the first runs at once slower than that).
+    make the first runs at once slower than that). Workers idle for ``WORKER_IDLE_S`` exit,
+    so after such a pause they are warmed again the same way.
     """
-    thread = threading.Thread(target=warm_workers, name="pudd-warm-workers", daemon=True)
-    thread.start()
-    return thread
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._used = 0.0
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=warm_workers, name="pudd-warm-workers",
+                                        daemon=True)
+        self._thread.start()
+        self._used = time.monotonic()
+
+    def warm(self) -> None:
+        """Start them, the first time the explorer is opened."""
+        with self._lock:
+            if self._thread is None:
+                self._start()
+
+    def ready(self) -> bool:
+        """Whether they answer now, for runs about to be handed to them; if not, warm them."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return False
+            if self._thread is None or time.monotonic() - self._used > 0.9 * WORKER_IDLE_S:
+                self._start()
+                return False
+            self._used = time.monotonic()
+            return True
+
+
+@st.cache_resource(show_spinner=False)
+def _workers() -> _Workers:
+    return _Workers()
 
 
 def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
@@ -339,11 +370,14 @@ def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
 
     Returns how many it computed (and cached); 0 leaves them all to the one-by-one loop.
     """
-    if not _parallel() or _warm().is_alive():  # until the workers answer: one by one
+    if not _parallel():
         return 0
+    _workers().warm()
     missing = [(cfg, t) for cfg, t in zip(configs, tasks, strict=True) if t.peek() is None]
     seconds = sum(t.seconds for _, t in missing)
     if len(missing) < 2 or not _AT_ONCE_SECONDS[0] <= seconds <= _AT_ONCE_SECONDS[1]:
+        return 0
+    if not _workers().ready():  # until they answer: one by one
         return 0
     keys = [_run_key(cfg, upload) for cfg, _ in missing]
     try:

@@ -71,7 +71,8 @@ def parse_seeds(spec: int | str | Sequence[int]) -> list[int]:
         raise _seed_error(spec, "a boolean is not a seed")
     if isinstance(spec, int | np.integer):
         if spec < 1:
-            raise ParameterError("seeds", f"a seed count must be at least 1, got {spec}")
+            raise ParameterError("seeds", f"a seed count must be at least 1, got {spec} "
+                                 "(seed 0 alone: write the range '0-0')")
         _check_seed_count(spec, int(spec))
         return list(range(int(spec)))
     if isinstance(spec, str):

@@ -386,8 +386,6 @@ def at_once(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     The AppTests turn the worker processes off (``PUDD_WORKERS=1``, tests/conftest.py); here
     they are on, ready at once, and ``run_experiments`` runs in this process.
     """
-    import threading
-
     from pudd_core.experiments import runner
 
     calls: dict[str, list[Any]] = {"at_once": [], "one_by_one": []}
@@ -400,11 +398,15 @@ def at_once(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
         calls["one_by_one"].append(config)
         return runner.run_experiment(config, **kwargs)
 
-    done = threading.Thread(target=lambda: None)
-    done.start()
-    done.join()
+    class Warm:
+        def warm(self) -> None:
+            pass
+
+        def ready(self) -> bool:
+            return True
+
     monkeypatch.setenv("PUDD_WORKERS", "2")
-    monkeypatch.setattr(ui.explorer, "_warm", lambda: done)
+    monkeypatch.setattr(ui.explorer, "_workers", Warm)
     monkeypatch.setattr(ui.explorer, "_AT_ONCE_SECONDS", (0.0, 60.0))
     monkeypatch.setattr(ui.explorer, "run_experiments", fake_at_once)
     monkeypatch.setattr(ui.explorer, "run_experiment", one_by_one)
@@ -439,3 +441,30 @@ def test_a_failure_at_once_falls_back_to_one_by_one(
     assert not at.exception and not at.error
     assert len(at_once["one_by_one"]) == 3
     assert _chunk(at) == "1 / 29"
+
+
+def test_the_workers_are_used_once_warm_and_warmed_again_after_they_idled_out(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    started: list[int] = []
+    release = threading.Event()
+
+    def warm() -> None:  # a cold start, held until released
+        started.append(1)
+        release.wait(10)
+
+    monkeypatch.setattr(ui.explorer, "warm_workers", warm)
+    monkeypatch.setattr(ui.explorer, "WORKER_IDLE_S", 3600)
+    workers = ui.explorer._Workers()
+    workers.warm()
+    workers.warm()  # once per server
+    assert started == [1] and not workers.ready()  # still starting: one by one
+    release.set()
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready() and started == [1]
+    workers._used -= 3500  # an hour without runs at once: the workers have exited
+    assert not workers.ready() and started == [1, 1]
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready()
