@@ -321,6 +321,9 @@ def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.Mon
         st.stop()  # what Streamlit does to a script run when its page is left mid-run
 
     monkeypatch.setattr(ui.explorer, "run_experiment", leave_midway)
+    # the 5-million-sample stream is drawn before the run starts (8 s of CPU, a minute on a
+    # loaded machine); the run that would read it never starts
+    monkeypatch.setattr(ui.explorer, "run_stream", lambda config: None)
     at = _open({"n_chunks": "5000", "seed": "12"})  # a selection no other test computes
     [run] = [b for b in at.button if b.label.startswith("Run")]
     run.click().run(timeout=TIMEOUT)
