@@ -368,7 +368,11 @@ class ResultStore:
             frames.append(pd.DataFrame(self._buffer))
         if not frames:
             return pd.DataFrame(columns=["key", "status"])
-        df = pd.concat(frames, ignore_index=True)
+        # a column that is all missing in one part (``error`` where every run was ok) takes
+        # its dtype from the parts that hold values, as pandas will require
+        columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+        df = pd.concat([f.dropna(axis=1, how="all") for f in frames], ignore_index=True)
+        df = df.reindex(columns=columns)
         return df.drop_duplicates("key", keep="last").reset_index(drop=True)
 
     def keys(self, *, status: str | None = "ok") -> set[str]:

@@ -68,6 +68,21 @@ def test_store_writes_batches_atomically_and_keeps_the_newest_row(tmp_path):
     assert store.keys() == {"a", "b"}
 
 
+def test_a_column_missing_in_one_part_loads_without_warning_and_keeps_its_values(tmp_path):
+    import warnings
+
+    store = ResultStore(tmp_path, flush_every=1)
+    store.put({"key": "a", "accuracy": 0.5, "status": "ok", "error": None})  # all ok
+    store.put({"key": "b", "accuracy": None, "status": "error", "error": "boom"})
+    store.put({"key": "c", "accuracy": 0.7, "status": "ok", "error": None})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas' FutureWarning on all-NA parts included
+        df = store.load().set_index("key")
+    assert list(df.columns) == ["accuracy", "status", "error"]
+    assert df.loc["b", "error"] == "boom" and df["error"].isna().sum() == 2
+    assert df["accuracy"].dtype == float and df.loc["c", "accuracy"] == 0.7
+
+
 def test_expand_grid_varies_alpha_only_for_pudd_and_validates_first():
     cfgs = expand_grid({"dataset": "sea0", "detector": ["pudd", "adwin"], "alpha": [0.1, 1e-5],
                         "regime": ["incremental", "train-once"], "seeds": "0-2"})
