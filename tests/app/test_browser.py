@@ -1279,6 +1279,8 @@ def test_adding_a_seed_or_a_setting_is_timed_inside_the_server(
             (f"{base}&seed={{s}}", f"{base}&seed={{s}}&pudd={quote('3;5,cut_points=all')}"),
         "a 4th seed to PUDD-3 + ADWIN + DDM (3 runs, a new stream)":
             (f"{base}&seed={{s}}&seeds=3", f"{base}&seed={{s}}&seeds=4"),
+        "a 2nd seed to PUDD-3, PUDD-5 + ADWIN + DDM + EDDM (5 runs, a new stream)":
+            (f"{base},eddm&seed={{s}}&pudd=3;5", f"{base},eddm&seed={{s}}&pudd=3;5&seeds=2"),
     }
     results: dict[str, list[tuple[float, float, float]]] = {what: [] for what in cases}
 
