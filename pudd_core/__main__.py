@@ -314,6 +314,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     if len(chosen) != 1:
         raise ParameterError("table", "give one of --table 1|2|cifar, --claims or --fig5"
                              + (f", not {' and '.join(chosen)}" if chosen else ""))
+    if args.add and (args.claims or args.fig5 or args.table == "cifar"):
+        raise ParameterError("add", "--add puts cells into a --table 1 or 2 report; the "
+                             "CIFAR-10-CD comparison, Fig. 5 and the claims are made whole")
     if args.claims:
         return _claims(args)
     if args.fig5:
@@ -336,9 +339,26 @@ def _reproduce(args: argparse.Namespace) -> int:
                                    detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
                                    reproduce_frozen_head=args.reproduce_frozen_head)
     _check_out_folder(args.out)
+    base = None
+    if args.add:  # read it before any work: a missing or broken report fails at once
+        import os
+
+        from pudd_core.experiments.reproduce import read_report
+
+        existing = os.path.join(args.out, f"table{args.table}_{classifier}.csv")
+        try:
+            base = read_report(existing, args.table, classifier)
+        except (OSError, ValueError) as err:
+            raise ParameterError("add", f"--add: {err}") from err
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
+    if base is not None:
+        from pudd_core.experiments.reproduce import merge_reports
+
+        report = merge_reports(base, report, note=(
+            f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
+            f"{text}); a cell run before with more seeds kept its own."))
     md_path, csv_path = report.save(args.out)
     print(report.markdown())
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
@@ -548,6 +568,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--address", default=None)
     rep.add_argument("--store", default="results/store")
     rep.add_argument("--out", default="results", help="folder for the Markdown and CSV")
+    rep.add_argument("--add", action="store_true",
+                     help="--table 1|2: put this command's cells into the report already in "
+                          "--out (a new row, more seeds; its other cells and caveats kept) "
+                          "instead of writing a report of these runs alone")
     rep.add_argument("--data-dir", default=None)
     rep.set_defaults(handler=_reproduce)
 
@@ -623,6 +647,7 @@ _FLAGS = {
     "classes": "--classes", "p_true": "--p-true", "correct": "--correct", "pred": "--pred",
     "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
+    "add": "--add",
 }
 
 

@@ -166,3 +166,41 @@ def test_reproduce_cifar_writes_the_comparison_report(tmp_path, monkeypatch, cap
     assert list(cells["name"]) == ["PUDD-5", "DDM"] and set(cells["n_chunks"]) == {3}
     md = (tmp_path / "out" / "cifar10_cd.md").read_text()
     assert "--table cifar --classifier small-cnn" in md and "| DDM |" in md
+
+
+def test_reproduce_add_puts_new_cells_into_the_committed_report(tmp_path, capsys):
+    import pandas as pd
+
+    out, store = tmp_path / "out", str(tmp_path / "s")
+    small = ["--table", "1", "--classifier", "gnb", "--datasets", "sea0", "--regimes",
+             "incremental", "--n-chunks", "6", "--executor", "serial", "--store", store,
+             "--out", str(out)]
+    assert main(["reproduce", *small, "--detectors", "ddm,pudd-3", "--seeds", "1"]) == 0
+    before = pd.read_csv(out / "table1_gnb.csv", float_precision="round_trip")
+    assert main(["reproduce", *small, "--detectors", "pudd-3,adwin", "--seeds", "2",
+                 "--add"]) == 0
+    after = pd.read_csv(out / "table1_gnb.csv", float_precision="round_trip").set_index(
+        "detector")
+    assert after.loc["ddm", "ours"] == before.set_index("detector").loc["ddm", "ours"]
+    assert after.loc["ddm", "n_seeds"] == 1  # kept as it was
+    assert after.loc["pudd-3", "n_seeds"] == 2 and after.loc["adwin", "n_seeds"] == 2
+    alone = main(["reproduce", *small, "--detectors", "pudd-3", "--seeds", "2",
+                  "--out", str(tmp_path / "alone")])
+    assert alone == 0  # the same cell from a report of those runs alone
+    pudd = pd.read_csv(tmp_path / "alone" / "table1_gnb.csv").set_index("detector")
+    assert after.loc["pudd-3", "ours"] == pytest.approx(pudd.loc["pudd-3", "ours"], abs=1e-12)
+    md = (out / "table1_gnb.md").read_text()
+    assert "Cells added to this report by `python -m pudd_core reproduce" in md
+    [ddm_row] = [line for line in md.splitlines() if line.startswith("| DDM |")]
+    assert "— /" not in ddm_row  # the row kept, with its number, in the Markdown
+
+
+def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys):
+    code = main(["reproduce", "--table", "1", "--seeds", "1", "--datasets", "sea0",
+                 "--detectors", "ddm", "--add", "--store", str(tmp_path / "s"),
+                 "--out", str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--add" in err and "no report at" in err
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").glob("part-*"))
+    code = main(["reproduce", "--fig5", "--add", "--store", str(tmp_path / "s")])
+    assert code == 2 and "--table 1 or 2" in capsys.readouterr().err

@@ -38,6 +38,8 @@ __all__ = [
     "ACCEPTANCE_DATASETS",
     "ReproductionReport",
     "detector_label",
+    "merge_reports",
+    "read_report",
     "reproduction_configs",
     "reproduction_report",
 ]
@@ -512,6 +514,101 @@ def reproduction_report(
         _caveats(table, classifier, runs),
         float(pd.to_numeric(ok["elapsed_s"]).sum()) if "elapsed_s" in ok else float("nan"),
     )
+
+
+def read_report(csv: str | os.PathLike[str], table: int,
+                classifier: str) -> ReproductionReport:
+    """A report as :meth:`ReproductionReport.save` wrote it: the cells, and the caveats.
+
+    The cells come from the CSV with their floats exact; the caveats from the Markdown beside
+    it, if there, with its run time (to 0.1 min); the seeds count up to the largest
+    ``n_seeds`` of a cell (the CSV does not name them).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> report = reproduction_report(_example_runs(), 1, "gnb")
+    >>> _, csv = report.save(tempfile.mkdtemp())
+    >>> back = read_report(csv, 1, "gnb")
+    >>> back.cells.equals(report.cells), back.caveats == report.caveats, back.seeds
+    (True, True, (0, 1))
+    """
+    import re
+
+    import pandas as pd
+
+    path = Path(csv)
+    if not path.is_file():
+        raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
+    cells = pd.read_csv(path, float_precision="round_trip")
+    missing = [c for c in ("detector", "dataset", "regime", "ours", "n_seeds") if c not in cells]
+    if missing:
+        raise ValueError(f"{path} is not a reproduction report: no column {', '.join(missing)}")
+    for column in ("detector", "dataset", "regime"):
+        cells[column] = cells[column].astype(str)
+    md = path.with_suffix(".md")
+    caveats: tuple[str, ...] = ()
+    run_seconds = float("nan")
+    if md.is_file():
+        text = md.read_text(encoding="utf-8")
+        found = re.search(r"## Caveats\n\n(.*?)(?:\n\n## |\Z)", text, re.S)
+        if found:
+            caveats = tuple(line[2:] for line in found.group(1).splitlines()
+                            if line.startswith("- "))
+        timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
+        if timed:
+            run_seconds = 60 * float(timed.group(1))
+    n_seeds = int(cells["n_seeds"].max()) if len(cells) else 0
+    return ReproductionReport(table, classifier, cells, tuple(range(n_seeds)),
+                              int(cells["n_errors"].sum()) if "n_errors" in cells else 0,
+                              caveats, run_seconds)
+
+
+def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
+                  note: str | None = None) -> ReproductionReport:
+    """``base`` with the cells ``added`` ran put in, e.g. a new row or more seeds of one.
+
+    A cell run in both keeps the one with more seeds (``added``'s when they have as many);
+    cells ``added`` did not run stay as in ``base``. The caveats are ``base``'s, then
+    ``added``'s new ones, then ``note`` (say which command added what).
+
+    Examples
+    --------
+    >>> runs = _example_runs()
+    >>> base = reproduction_report(runs[runs["seed"] == 0], 1, "gnb")   # seed 0 only
+    >>> more = reproduction_report(runs[runs["detector"] == "pudd"], 1, "gnb")
+    >>> merged = merge_reports(base, more, note="PUDD-3 with seeds 0-1 added")
+    >>> merged.cells.query("n_seeds > 0")[["detector", "ours", "n_seeds"]]
+      detector  ours  n_seeds
+    1      ddm  93.0        1
+    8   pudd-3  95.1        2
+    >>> merged.caveats[-1]
+    'PUDD-3 with seeds 0-1 added'
+    """
+    import pandas as pd
+
+    if (base.table, base.classifier) != (added.table, added.classifier):
+        raise ValueError(f"cannot merge table {added.table} ({added.classifier}) into table "
+                         f"{base.table} ({base.classifier})")
+    cells = base.cells.set_index(_CELL)
+    new = added.cells[added.cells["n_seeds"] > 0].set_index(_CELL)
+    keep = cells.index.isin(new.index)
+    stronger = new.reindex(cells.index[keep])["n_seeds"] < cells.loc[keep, "n_seeds"]
+    new = new.drop(index=stronger[stronger].index)
+    columns = [c for c in cells.columns if c in new.columns]
+    cells.loc[cells.index.isin(new.index), columns] = new.reindex(
+        cells.index[cells.index.isin(new.index)])[columns]
+    extra = new[~new.index.isin(cells.index)]
+    merged = pd.concat([cells, extra[columns]]).reset_index()[base.cells.columns]
+    merged[["n_seeds", "n_errors"]] = merged[["n_seeds", "n_errors"]].astype(int)
+    caveats = [*base.caveats, *(c for c in added.caveats if c not in base.caveats)]
+    if note:
+        caveats.append(note)
+    seeds = tuple(sorted(set(base.seeds) | set(added.seeds)))
+    # both runs' time, when both are known (a report read back may not say it)
+    return ReproductionReport(base.table, base.classifier, merged, seeds,
+                              int(merged["n_errors"].sum()), tuple(caveats),
+                              base.run_seconds + added.run_seconds)
 
 
 def _versions() -> str:

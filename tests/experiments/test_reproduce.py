@@ -345,3 +345,35 @@ def test_a_store_whose_error_rows_hold_python_reprs_still_loads_into_the_same_re
     pd.testing.assert_frame_equal(legacy.cells, current.cells)
     assert legacy.caveats == current.caveats
     assert _cell(legacy, "pudd-3")["n_errors"] == 1 and _cell(legacy, "pudd-3")["n_seeds"] == 1
+
+
+def test_merging_keeps_the_cell_with_more_seeds_and_adds_new_rows():
+    from pudd_core.experiments.reproduce import ReproductionReport, _example_runs, merge_reports
+
+    runs = _example_runs()
+    both = reproduction_report(runs, 1, "gnb")  # PUDD-3 with seeds 0-1
+    one_seed = reproduction_report(runs[runs["seed"] == 1], 1, "gnb")
+    merged = merge_reports(both, one_seed).cells.set_index("detector")
+    assert merged.loc["pudd-3", "n_seeds"] == 2  # not replaced by the 1-seed cell
+    assert merged.loc["pudd-3", "ours"] == both.cells.set_index("detector").loc["pudd-3", "ours"]
+    only_ddm = reproduction_report(runs[runs["detector"] == "ddm"], 1, "gnb")
+    grown = merge_reports(only_ddm, both).cells
+    assert set(grown.query("n_seeds > 0")["detector"]) == {"ddm", "pudd-3"}
+    assert len(grown) == len(grown.drop_duplicates(["detector", "dataset", "regime"]))
+    other_table = ReproductionReport(2, "dnn-ensemble", both.cells, (0,), 0, ())
+    with pytest.raises(ValueError, match="cannot merge table 2"):
+        merge_reports(both, other_table)
+
+
+def test_a_saved_report_reads_back_with_its_caveats_and_exact_floats(tmp_path):
+    from pudd_core.experiments.reproduce import _example_runs, read_report
+
+    report = reproduction_report(_example_runs(), 1, "gnb")
+    _, csv = report.save(tmp_path)
+    back = read_report(csv, 1, "gnb")
+    assert back.cells.equals(report.cells) and back.caveats == report.caveats
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a reproduction report"):
+        read_report(tmp_path / "other.csv", 1, "gnb")
+    with pytest.raises(FileNotFoundError, match="no report at"):
+        read_report(tmp_path / "none.csv", 1, "gnb")
