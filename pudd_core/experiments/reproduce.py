@@ -592,14 +592,13 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
                          f"{base.table} ({base.classifier})")
     cells = base.cells.set_index(_CELL)
     new = added.cells[added.cells["n_seeds"] > 0].set_index(_CELL)
-    keep = cells.index.isin(new.index)
-    stronger = new.reindex(cells.index[keep])["n_seeds"] < cells.loc[keep, "n_seeds"]
-    new = new.drop(index=stronger[stronger].index)
+    both = new.index.intersection(cells.index)
+    new = new.drop(index=both[new.loc[both, "n_seeds"] < cells.loc[both, "n_seeds"]])
     columns = [c for c in cells.columns if c in new.columns]
-    cells.loc[cells.index.isin(new.index), columns] = new.reindex(
-        cells.index[cells.index.isin(new.index)])[columns]
-    extra = new[~new.index.isin(cells.index)]
-    merged = pd.concat([cells, extra[columns]]).reset_index()[base.cells.columns]
+    replaced = new.index.intersection(cells.index)
+    cells.loc[replaced, columns] = new.loc[replaced, columns]
+    extra = new.loc[new.index.difference(cells.index), columns]
+    merged = pd.concat([cells, extra]).reset_index()[base.cells.columns]
     merged[["n_seeds", "n_errors"]] = merged[["n_seeds", "n_errors"]].astype(int)
     caveats = [*base.caveats, *(c for c in added.caveats if c not in base.caveats)]
     if note:

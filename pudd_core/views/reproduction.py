@@ -17,6 +17,7 @@ from pudd_core.experiments.claims import CIFAR_FIG
 from pudd_core.experiments.reproduce import (
     ACCEPTANCE_DATASETS,
     ReproductionReport,
+    read_report,
     reproduction_report,
 )
 from pudd_core.paper import LAYOUTS, PUDD_DETECTORS
@@ -229,10 +230,10 @@ def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSumma
 
 def committed_report(path: str | os.PathLike[str], table: int = 1,
                      classifier: str = "gnb") -> ReproductionReport | None:
-    """A report's cells as committed (``results/table1_gnb*.csv``), or None if not there.
+    """A report as committed (``results/table1_gnb*.csv``), or None if not there.
 
-    The CSV is what :meth:`ReproductionReport.save` writes; the seeds are not in it, so the
-    report's ``seeds`` count up to the largest ``n_seeds`` of a cell.
+    :func:`~pudd_core.experiments.reproduce.read_report` of the CSV (its caveats from the
+    Markdown beside it).
 
     Examples
     --------
@@ -246,15 +247,10 @@ def committed_report(path: str | os.PathLike[str], table: int = 1,
     >>> committed_report("no/such/file.csv") is None
     True
     """
-    import pandas as pd
-
     file = Path(path)
     if not file.is_file():
         return None
-    cells = pd.read_csv(file)
-    n_seeds = int(cells["n_seeds"].max()) if len(cells) else 0
-    return ReproductionReport(table, classifier, cells, tuple(range(n_seeds)),
-                              int(cells["n_errors"].sum()), ())
+    return read_report(file, table, classifier)
 
 
 @dataclass(frozen=True)
