@@ -1,7 +1,8 @@
 """The "Your model's predictions" page's controls: the log, its columns, the chunks, the run.
 
 The log is the shipped example, an upload (Streamlit keeps it in memory, up to
-``server.maxUploadSize``) or a path on the server (streamed from disk, any size). Its columns
+``server.maxUploadSize``) or a path on the server (streamed from disk, any size), which is
+off unless the operator names the folders it may come from (``$PUDD_SERVER_DIRS``). Its columns
 are guessed from the first rows (:func:`pudd_core.monitoring.guess_columns`), shown with a
 preview and the reasons, and can be changed. The result is cached per file and settings.
 """
@@ -17,6 +18,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from pudd_core._validation import ParameterError
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.monitoring import MonitorResult, guess_columns, monitor, read_log_head
 from ui import messages
@@ -44,6 +46,8 @@ BASELINE_KEYS = "monitor_baselines"
 NORMALIZE = "monitor_normalize"
 
 SOURCES = ("The example log", "Upload a file", "A path on the server")
+#: The environment variable naming the folders whose files the page may read (off when unset).
+SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
 FORMS = ("Label + one probability column per class", "p_true + correct (or pred)")
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
 PLAYER_MAX_CHUNKS = 1000
@@ -96,19 +100,78 @@ def choose_log() -> Log | None:
         data = file.getvalue()
         digest = hashlib.sha256(data).hexdigest()[:16]
         return Log(str(file.name), f"upload:{digest}", data=data)
-    text = st.text_input("Path of a .csv or .parquet file on the server", key=PATH,
-                         placeholder="/data/predictions.parquet").strip()
+    roots = server_dirs()
+    if not roots:
+        st.info(f"Paths on the server are off: a visitor could otherwise read any file the "
+                f"server can. The person running the app turns them on for chosen folders by "
+                f"starting it with `{SERVER_DIRS_ENV}` set to those folders (separated by "
+                f"`{os.pathsep}`), e.g. `{SERVER_DIRS_ENV}=/data/logs make app`; only .csv "
+                "and .parquet files inside them can then be read.", icon=":material/lock:")
+        return None
+    st.caption("Allowed folders: " + ", ".join(messages.code(r) for r in roots)
+               + f" (set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
+    text = st.text_input("Path of a .csv or .parquet file in an allowed folder", key=PATH,
+                         placeholder=str(Path(roots[0]) / "predictions.parquet")).strip()
     if not text:
-        st.info("Type the path of a log on the machine running the app.",
+        st.info("Type the path of a log in one of the allowed folders.",
                 icon=":material/folder_open:")
         return None
-    if not text.endswith((".csv", ".parquet")) or not os.path.isfile(text):
-        st.error(f"**Path**: {messages.escape(text)} is not a .csv or .parquet file on the "
-                 "server; check the path.", icon=":material/error:")
+    try:
+        path = allowed_path(text, roots)
+    except ParameterError as err:
+        st.error(f"**Path**: {messages.escape(err)}", icon=":material/error:")
         return None
-    stat = os.stat(text)
-    return Log(os.path.basename(text), f"path:{text}:{stat.st_size}:{stat.st_mtime_ns}",
-               path=text)
+    stat = path.stat()
+    return Log(path.name, f"path:{path}:{stat.st_size}:{stat.st_mtime_ns}", path=str(path))
+
+
+def server_dirs() -> list[str]:
+    """The folders whose logs the page may read, from ``$PUDD_SERVER_DIRS`` (none: paths off).
+
+    The variable holds folders separated by :data:`os.pathsep`; each is resolved (symbolic
+    links followed), and one that is not an existing folder is left out.
+    """
+    value = os.environ.get(SERVER_DIRS_ENV, "")
+    roots = [os.path.realpath(part) for part in value.split(os.pathsep) if part.strip()]
+    return [root for root in dict.fromkeys(roots) if os.path.isdir(root)]
+
+
+def allowed_path(text: str, roots: list[str]) -> Path:
+    """``text`` as a readable log inside one of ``roots``, or a :class:`ParameterError`.
+
+    The path is resolved first (``..`` and symbolic links followed, a relative path taken in
+    ``roots[0]``), so no spelling and no link reaches outside the folders. A path outside
+    them is refused without saying whether it exists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = os.path.realpath(tempfile.mkdtemp())
+    >>> _ = open(os.path.join(root, "log.csv"), "w").write("label,proba_0")
+    >>> allowed_path("log.csv", [root]).name
+    'log.csv'
+    >>> allowed_path(os.path.join(root, "..", "etc.csv"), [root])
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: ... is outside the folders this app may read ...
+    """
+    if not roots:
+        raise ParameterError("path", f"paths on the server are off; set {SERVER_DIRS_ENV}.")
+    if "\x00" in text:
+        raise ParameterError("path", "the path contains a NUL character.")
+    candidate = Path(roots[0], os.path.expanduser(text))  # an absolute text replaces roots[0]
+    resolved = Path(os.path.realpath(candidate))
+    if not any(resolved.is_relative_to(root) for root in roots):
+        raise ParameterError(
+            "path", f"{text!r} is outside the folders this app may read "
+            f"({', '.join(roots)}); put the log in one of them.")
+    if resolved.suffix not in (".csv", ".parquet") or not resolved.is_file():
+        raise ParameterError(
+            "path", f"{text!r} is not a .csv or .parquet file in the allowed folders; "
+            "check the path.")
+    if not os.access(resolved, os.R_OK):
+        raise ParameterError("path", f"{text!r} cannot be read by the app (permissions).")
+    return resolved
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

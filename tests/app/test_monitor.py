@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core import monitor
@@ -18,6 +19,12 @@ PAGE = "pages/monitor.py"
 
 def _open() -> AppTest:
     return open_page(PAGE, timeout=TIMEOUT, via_home=False)
+
+
+@pytest.fixture(autouse=True)
+def _allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Server paths on for the test's own folder only (the operator's setting)."""
+    monkeypatch.setenv("PUDD_SERVER_DIRS", str(tmp_path))
 
 
 def _use_path(at: AppTest, path: Path) -> AppTest:
@@ -74,7 +81,8 @@ def test_unsorted_timestamps_and_a_non_log_path_are_refused(tmp_path: Path) -> N
     text = tmp_path / "notes.txt"
     text.write_text("hello")
     at.text_input(key="monitor_path").set_value(str(text)).run(timeout=TIMEOUT)
-    assert "is not a .csv or .parquet file" in at.error[0].value.replace("\\", "")
+    shown = at.error[0].value.replace("\\", "")
+    assert "is not a .csv or .parquet file in the allowed folders" in shown
 
 
 def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:

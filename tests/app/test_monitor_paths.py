@@ -1,0 +1,134 @@
+"""Paths on the server: off unless the operator names folders; nothing outside them is read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from pudd_core._validation import ParameterError
+from tests.app._apptest import open_page
+from ui.monitor import EXAMPLE, SERVER_DIRS_ENV, allowed_path, server_dirs
+
+TIMEOUT = 60
+SECRET = "hunter2-very-secret"
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    """An allowed folder with a log in it, and a secret CSV beside it (outside)."""
+    allowed, outside = tmp_path / "logs", tmp_path / "private"
+    allowed.mkdir()
+    outside.mkdir()
+    pd.read_parquet(EXAMPLE).head(900).to_csv(allowed / "log.csv", index=False)
+    pd.DataFrame({"user": ["root"], "password": [SECRET]}).to_csv(
+        outside / "credentials.csv", index=False)
+    return allowed, outside
+
+
+def _page_with_path(text: str) -> AppTest:
+    at = open_page("pages/monitor.py", timeout=TIMEOUT, via_home=False)
+    at.radio(key="monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
+    if text and at.text_input(key="monitor_path") is not None:
+        at.text_input(key="monitor_path").set_value(text).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _everything_shown(at: AppTest) -> str:
+    parts = [str(e.value) for kind in ("markdown", "caption", "error", "info", "warning")
+             for e in getattr(at, kind)]
+    parts += [str(frame.value.to_dict()) for frame in at.dataframe]
+    return "\n".join(parts)
+
+
+def test_paths_are_off_by_default_and_the_page_says_how_to_turn_them_on(
+        folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SERVER_DIRS_ENV, raising=False)
+    at = _page_with_path("")
+    assert len(at.text_input) == 0  # no path field at all
+    [info] = [i.value for i in at.info if SERVER_DIRS_ENV in i.value]
+    assert "off" in info
+    assert SECRET not in _everything_shown(at)
+
+
+def test_a_file_outside_the_allowed_folders_is_never_shown(
+        folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    allowed, outside = folders
+    monkeypatch.setenv(SERVER_DIRS_ENV, str(allowed))
+    link = allowed / "link.csv"
+    link.symlink_to(outside / "credentials.csv")  # a link inside pointing outside
+    for text in (str(outside / "credentials.csv"), f"{allowed}/../private/credentials.csv",
+                 "../private/credentials.csv", str(link), "link.csv"):
+        at = _page_with_path(text)
+        assert SECRET not in _everything_shown(at), text
+        [error] = at.error
+        assert "outside the folders this app may read" in error.value.replace("\\", ""), text
+
+
+def test_a_log_inside_an_allowed_folder_runs(
+        folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    allowed, _ = folders
+    monkeypatch.setenv(SERVER_DIRS_ENV, str(allowed))
+    for text in ("log.csv", str(allowed / "log.csv")):
+        at = _page_with_path(text)
+        assert not at.error, [e.value for e in at.error]
+        assert any("900 rows" in m.value.replace(",", "") for m in at.markdown), text
+
+
+def test_outside_is_refused_alike_whether_or_not_the_file_exists(
+        folders: tuple[Path, Path]) -> None:
+    allowed, outside = folders
+    messages = []
+    for name in ("credentials.csv", "missing.csv"):
+        with pytest.raises(ParameterError) as info:
+            allowed_path(str(outside / name), [str(allowed)])
+        messages.append(str(info.value).replace(name, "NAME"))
+    assert messages[0] == messages[1]  # existence outside is not revealed
+
+
+def test_server_dirs_reads_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a").mkdir()
+    monkeypatch.setenv(SERVER_DIRS_ENV, os.pathsep.join(
+        [str(tmp_path / "a"), str(tmp_path / "missing"), "", str(tmp_path / "a")]))
+    assert server_dirs() == [os.path.realpath(tmp_path / "a")]
+    monkeypatch.setenv(SERVER_DIRS_ENV, "")
+    assert server_dirs() == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.one_of(
+    st.text(max_size=40),
+    st.lists(st.sampled_from(["..", ".", "log.csv", "private", "credentials.csv", "logs",
+                              "link.csv", "", "~", "/"]), max_size=6).map("/".join)))
+def test_any_text_is_a_file_inside_or_a_parameter_error(text: str, tmp_path_factory:
+                                                        pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.getbasetemp() / "hyp"
+    if not root.exists():
+        (root / "logs").mkdir(parents=True)
+        (root / "private").mkdir()
+        (root / "logs" / "log.csv").write_text("label,proba_0\n0,1\n")
+        (root / "private" / "credentials.csv").write_text(f"password\n{SECRET}\n")
+        (root / "logs" / "link.csv").symlink_to(root / "private" / "credentials.csv")
+    allowed = os.path.realpath(root / "logs")
+    try:
+        path = allowed_path(text, [allowed])
+    except ParameterError as err:
+        assert err.param == "path"
+        return
+    assert path.is_file() and path.is_relative_to(allowed)
+    assert path == Path(allowed, "log.csv")
+
+
+def test_the_examples_of_allowed_path_hold() -> None:
+    import doctest
+
+    import ui.monitor
+
+    result = doctest.testmod(ui.monitor, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4 and result.failed == 0
