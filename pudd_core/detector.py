@@ -88,6 +88,13 @@ class ChunkPUDD(LastScan, base.Base):
         (Fig. 5), a plain Ei-kMeans partition of the first ``sample_size`` PU values of the old
         window with every value bucketed and no misclassified column (use ``clamp_min=0`` for
         the authors' unused variant, which has no floor).
+    max_chunks
+        Bound on the history since the last alarm, in chunks (at least 2). ``None`` (default,
+        the authors' code) keeps every chunk since the last alarm, so on a long stream without
+        alarm each chunk costs time and memory in proportion to the history. With a bound, a
+        full history forgets its oldest half before the next chunk is added (the reference
+        then starts there, as after an alarm but without one): time per chunk and memory stay
+        flat. The prediction-log monitor uses a bound by default.
     seed
         Seed of the generator that draws bucketing samples.
 
@@ -128,9 +135,12 @@ class ChunkPUDD(LastScan, base.Base):
         min_accuracy: float = 0.01,
         cache_buckets: bool = True,
         partition: Partition = "pu",
+        max_chunks: int | None = None,
         seed: int | None = None,
     ) -> None:
         _validation.check_seed("seed", seed)
+        _validation.check_positive_int("max_chunks", max_chunks, minimum=2, optional=True,
+                                       why=" (a cut needs two chunks; None: no bound)")
         self.alpha = alpha
         self.cut_points = cut_points
         self.skip_rule = skip_rule
@@ -144,6 +154,7 @@ class ChunkPUDD(LastScan, base.Base):
         self.min_accuracy = min_accuracy
         self.cache_buckets = cache_buckets
         self.partition = partition
+        self.max_chunks = max_chunks
         self.seed = seed
         self._settings = ScanSettings.from_params(self._get_params())  # checks the rest
         self._rng = np.random.default_rng(seed)
@@ -154,6 +165,15 @@ class ChunkPUDD(LastScan, base.Base):
     def _reset(self) -> None:
         self._drift_detected = False
         self._history = History(self._settings, self._rng)  # the rng runs on across resets
+
+    def _forget_oldest(self) -> None:
+        """Keep the newest half of a full history (``max_chunks``), as if it began there."""
+        kept = self._history.chunks[len(self._history.chunks) - (self.max_chunks or 2) // 2 :]
+        self._history = History(self._settings, self._rng)
+        for chunk in kept:
+            self._history.add(chunk.u, chunk.correct)
+        for n in range(2, len(kept) + 1):  # the old windows' buckets, in the usual order
+            self._history.prefix(n - 1, kept[-1].u.size)
 
     @property
     def drift_detected(self) -> bool:
@@ -220,6 +240,8 @@ class ChunkPUDD(LastScan, base.Base):
         ok = _validation.as_mask("correct", correct, vals.size, "u")
         if self._drift_detected:
             self._reset()  # spec section 1.10: the whole history goes after an alarm
+        elif self.max_chunks is not None and len(self._history.chunks) >= self.max_chunks:
+            self._forget_oldest()
         # own copies: the history outlives the call, and callers may reuse their buffers
         hist = self._history
         chunk = hist.add(vals.copy(), ok.copy())
