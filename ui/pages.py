@@ -13,6 +13,8 @@ from pathlib import Path
 import streamlit as st
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
+#: The browser tab's icon on every page (a file: no request leaves the server).
+FAVICON = str(Path(__file__).with_name("favicon.png"))
 _ROUTED = "app_routed"  # True while app.py's router runs the current page
 #: Set (the tests do) to let an unexpected error end the run as an exception.
 STRICT_ENV = "PUDD_STRICT"

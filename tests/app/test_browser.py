@@ -144,8 +144,29 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport=VIEWPORT)
     p = context.new_page()
     p.set_default_timeout(30_000)
+    _watch_requests(p)
     yield p
+    OUTSIDE.pop(id(p), None)
     context.close()
+
+
+#: id(page) -> the requests it made to any host but the app's (a CDN, a font server)
+OUTSIDE: dict[int, list[str]] = {}
+
+
+def _watch_requests(p: Any) -> None:
+    """Record every request of ``p`` that leaves this machine (the app must work offline)."""
+    from urllib.parse import urlsplit
+
+    seen = OUTSIDE.setdefault(id(p), [])
+
+    def record(request: Any) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in (
+                "localhost", "127.0.0.1", "::1"):
+            seen.append(request.url)
+
+    p.on("request", record)
 
 
 _MAIN_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
@@ -173,6 +194,7 @@ def _assert_no_exception(page: Any) -> None:
     """After every action: no exception box, no error dialog, no uncaught error in the log."""
     assert page.locator('[data-testid="stException"]').count() == 0, "an exception box is shown"
     assert page.locator(_ERROR_DIALOG).count() == 0, "an error dialog is shown"
+    assert not OUTSIDE.get(id(page)), f"requests left the machine: {OUTSIDE[id(page)][:3]}"
     for url, log in SERVER_LOGS.items():
         if page.url.startswith(url) and log.is_file():
             text = log.read_text(errors="replace")
@@ -463,6 +485,8 @@ def test_explorer_plays_to_the_end_and_keeps_its_place_across_pages(
 
 def test_two_sessions_on_the_same_link_keep_their_own_place(browser: Any, app_url: str) -> None:
     pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(2)]
+    for p in pages:
+        _watch_requests(p)
     frames = []
     for p in pages:
         p.goto(f"{app_url}/explorer?n_chunks=40&chunk=3")
@@ -535,6 +559,7 @@ def test_explorer_compares_four_settings_over_three_seeds_and_a_link_reopens_it(
     assert "chunk=4" in link and "seeds=3" in link
 
     other = browser.new_context(viewport=VIEWPORT).new_page()  # a colleague opens the link
+    _watch_requests(other)
     other.goto(link)
     _settle(other, EXPLORER)
     frame2 = _player(other, 19)
