@@ -12,6 +12,12 @@ ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
 
 seed = int(state.get(state.SEED))
 
+
+def _p_value(p: float) -> str:
+    """A metric's value: the p-value alone ("9.0e-120"), so it fits a third of 1024 px."""
+    return plots.p_text(p).removeprefix("p = ")
+
+
 st.title("Theorem 2, step by step")
 st.markdown(
     "**Theorem 2** (Lu et al., AAAI 2025): if two windows have equal error rates or error "
@@ -39,6 +45,19 @@ with tab2:
                      icon=":material/error:")
         st.info("Fix the setting marked above to see steps 2–4; your other settings are kept.")
     else:
+        exponent = int(state.get(state.THEOREM2_ALPHA_EXP))
+        summary_alpha = 10.0 ** -exponent
+        n_ddm = len(res.ddm_alarms_window2)
+        pudd_says = ("drift by the authors' rule (no test)" if res.pudd.shortcut else
+                     f"{plots.p_text(res.pudd.p_value)}, "
+                     f"{'drift' if res.pudd.p_value < summary_alpha else 'no drift'}")
+        err_says = (f"{plots.p_text(res.error_test.p_value)}, "
+                    f"{'drift' if res.error_test.p_value < summary_alpha else 'no drift'}")
+        st.info(f"**In short**: error rates {res.stats1.error_rate:.3f} and "
+                f"{res.stats2.error_rate:.3f}; at α = {controls.alpha_label(exponent)}, PUDD: "
+                f"{pudd_says}; the error-rate test: {err_says}; DDM: {n_ddm} "
+                f"alarm{'' if n_ddm == 1 else 's'} in window 2. Steps 2–4 show why.",
+                icon=":material/summarize:")
         st.subheader("2. Same error rate, same error standard deviation")
         cols = st.columns(4)
         cols[0].metric("Window 1 error rate", f"{res.stats1.error_rate:.3f}")
@@ -63,15 +82,15 @@ with tab2:
         ddm2 = res.ddm_alarms_window2
         verdicts = st.columns(3)
         if res.pudd.shortcut:  # the authors' rule decided: no χ² test, so no evidence to show
-            verdicts[0].metric("PUDD: χ² test of the PU table", "no test",
+            verdicts[0].metric("PUDD's χ² test, p", "no test",
                                "drift by the authors' rule", delta_arrow="off",
                                delta_color="orange")
             pudd_p = float("nan")
         else:
-            verdicts[0].metric("PUDD: χ² test of the PU table", plots.p_text(pudd_p),
+            verdicts[0].metric("PUDD's χ² test, p", _p_value(pudd_p),
                                "drift" if pudd_p < alpha else "no drift", delta_arrow="off",
                                delta_color="orange" if pudd_p < alpha else "gray")
-        verdicts[1].metric("Error-rate test: 2 × 2 χ²", plots.p_text(err_p),
+        verdicts[1].metric("Error-rate test: 2 × 2 χ², p", _p_value(err_p),
                        "drift" if err_p < alpha else "no drift", delta_arrow="off",
                        delta_color="orange" if err_p < alpha else "gray")
         verdicts[2].metric("DDM alarms in window 2", f"{len(ddm2)}",
@@ -90,7 +109,9 @@ with tab2:
                                            alpha=alpha), key="theorem2_verdicts")
         st.markdown("**PUDD's contingency table** (observed counts after the authors' floor of "
                     "5 per cell; expected counts E = row total × column total / N)")
-        st.dataframe(plots.contingency_table_frame(res.pudd.table, res.pudd.expected))
+        st.table(plots.contingency_table_frame(  # a static table: every column in view
+            res.pudd.table, res.pudd.expected, row_labels=("Window 1", "Window 2"))
+            .style.format("{:.4g}"))
         with st.expander("Show the code"):
             st.code(cfg.as_python(), language="python")
 
@@ -111,12 +132,12 @@ with tab1:
                      icon=":material/error:")
     else:
         check = res1.check
-        cols1 = st.columns(5)
-        cols1[0].metric("Histograms identical?", "yes" if check.identical else "no")
-        cols1[1].metric("Window 1 error rate", f"{check.stats1.error_rate:.4f}")
-        cols1[2].metric("Window 2 error rate", f"{check.stats2.error_rate:.4f}")
-        cols1[3].metric("Window 1 error std", f"{check.stats1.error_std:.4f}")
-        cols1[4].metric("Window 2 error std", f"{check.stats2.error_std:.4f}")
+        st.metric("Histograms identical?", "yes" if check.identical else "no")
+        cols1 = st.columns(4)  # four, as on the other tab: five cut their labels at 1024 px
+        cols1[0].metric("Window 1 error rate", f"{check.stats1.error_rate:.4f}")
+        cols1[1].metric("Window 2 error rate", f"{check.stats2.error_rate:.4f}")
+        cols1[2].metric("Window 1 error std", f"{check.stats1.error_std:.4f}")
+        cols1[3].metric("Window 2 error std", f"{check.stats2.error_std:.4f}")
         controls.plot(plots.theorem1_histogram_figure(res1.edges, res1.hist1, res1.hist2),
                       key="theorem1_histogram")
         if check.identical:

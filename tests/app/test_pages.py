@@ -77,16 +77,21 @@ def test_theorem2_defaults_equal_errors_but_only_pudd_rejects() -> None:
     m, d = _metrics(at), _deltas(at)
     assert m["Window 1 error rate"] == m["Window 2 error rate"] == "0.500"
     assert m["Window 1 error std"] == m["Window 2 error std"] == "0.500"
-    assert d["PUDD: χ² test of the PU table"] == "drift"
-    assert d["Error-rate test: 2 × 2 χ²"] == "no drift"
-    assert m["Error-rate test: 2 × 2 χ²"] == "p = 1"
+    assert d["PUDD's χ² test, p"] == "drift"
+    assert d["Error-rate test: 2 × 2 χ², p"] == "no drift"
+    assert m["Error-rate test: 2 × 2 χ², p"] == "1"
     assert d["DDM alarms in window 2"] == "no drift"
     charts = figures(at)
     assert _trace_names(charts["theorem2_histogram"]) == [
         "Window 1: correct", "Window 1: misclassified", "Window 2: correct",
         "Window 2: misclassified", "PUDD bucket edges"]
     assert charts["theorem2_verdicts"]["data"][0]["y"] == ["PUDD", "Error-rate test"]
-    assert len(at.dataframe) == 1 and at.dataframe[0].value.shape == (4, 6)
+    assert len(at.table) == 1 and at.table[0].value.shape == (4, 6)  # every column in view
+    # the summary under the sliders says what the metrics of steps 2 and 4 say
+    [short] = [i.value for i in at.info if i.value.startswith("**In short**")]
+    assert f"error rates {m['Window 1 error rate']} and {m['Window 2 error rate']}" in short
+    assert f"PUDD: p = {m['PUDD' + chr(39) + 's χ² test, p']}, drift;" in short
+    assert "the error-rate test: p = 1, no drift; DDM: 0 alarms in window 2" in short
 
 
 def test_theorem2_error_rate_slider_changes_both_windows_metrics() -> None:
@@ -103,8 +108,8 @@ def test_theorem2_with_every_prediction_wrong_shows_no_test_not_strong_evidence(
     at.slider(key="w_theorem2_error_rate").set_value(1.0).run(timeout=TIMEOUT)
     assert not at.exception
     m, d = _metrics(at), _deltas(at)
-    assert m["PUDD: χ² test of the PU table"] == "no test"
-    assert d["PUDD: χ² test of the PU table"] == "drift by the authors' rule"
+    assert m["PUDD's χ² test, p"] == "no test"
+    assert d["PUDD's χ² test, p"] == "drift by the authors' rule"
     from pudd_core.plots.player import to_json_ready  # decodes plotly's base64 arrays
 
     verdicts = to_json_ready(figures(at)["theorem2_verdicts"]["data"][0])
@@ -116,16 +121,16 @@ def test_theorem2_identical_ranges_silence_pudd() -> None:
     at.slider(key="w_theorem2_correct2").set_value((0.0, 0.1))
     at.slider(key="w_theorem2_wrong2").set_value((0.9, 1.0)).run(timeout=TIMEOUT)
     assert not at.exception
-    assert _deltas(at)["PUDD: χ² test of the PU table"] == "no drift"
+    assert _deltas(at)["PUDD's χ² test, p"] == "no drift"
 
 
 def test_theorem2_alpha_selector_flips_the_verdict() -> None:
     at = _app("pages/theorem2.py")
     at.slider(key="w_theorem2_n").set_value(100).run(timeout=TIMEOUT)  # p ~ 1e-5
     at.select_slider(key="w_theorem2_alpha_exp").set_value(1).run(timeout=TIMEOUT)
-    assert _deltas(at)["PUDD: χ² test of the PU table"] == "drift"
+    assert _deltas(at)["PUDD's χ² test, p"] == "drift"
     at.select_slider(key="w_theorem2_alpha_exp").set_value(10).run(timeout=TIMEOUT)
-    assert _deltas(at)["PUDD: χ² test of the PU table"] == "no drift"
+    assert _deltas(at)["PUDD's χ² test, p"] == "no drift"
 
 
 def test_theorem2_invalid_range_shows_inline_error_and_keeps_other_settings() -> None:
@@ -137,7 +142,7 @@ def test_theorem2_invalid_range_shows_inline_error_and_keeps_other_settings() ->
     assert len(errors) == 1
     assert "Window 1, PU range of correct predictions" in errors[0]
     assert "must stay below 0.5" in errors[0]
-    assert "PUDD: χ² test of the PU table" not in _metrics(at)
+    assert "PUDD's χ² test, p" not in _metrics(at)
     assert at.slider(key="w_theorem2_error_rate").value == 0.3
     assert at.slider(key="w_theorem2_wrong2").value == (0.8, 0.9)
     at.slider(key="w_theorem2_correct1").set_value((0.3, 0.4)).run(timeout=TIMEOUT)
