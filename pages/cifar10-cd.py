@@ -31,12 +31,12 @@ drift = cache.interest_drift(seed, cfg.n_chunks)
 names = drift.class_names
 
 st.subheader("1. The Markov interest process")
-left, right = st.columns([3, 2])
-with left:
-    controls.plot(plots.transition_matrix_figure(drift.transition_matrix, names,
-                                                 title="Transition matrix M"),
-                  key="cifar_matrix")
-right.markdown(
+# the matrix and its text one under the other: side by side, the 10 x 10 cells were too
+# narrow for their numbers at 1024 px
+controls.plot(plots.transition_matrix_figure(drift.transition_matrix, names,
+                                             title="Transition matrix M"),
+              key="cifar_matrix")
+st.markdown(
     f"""
 **M = U[0, 1) + 100 I, rows normalised** (seeded by the run's seed, {seed}). Each interest
 stays with probability about {drift.stay_probability:.3f}; otherwise it jumps to another

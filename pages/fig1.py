@@ -33,17 +33,18 @@ cols = st.columns(4)
 cols[0].metric("Accuracy, test set 1", f"{data.accuracy1:.3f}")
 cols[1].metric("Accuracy, test set 2", f"{data.accuracy2:.3f}")
 cols[2].metric("Errors (set 1 / set 2)", f"{data.n_errors1} / {data.n_errors2}")
-cols[3].metric("Error-rate test (2 × 2 χ²)", plots.p_text(data.error_test.p_value))
+cols[3].metric("Error-rate test, p", plots.p_text(data.error_test.p_value).removeprefix("p = "),
+               help="The 2 × 2 χ² test of the two sets' counts of errors and correct ones.")
 
 st.subheader("3. Different PU-index distributions, but not significantly so")
 controls.plot(plots.pu_histogram_figure(data.u1, data.correct1, data.u2, data.correct2,
                                         edges=data.pudd.buckets.edges,
                                         names=("Test set 1", "Test set 2")),
               key="fig1_histogram")
+st.markdown("**Zoom on the errors** (u ≥ 0.5)")  # a figure title would sit on its legend
 controls.plot(plots.pu_histogram_figure(data.u1, data.correct1, data.u2, data.correct2,
                                         edges=data.pudd.buckets.edges,
-                                        names=("Test set 1", "Test set 2"), zoom_errors=True,
-                                        title="Zoom on the errors (u ≥ 0.5)"),
+                                        names=("Test set 1", "Test set 2"), zoom_errors=True),
               key="fig1_histogram_errors")
 st.markdown(
     f"The misclassified points of set 2 sit closer to the boundary (it moved towards them). "

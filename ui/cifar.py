@@ -78,7 +78,9 @@ def _default_for_this_machine(device: str) -> None:
 def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
     """Run length, classifier, detectors (PUDD first) and, with PUDD, its threshold."""
     _default_for_this_machine(device)
-    cols = st.columns([1.2, 1.4, 1.6, 1.4])
+    # two rows of two: four columns cut the detectors' chips and wrap the radio at 1024 px
+    top, bottom = st.columns(2), st.columns(2)
+    cols = [top[0], bottom[0], bottom[1], top[1]]
     cols[0].select_slider("Chunks in the run (500 images each)", options=list(CHUNK_CHOICES),
                           **state.bound(state.CIFAR_N_CHUNKS),
                           help="The paper's stream has 100 chunks; chunk 0 trains the model, "

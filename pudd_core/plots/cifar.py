@@ -54,11 +54,11 @@ def transition_matrix_figure(
         text=text, texttemplate="%{text}",
         textfont={"size": 11}, zmin=-3.0, zmax=0.0, name="P(move)",
         colorscale=[[0.0, "#FFFFFF"], [0.5, OKABE_ITO["sky_blue"]], [1.0, OKABE_ITO["blue"]]],
-        colorbar={"title": {"text": "P"}, "tickvals": [-3, -2, -1, 0],
+        colorbar={"title": {"text": "P"}, "thickness": 14, "tickvals": [-3, -2, -1, 0],
                   "ticktext": ["0.001", "0.01", "0.1", "1"]},
         hovertemplate="from %{y} to %{x}: P = %{customdata:.4f}<extra></extra>",
     ))
-    fig.update_xaxes(showgrid=False, tickangle=-35, automargin=True)
+    fig.update_xaxes(showgrid=False, tickangle=-35, automargin=True, dtick=1)  # every class
     fig.update_yaxes(showgrid=False, autorange="reversed", automargin=True)
     return fig
 

@@ -161,8 +161,9 @@ def fig1_scatter_figure(data: Fig1Data, *, title: str | None = None) -> go.Figur
     """
     old, new = data.thresholds
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=(f"Test set 1: old concept, y = [x0 + x1 > {old:g}]",
-                                        f"Test set 2: new concept, y = [x0 + x1 > {new:g}]"))
+                        # two lines each: one line overlaps its neighbour's below ~1100 px
+                        subplot_titles=(f"Test set 1: old concept<br>y = [x0 + x1 > {old:g}]",
+                                        f"Test set 2: new concept<br>y = [x0 + x1 > {new:g}]"))
     apply_layout(fig, title=title, height=560)
     legend_below(fig)
     band_x = [0.0, new, old, 0.0] if old <= 10 else [0.0, new, 10.0, 0.0]
