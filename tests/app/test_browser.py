@@ -441,6 +441,32 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     _assert_no_exception(page)
 
 
+def _frame_gap(page: Any, frame: Any) -> float:
+    """Pixels of the player's frame below the player itself (a blank gap when positive)."""
+    outer = page.locator(PLAYER).bounding_box()["height"]
+    inner = frame.evaluate("() => document.getElementById('player').getBoundingClientRect()"
+                           ".bottom")
+    return float(outer - inner)
+
+
+def test_the_players_frame_shrinks_with_what_it_shows(page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/explorer?n_chunks=60&chunk=40")
+    _settle(page, EXPLORER)
+    frame = _player(page, 59)
+    assert _agree(frame)["cursor"] == 40
+    page.wait_for_timeout(500)
+    tall = page.locator(PLAYER).bounding_box()["height"]
+    assert abs(_frame_gap(page, frame)) <= 16
+    page.frame_locator(PLAYER).get_by_role("button", name="Reset", exact=True).click()
+    assert _agree(frame)["cursor"] == 1  # chunk 1: nothing tested yet, no windows to show
+    page.wait_for_timeout(500)
+    assert page.locator(PLAYER).bounding_box()["height"] < tall - 200  # it shrank
+    assert abs(_frame_gap(page, frame)) <= 16
+    note = frame.locator("#no-test")
+    assert note.is_visible() and "was tested up to chunk 1" in note.inner_text()
+    _assert_no_exception(page)
+
+
 def test_a_long_run_left_midway_comes_back_stopped(page: Any, app_url: str) -> None:
     """Issue 10: /explorer?n_chunks=5000, Run, leave mid-run, come back: no restart."""
     from playwright.sync_api import expect

@@ -259,6 +259,8 @@
     const at = s.hist.at[i];
     const shownKey = d + ":" + at;
     $("no-test").hidden = at !== null;
+    $("no-test").textContent = at !== null ? "" : `No cut of ${s.label} was tested up to `
+      + `chunk ${k}: the windows and the contingency table appear with its first test.`;
     $("window-part").hidden = at === null;
     if (at !== null && shownKey !== shownHist) {
       draw("c-hist", applyUpdate(s.hist.figure, s.hist.frames[String(at)]));
@@ -296,7 +298,9 @@
   }
 
   function resize() {
-    const height = Math.ceil(document.documentElement.scrollHeight);
+    // the player's own height: the document's scrollHeight is never below the frame's, so
+    // a frame measured that way could grow but never shrink (a blank gap after Reset)
+    const height = Math.ceil($("player").getBoundingClientRect().bottom + window.scrollY);
     if (height !== frameHeight) {
       frameHeight = height;
       send("streamlit:setFrameHeight", { height: height });
