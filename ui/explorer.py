@@ -445,7 +445,7 @@ def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
          lambda: json.dumps(export_json(comparison), indent=1),
          "All of the above, nested by setting, seed and chunk."),
     )
-    cols = st.columns(len(files))
+    cols = [*st.columns(2), *st.columns(2)]  # two rows: four in a row cut their labels
     for col, (label, name, mime, key, data, help_text) in zip(cols, files, strict=True):
         col.download_button(label, data, file_name=name, mime=mime, key=key, help=help_text,
                             icon=":material/download:", on_click="ignore")

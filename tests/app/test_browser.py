@@ -464,6 +464,20 @@ def test_the_players_frame_shrinks_with_what_it_shows(page: Any, app_url: str) -
     assert abs(_frame_gap(page, frame)) <= 16
     note = frame.locator("#no-test")
     assert note.is_visible() and "was tested up to chunk 1" in note.inner_text()
+    assert not frame.locator("#detail-label").is_visible()  # one setting: nothing to choose
+    _assert_no_exception(page)
+
+
+def test_the_contingency_table_fits_the_player_at_1024_px(page: Any, app_url: str) -> None:
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{app_url}/explorer?n_chunks=60&chunk=30")
+    _settle(page, EXPLORER)
+    frame = _player(page, 59)
+    widths = frame.evaluate("() => { const t = document.getElementById('table');"
+                            " return [t.scrollWidth, t.parentElement.clientWidth]; }")
+    assert widths[0] <= widths[1], widths  # every column in view, no scroll bar
+    headers = frame.locator("#table thead th").all_inner_texts()
+    assert headers[-1] == "misclassified"
     _assert_no_exception(page)
 
 
