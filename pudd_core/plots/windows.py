@@ -201,8 +201,9 @@ def window_histogram_figure(record: WindowRecord, *, title: str | None = None) -
         margin={"t": 110 if title else 80},
         xaxis={"domain": [0.0, 0.62], "range": [0.0, 1.0], "title": {"text": _PU_TITLE}},
         yaxis={"title": {"text": "Share of window (%)"}},
-        xaxis2={"domain": [0.72, 1.0], "anchor": "y2", "type": "category",
-                "title": {"text": "Tested: bucket centres u, errors"}},
+        # automargin: the rotated centres of a narrow panel (1024 px) would overlap the title
+        xaxis2={"domain": [0.72, 1.0], "anchor": "y2", "type": "category", "automargin": True,
+                "tickfont": {"size": 11}, "title": {"text": "Tested columns", "standoff": 6}},
         yaxis2={"anchor": "x2", "rangemode": "tozero",
                 "title": {"text": "Share tested (%)", "standoff": 4}},
     )
