@@ -367,17 +367,19 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import monitor
+    from pudd_core.monitoring import LogFormat, monitor
 
     if args.report is not None:
         _check_log_path(args.report, "report")
     columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
-               if args.proba_columns else None)
-    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else None)
+               if args.proba_columns else ())
+    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
+    log_format = LogFormat(
+        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
+        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
+        time_column=args.time_column)
     result = monitor(
-        args.file, label=args.label, proba_prefix=args.proba_prefix, proba_columns=columns,
-        classes=classes, p_true=args.p_true, correct=args.correct, pred=args.pred,
-        chunk_size=args.chunk_size, time_column=args.time_column, window=args.window,
+        args.file, log_format, chunk_size=args.chunk_size, window=args.window,
         alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],

@@ -254,3 +254,30 @@ def test_guesses_name_the_label_probabilities_and_time():
     short = guess_columns(pd.DataFrame({"p_true": [0.3], "correct": [1], "when": [0]}))
     assert (short["p_true"], short["correct"], short["proba_prefix"]) == ("p_true", "correct",
                                                                          None)
+
+
+def test_a_log_format_and_its_fields_as_keywords_give_the_same_result():
+    from pudd_core.monitoring import LogFormat
+
+    frame = _log(3000)
+    fmt = LogFormat(label="label", proba_prefix="proba_")
+    a = monitor(frame, fmt, chunk_size=500)
+    b = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
+    assert a.p_values == b.p_values and a.format == b.format
+    assert a.format == fmt.resolve(list(frame.columns))
+    assert a.format.proba_columns == ("proba_0", "proba_1", "proba_2") and a.format.classes == (
+        "0", "1", "2")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda f: monitor(f, label="label", proba_prefx="proba_"), "no argument 'proba_prefx'"),
+    (lambda f: monitor(f, "label"), "must be a LogFormat"),
+    (lambda f: monitor(f, pudd_core.monitoring.LogFormat(label="label"), label="label"),
+     "not both"),
+    (lambda f: monitor(f, label=3, proba_prefix="proba_"), "label must be a column name"),
+    (lambda f: monitor(f, label="label", proba_columns="proba_0"), "list of names"),
+    (lambda f: monitor(f, label="label", proba_columns=["proba_0", 1]), "got 1"),
+])
+def test_a_malformed_log_format_is_refused_naming_the_argument(call, message):
+    with pytest.raises(ParameterError, match=message):
+        call(_log(500))

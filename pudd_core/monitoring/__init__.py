@@ -1,0 +1,61 @@
+"""Monitor your own model: PUDD on a log of its predictions (a CSV or Parquet file).
+
+A prediction log holds, per instance, the true label (once known) and the predicted class
+probabilities, often with a timestamp. That is all PUDD needs: the PU-index is
+``1 - p(true class)`` (:func:`pudd_core.pu_index.pu_index`) and a prediction is correct when
+its arg-max is the label. :func:`monitor` streams the log in batches (pyarrow for Parquet,
+pandas ``read_csv(chunksize=...)`` for CSV), cuts it into chunks of rows or of time, and feeds
+each chunk to :class:`~pudd_core.detector.ChunkPUDD` (and, if asked, to the river baselines,
+fed the same chunk's 0/1 errors, as ``experiments.runner`` feeds them). Memory stays bounded
+by the detector's history and one batch, whatever the log's length.
+
+The package's rooms: ``_log`` reads a log (:class:`LogFormat`: which columns mean what;
+:func:`read_log_head`, :func:`guess_columns`), ``_score`` turns a batch of rows into
+PU-indices and correctness, ``_windows`` cuts time into windows, ``_batch`` is the batch
+monitor (:func:`monitor`) and ``_result`` what it returns (:class:`MonitorResult`: per-chunk
+records, frames, JSON).
+
+Accepted forms (columns, the fields of :class:`LogFormat`):
+
+* ``label`` and one probability column per class: ``proba_prefix="proba_"`` matches
+  ``proba_<class>`` to the label values (``proba_0``, ``proba_cat``), or ``proba_columns``
+  lists them in class order, with ``classes`` giving each column's label value (default:
+  the class indices ``0 .. K-1``);
+* the two-column shortcut: ``p_true`` (the probability of the true class) with ``correct``
+  (0/1, booleans or ``true``/``false``), or with ``pred`` (the predicted label) and ``label``.
+
+A row whose label (or ``p_true``/``correct``) is empty is *unlabelled*: it belongs to its
+chunk, but the detector does not see it. Rows are numbered from 0 after the header, as pandas
+numbers them; errors name the row and the column.
+
+Chunks: ``chunk_size`` consecutive rows, or ``time_column`` + ``window`` (a pandas offset
+alias: ``"1D"``, ``"6h"``, ``"30min"``, ``"W"``, ``"MS"``): each chunk holds the rows of one
+time window; empty windows (no rows at all) are skipped. Timestamps must be sorted
+(non-decreasing): an unsorted log is **refused** (naming the first row out of order), not
+sorted, because sorting needs the whole file in memory; sort it first
+(``df.sort_values(col)``).
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> p = np.r_[rng.uniform(0.7, 1.0, 3000), rng.uniform(0.3, 1.0, 3000)]  # p(true class)
+>>> log = pd.DataFrame({"label": 1, "proba_0": 1 - p, "proba_1": p})
+>>> res = monitor(log, LogFormat(label="label", proba_prefix="proba_"), chunk_size=500)
+>>> res.n_chunks, res.alarms, round(res.accuracy[0], 3)
+(12, (6,), 1.0)
+>>> res.spans[6]
+ChunkSpan(index=6, first_row=3000, last_row=3499, n_rows=500, n_labelled=500, start=None, end=None)
+>>> monitor(log, label="label", proba_prefix="proba_", chunk_size=500).alarms  # the same
+(6,)
+"""
+
+from __future__ import annotations
+
+from pudd_core.monitoring._batch import RecordWindows, monitor
+from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, guess_columns, read_log_head
+from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
+from pudd_core.monitoring._score import SUM_TOLERANCE
+
+__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "ChunkRecord", "ChunkSpan", "LogFormat",
+           "MonitorResult", "RecordWindows", "guess_columns", "monitor", "read_log_head"]

@@ -1,0 +1,294 @@
+"""The batch monitor: a whole log, read in batches, cut into chunks, fed to PUDD."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pudd_core._validation import ParameterError, check_open_unit, check_positive_int
+from pudd_core.detector import ChunkPUDD
+from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, window_record
+from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, batches, name_of, read_log_head
+from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
+from pudd_core.monitoring._score import SUM_TOLERANCE, LabelMap, score
+from pudd_core.monitoring._windows import Windows, timestamps
+
+__all__ = ["RecordWindows", "monitor"]
+
+RecordWindows = Literal["all", "alarms", "none"]
+
+
+@dataclass
+class _Open:
+    """Rows of the chunk still open at the end of a batch."""
+
+    first_row: int = 0
+    key: int | None = None
+    u: list[NDArray[np.float64]] = field(default_factory=list)
+    ok: list[NDArray[np.bool_]] = field(default_factory=list)
+    lab: list[NDArray[np.bool_]] = field(default_factory=list)
+    n: int = 0
+
+
+class _Chunks:
+    """Cuts batches into chunks by key and tests each completed chunk (PUDD, baselines)."""
+
+    def __init__(self, det: ChunkPUDD, baselines: Sequence[str], seed: int,
+                 windows: Windows | None, record_windows: RecordWindows) -> None:
+        self.det = det
+        self.windows = windows
+        self.record_windows = record_windows
+        self.base_dets: dict[str, Any] = {}
+        if baselines:  # river is imported only when a baseline is asked for (seconds, 100 MB)
+            from pudd_core.experiments.baselines import feed_errors, make
+
+            self.feed_errors = feed_errors
+            self.base_dets = {b: make(b, seed=seed) for b in baselines}
+        self.base_hits: dict[str, list[tuple[int, ...]]] = {b: [] for b in self.base_dets}
+        self.spans: list[ChunkSpan] = []
+        self.records: list[ChunkRecord] = []
+        self.open = _Open()
+
+    def add(self, u: NDArray[np.float64], ok: NDArray[np.bool_], lab: NDArray[np.bool_],
+            keys: NDArray[np.int64], offset: int) -> None:
+        """One batch's rows (``offset``: its first row) with each row's chunk key."""
+        change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        starts, ends = np.r_[0, change], np.r_[change, len(keys)]
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+            key = int(keys[a])
+            if self.open.n and self.open.key != key:
+                self.close()
+            if not self.open.n:
+                self.open.first_row, self.open.key = offset + a, key
+            self.open.u.append(u[a:b])
+            self.open.ok.append(ok[a:b])
+            self.open.lab.append(lab[a:b])
+            self.open.n += b - a
+
+    def close(self) -> None:
+        """Test the open chunk (if it has rows) and start a new one."""
+        p, self.open = self.open, _Open()
+        if not p.n:
+            return
+        index = len(self.spans)
+        u, ok, lab = (np.concatenate(p.u), np.concatenate(p.ok), np.concatenate(p.lab))
+        first, last = p.first_row, p.first_row + p.n - 1
+        s_text = e_text = None
+        if self.windows is not None and p.key is not None:
+            s_text, e_text = self.windows.bounds(p.key)
+        n_lab = int(lab.sum())
+        if n_lab == 0:
+            where = f" (time window {s_text} .. {e_text})" if s_text else ""
+            raise ParameterError(
+                "label", f"chunk {index}, rows {first}..{last}{where}, has no labelled row: "
+                "the detector needs the true labels; choose larger chunks or a longer window, "
+                "or leave out the unlabelled tail of the log")
+        if not lab.all():
+            u, ok = u[lab], ok[lab]
+        self.spans.append(ChunkSpan(index, first, last, p.n, n_lab, s_text, e_text))
+        self.test(index, u, ok)
+
+    def test(self, index: int, u: NDArray[np.float64], ok: NDArray[np.bool_]) -> None:
+        """Feed one chunk's labelled rows to PUDD and the baselines; keep the record."""
+        det = self.det
+        t0 = time.perf_counter()
+        det.update(u, ok)
+        scan = det.last_scan
+        cuts = tuple((c.cut, c.p_value) for c in scan.cuts) if scan else ()
+        win = scan.winner if scan is not None else None
+        floored = win.test.floored_cells if win is not None and win.test is not None else 0
+        alarm = det.drift_detected
+        record: WindowRecord | None = None
+        tests: tuple[CutTest, ...] = ()
+        if self.record_windows == "all" or (self.record_windows == "alarms" and alarm):
+            record, tests = window_record(det), cut_tests(scan) if scan is not None else ()
+        t1 = time.perf_counter()
+        for name, bdet in self.base_dets.items():
+            hits = self.feed_errors(bdet, (~ok).astype(np.int64))
+            if hits:
+                self.base_dets[name] = bdet.clone()
+            self.base_hits[name].append(hits)
+        self.records.append(ChunkRecord(
+            index, float(ok.mean()), float(u.mean()), float(np.median(u)), float(det.p_value),
+            cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests))
+
+
+def _baseline_names(baselines: Sequence[str]) -> list[str]:
+    wanted = [b.strip().lower() for b in baselines if b.strip()]
+    if not wanted:
+        return []
+    from pudd_core.experiments.baselines import BASELINES
+
+    wanted = ["pagehinkley" if b == "ph" else b for b in wanted]
+    for b in wanted:
+        if b not in BASELINES:
+            raise ParameterError("baselines", f"unknown baseline {b!r}; choose among "
+                                              f"{', '.join(BASELINES)}", tuple(BASELINES))
+    return list(dict.fromkeys(wanted))
+
+
+def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogFormat:
+    if log_format is not None and columns:
+        raise ParameterError("log_format", "give the columns as a LogFormat or as keywords "
+                                           f"({', '.join(columns)}), not both")
+    if log_format is not None:
+        if not isinstance(log_format, LogFormat):
+            raise ParameterError("log_format", "log_format must be a LogFormat, got "
+                                               f"{type(log_format).__name__}")
+        return log_format
+    fields = LogFormat.__dataclass_fields__
+    unknown = [k for k in columns if k not in fields]
+    if unknown:
+        raise ParameterError("log_format", f"monitor() has no argument {unknown[0]!r}; the "
+                                           f"log's columns are named by {', '.join(fields)}")
+    return LogFormat(**columns)
+
+
+class _Order:
+    """Checks that the timestamps never go back, across batches."""
+
+    def __init__(self, column: str) -> None:
+        self.column = column
+        self.last: Any = None
+
+    def check(self, ns: NDArray[np.datetime64], offset: int) -> None:
+        import pandas as pd
+
+        back = np.flatnonzero(ns[1:] < ns[:-1])
+        if self.last is not None and ns[0] < self.last:
+            back = np.r_[-1, back]
+        if back.size:
+            i = int(back[0]) + 1
+            prev = ns[i - 1] if i > 0 else self.last
+            raise ParameterError(
+                "time_column",
+                f"row {offset + i}, column {self.column!r}: the timestamps are not sorted "
+                f"({pd.Timestamp(ns[i])} comes after {pd.Timestamp(prev)}); sort the log by "
+                "time first (e.g. df.sort_values(...)); it is not sorted here because that "
+                "needs the whole file in memory")
+        self.last = ns[-1]
+
+
+def monitor(
+    source: Any,
+    log_format: LogFormat | None = None,
+    *,
+    chunk_size: int | None = None,
+    window: str | None = None,
+    alpha: float = 1e-3,
+    detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+    baselines: Sequence[str] = (),
+    normalize: bool = False,
+    tolerance: float = SUM_TOLERANCE,
+    record_windows: RecordWindows = "alarms",
+    seed: int = 0,
+    batch_rows: int = BATCH_ROWS,
+    **columns: Any,
+) -> MonitorResult:
+    """Run PUDD (and river baselines) over a log of a model's predictions.
+
+    Parameters
+    ----------
+    source
+        A CSV or Parquet file (path, open binary file or bytes), or a DataFrame. Parquet is
+        recognised by its magic bytes, whatever the name.
+    log_format
+        Which columns mean what: a :class:`~pudd_core.monitoring.LogFormat`.
+    **columns
+        Or its fields as keywords: ``label="y", proba_prefix="proba_"`` is
+        ``LogFormat(label="y", proba_prefix="proba_")``. ``label`` (empty cells: not yet
+        labelled), ``proba_prefix`` or ``proba_columns`` with ``classes``, or the shortcut
+        ``p_true`` with ``correct`` or ``pred``; ``time_column``.
+    chunk_size
+        Rows per chunk (default 1000 without ``window``).
+    window
+        Chunk by time instead: a pandas offset alias (``"1D"``) cutting the format's
+        ``time_column``. Timestamps must be sorted; an unsorted log is refused (the package
+        docstring says why).
+    alpha, detector_options, seed
+        :class:`~pudd_core.detector.ChunkPUDD`'s threshold, other options and seed.
+    baselines
+        River detectors fed each chunk's 0/1 errors beside PUDD (``"adwin"``, ``"ddm"`` ...).
+    normalize
+        Divide each probability row by its sum instead of refusing rows that do not sum to 1
+        within ``tolerance``.
+    record_windows
+        Keep the winning windows' histograms (for plots) at ``"all"`` chunks, at
+        ``"alarms"`` only, or ``"none"``. ``"all"`` copies the history per chunk: for short
+        logs (the app).
+    batch_rows
+        Rows read per batch (memory).
+
+    Raises
+    ------
+    ParameterError
+        For a missing column, a bad probability, label, timestamp or ``correct`` value
+        (naming the row and column), unsorted timestamps, or a chunk with no labelled row.
+    FileNotFoundError
+        If ``source`` is a path to no file.
+    """
+    import pandas as pd
+
+    start = time.perf_counter()
+    given = _format(log_format, columns)
+    check_open_unit("alpha", alpha)
+    check_positive_int("batch_rows", batch_rows)
+    if record_windows not in ("all", "alarms", "none"):
+        raise ParameterError("record_windows", "record_windows must be 'all', 'alarms' or "
+                                               f"'none', got {record_windows!r}",
+                             ("all", "alarms", "none"))
+    if (given.time_column is None) != (window is None):
+        raise ParameterError("window", "chunking by time needs both time_column (--time-column)"
+                                       " and window (--window)")
+    if window is not None and chunk_size is not None:
+        raise ParameterError("chunk_size", "chunk by rows (chunk_size) or by time (window), "
+                                           "not both")
+    if window is None:
+        chunk_size = 1000 if chunk_size is None else chunk_size
+        check_positive_int("chunk_size", chunk_size)
+    opts = tuple(sorted(dict(detector_options or {}).items()))
+    det = ChunkPUDD(alpha, seed=seed, **dict(opts))
+    wanted = _baseline_names(baselines)
+
+    head = read_log_head(source, 1)
+    fmt = given.resolve([str(c) for c in head.columns])
+    labels = LabelMap(fmt) if fmt.proba_columns else None
+    windows = Windows(window) if window is not None else None
+    order = _Order(fmt.time_column) if fmt.time_column is not None else None
+    chunks = _Chunks(det, wanted, seed, windows, record_windows)
+    offset = 0
+    try:
+        for n, frame in batches(source, fmt.columns, batch_rows):
+            if n == 0:
+                continue
+            u, ok, lab = score(frame, n, fmt, labels, offset, normalize, tolerance)
+            if windows is not None:
+                assert fmt.time_column is not None and order is not None
+                ts = timestamps(frame[fmt.time_column], fmt.time_column, offset)
+                order.check(ts.to_numpy(dtype="datetime64[ns]"), offset)
+                keys = windows.ids(ts)
+            else:
+                assert chunk_size is not None
+                keys = (offset + np.arange(n, dtype=np.int64)) // chunk_size
+            chunks.add(u, ok, lab, keys, offset)
+            offset += n
+    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ParameterError("source", f"{name_of(source)} could not be read near row "
+                                       f"{offset}: {' '.join(str(exc).split())}") from None
+    chunks.close()
+    if not chunks.spans:
+        raise ParameterError("source", f"{name_of(source)} has no rows")
+    if len(chunks.spans) < 2:
+        warnings.warn(f"the log makes a single chunk ({offset} rows): PUDD needs two to test; "
+                      "choose smaller chunks", stacklevel=2)
+    return MonitorResult(
+        name_of(source) if not isinstance(source, pd.DataFrame) else "DataFrame",
+        fmt, float(alpha), opts, tuple(chunks.spans), tuple(chunks.records),
+        {k: tuple(v) for k, v in chunks.base_hits.items()}, offset,
+        time.perf_counter() - start)
