@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html
 from pudd_core.views.explorer import Comparison, summary_frame
-from ui import monitor, player, state
+from ui import messages, monitor, player, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -40,10 +40,15 @@ except (ValueError, OSError) as err:
     st.stop()
 
 alarms = result.alarms
+pending = (f"; **{result.n_pending_rows:,} rows pending** (no label yet: chunks "
+           f"{result.pending[0].index}–{result.pending[-1].index}, not tested)"
+           if result.pending else "")
 st.markdown(
-    f"**{result.n_rows:,} rows** in **{result.n_chunks} chunks**; PUDD at α = "
+    f"**{result.n_rows:,} rows** in **{result.n_chunks} tested chunks**{pending}; PUDD at α = "
     f"{result.alpha:g}: **{len(alarms)} alarm{'s' if len(alarms) != 1 else ''}**"
     + (f" at chunks {', '.join(map(str, alarms))}" if alarms else "") + ".")
+if result.notes:
+    st.markdown("\n".join(f"- {messages.escape(n)}" for n in result.notes))
 table = result.alarm_frame()
 if not table.empty:
     st.dataframe(table, hide_index=True,

@@ -377,7 +377,7 @@ def _monitor(args: argparse.Namespace) -> int:
     log_format = LogFormat(
         label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
         classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column)
+        time_column=args.time_column, positive_label=args.positive_label)
     result = monitor(
         args.file, log_format, chunk_size=args.chunk_size, window=args.window,
         alpha=args.alpha,
@@ -407,6 +407,8 @@ def _monitor(args: argparse.Namespace) -> int:
                   f"accuracy {c.accuracy:.3f}")
     for name, alarms in result.baseline_alarms().items():
         print(f"  {name}: {len(alarms)} alarm(s) at chunks {', '.join(map(str, alarms)) or '-'}")
+    for note in result.notes:
+        print(f"  note: {note}")
     return 0
 
 
@@ -581,8 +583,10 @@ def build_parser() -> argparse.ArgumentParser:
         "monitor", parents=[common],
         help="run PUDD (and baselines) on your model's prediction log (CSV or Parquet)",
         description="PUDD on a log of predictions: a label column and one probability column "
-                    "per class (or p_true with correct/pred). Rows are numbered from 0 after "
-                    "the header. Timestamps must be sorted: an unsorted log is refused.")
+                    "per class, or a single column P(positive) of a binary model (or p_true "
+                    "with correct/pred). Rows are numbered from 0 after the header. Rows at "
+                    "the end without a label are reported as pending. Timestamps must be "
+                    "sorted: an unsorted log is refused.")
     mon.add_argument("file", help="the log: a .csv or .parquet file")
     mon.add_argument("--label", default=None, help="the true-label column")
     form = mon.add_mutually_exclusive_group()
@@ -595,9 +599,16 @@ def build_parser() -> argparse.ArgumentParser:
                            "--pred)")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
                      help="with --proba-columns: each column's label value")
-    mon.add_argument("--correct", default=None, metavar="COLUMN", help="with --p-true: 0/1")
-    mon.add_argument("--pred", default=None, metavar="COLUMN",
-                     help="with --p-true: the predicted label, compared with --label")
+    mon.add_argument("--positive-label", default=None, metavar="VALUE",
+                     help="a single probability column is P(positive class): the positive "
+                          "label (inferred for 0/1, -1/1 and false/true labels)")
+    decisions = mon.add_mutually_exclusive_group()
+    decisions.add_argument("--correct", default=None, metavar="COLUMN",
+                           help="0/1: whether each prediction was right (with any form)")
+    decisions.add_argument("--pred", default=None, metavar="COLUMN",
+                           help="the model's decisions (predicted labels), compared with "
+                                "--label: they, not the arg-max, say which predictions are "
+                                "wrong (with any form)")
     chunking = mon.add_mutually_exclusive_group()
     chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
                           help="rows per chunk (default 1000)")
@@ -648,6 +659,7 @@ _FLAGS = {
     "label": "--label", "proba_prefix": "--proba-prefix", "proba_columns": "--proba-columns",
     "classes": "--classes", "p_true": "--p-true", "correct": "--correct", "pred": "--pred",
     "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
+    "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
     "add": "--add",
 }
@@ -659,7 +671,7 @@ _COMMAND_FLAGS = {
     "grid": ("store",),
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "classes", "p_true", "correct", "pred", "time_column",
-                "window", "baselines", "report", "source"),
+                "window", "baselines", "report", "source", "positive_label"),
     "export-predictions": ("n_chunks", "chunk_size", "dataset", "classifier",
                            "classifier_options", "out"),
 }

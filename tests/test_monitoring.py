@@ -178,7 +178,7 @@ def test_a_chunk_without_labels_is_named_with_its_rows():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"label": "nope", "proba_prefix": "proba_"}, "no column 'nope'"),
-    ({"label": "label", "proba_prefix": "zz_"}, "0 column"),
+    ({"label": "label", "proba_prefix": "zz_"}, "no column starting with .zz_."),
     ({"label": "label"}, "exactly one of"),
     ({"label": "label", "proba_prefix": "proba_", "window": "1D"}, "both time_column"),
     ({"label": "label", "proba_prefix": "proba_", "time_column": "ts", "window": "fortnight"},

@@ -48,7 +48,15 @@ NORMALIZE = "monitor_normalize"
 SOURCES = ("The example log", "Upload a file", "A path on the server")
 #: The environment variable naming the folders whose files the page may read (off when unset).
 SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
-FORMS = ("Label + one probability column per class", "p_true + correct (or pred)")
+FORMS = ("Label + one probability column per class",
+         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)")
+PROBA_COLUMN = "monitor_proba_column"
+POSITIVE = "monitor_positive"
+PRED = "monitor_pred"
+NO_DECISIONS = "(none: the arg-max of the probabilities)"
+GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
+MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
+                TIME_COLUMN)
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
 PLAYER_MAX_CHUNKS = 1000
 
@@ -180,6 +188,12 @@ def head(key: str, _log: Log) -> pd.DataFrame:
     return read_log_head(_log.source(), 200)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def guessed(key: str, _frame: pd.DataFrame) -> dict[str, Any]:
+    """``guess_columns`` of a log's first rows, once per log (``key``: the log's cache key)."""
+    return guess_columns(_frame)
+
+
 @dataclass(frozen=True)
 class Mapping:
     """The columns and settings chosen: ``monitor``'s keyword arguments."""
@@ -198,7 +212,13 @@ def _index(options: list[str], value: Any) -> int:
 def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     """Preview, guesses and the column controls; ``None`` (with a message) if incomplete."""
     columns = [str(c) for c in frame.columns]
-    guess = guess_columns(frame)
+    guess = guessed(log.key, frame)
+    if st.session_state.get(GUESSED_FOR) != log.key:
+        # another log: its own guesses and chunk size, not the last log's choices
+        for key in MAPPING_KEYS:
+            st.session_state.pop(key, None)
+        st.session_state[CHUNK_SIZE] = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
+        st.session_state[GUESSED_FOR] = log.key
     with st.expander("Preview (first rows) and how the columns were guessed",
                      expanded=log.path != str(EXAMPLE)):
         st.dataframe(frame.head(20), hide_index=True)
@@ -206,16 +226,38 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             st.markdown("\n".join(f"- {messages.escape(w)}" for w in guess["why"]))
         else:
             st.markdown("No column looked like a label or probabilities: choose them below.")
-    shortcut_guess = guess["proba_prefix"] is None and guess["p_true"] is not None
+    guessed_form = (0 if guess["proba_prefix"] is not None else
+                    1 if guess["proba_column"] is not None else
+                    2 if guess["p_true"] is not None else 0)
     cols = st.columns(3)
-    form = cols[0].radio("Columns", FORMS, key=FORM, index=int(shortcut_guess))
+    form = cols[0].radio("Columns", FORMS, key=FORM, index=guessed_form)
     kwargs: dict[str, Any] = {}
-    if form == FORMS[0]:
+    if form in FORMS[:2]:
         kwargs["label"] = cols[1].selectbox("Label column", columns, key=LABEL,
                                             index=_index(columns, guess["label"]))
-        kwargs["proba_prefix"] = cols[2].text_input(
-            "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
-            key=PREFIX, help="`proba_` takes proba_<class> for each class value of the label.")
+        if form == FORMS[0]:
+            kwargs["proba_prefix"] = cols[2].text_input(
+                "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
+                key=PREFIX, help="`proba_` takes proba_<class> for each class value of the "
+                                 "label.")
+        else:
+            kwargs["proba_columns"] = (cols[2].selectbox(
+                "P(positive) column", columns, key=PROBA_COLUMN,
+                index=_index(columns, guess["proba_column"])),)
+            positive = cols[2].text_input(
+                "Positive label (empty: inferred)", key=POSITIVE,
+                help="The label value whose probability the column holds. Inferred for 0/1, "
+                     "-1/1 and false/true labels; other labels need it.").strip()
+            if positive:
+                kwargs["positive_label"] = positive
+        choices = [NO_DECISIONS, *columns]
+        pred = cols[1].selectbox(
+            "The model's decisions (optional)", choices, key=PRED,
+            index=_index(choices, guess["pred"]),
+            help="A column of predicted labels: then it, not the arg-max (or P > 0.5), says "
+                 "which predictions are wrong (a model's threshold is not 0.5 in general).")
+        if pred != NO_DECISIONS:
+            kwargs["pred"] = pred
     else:
         kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
                                              columns, key=P_TRUE,
@@ -225,10 +267,8 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     cols = st.columns(3)
     chunking = cols[0].radio("Chunks", ("Rows", "Time windows"), key=CHUNKING, horizontal=True)
     if chunking == "Rows":
-        default = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
         kwargs["chunk_size"] = int(cols[1].number_input(
-            "Rows per chunk", min_value=50, max_value=1_000_000, value=default, step=50,
-            key=CHUNK_SIZE))
+            "Rows per chunk", min_value=50, max_value=1_000_000, step=50, key=CHUNK_SIZE))
     else:
         kwargs["time_column"] = cols[1].selectbox(
             "Timestamp column", columns, key=TIME_COLUMN,

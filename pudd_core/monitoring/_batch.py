@@ -16,7 +16,7 @@ from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, window_record
 from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, batches, name_of, read_log_head
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
-from pudd_core.monitoring._score import SUM_TOLERANCE, LabelMap, score
+from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
 from pudd_core.monitoring._windows import Windows, timestamps
 
 __all__ = ["RecordWindows", "monitor"]
@@ -37,7 +37,12 @@ class _Open:
 
 
 class _Chunks:
-    """Cuts batches into chunks by key and tests each completed chunk (PUDD, baselines)."""
+    """Cuts batches into chunks by key and tests each completed chunk (PUDD, baselines).
+
+    A chunk whose last row has no label yet waits (its labels may still be arriving): if a
+    later chunk brings a label, it is tested then (its unlabelled rows left out); if none does,
+    it and every chunk after it are the log's *pending* tail.
+    """
 
     def __init__(self, det: ChunkPUDD, baselines: Sequence[str], seed: int,
                  windows: Windows | None, record_windows: RecordWindows) -> None:
@@ -53,11 +58,15 @@ class _Chunks:
         self.base_hits: dict[str, list[tuple[int, ...]]] = {b: [] for b in self.base_dets}
         self.spans: list[ChunkSpan] = []
         self.records: list[ChunkRecord] = []
+        self.waiting: list[_Open] = []
         self.open = _Open()
+        self.n_checked = self.n_disagree = 0
 
-    def add(self, u: NDArray[np.float64], ok: NDArray[np.bool_], lab: NDArray[np.bool_],
-            keys: NDArray[np.int64], offset: int) -> None:
-        """One batch's rows (``offset``: its first row) with each row's chunk key."""
+    def add(self, scored: Scored, keys: NDArray[np.int64], offset: int) -> None:
+        """One batch's scored rows (``offset``: its first row) with each row's chunk key."""
+        self.n_checked += scored.n_checked
+        self.n_disagree += scored.n_disagree
+        u, ok, lab = scored.u, scored.ok, scored.labelled
         change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
         starts, ends = np.r_[0, change], np.r_[change, len(keys)]
         for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
@@ -72,27 +81,46 @@ class _Chunks:
             self.open.n += b - a
 
     def close(self) -> None:
-        """Test the open chunk (if it has rows) and start a new one."""
+        """The open chunk is complete: test it, or let it wait for its labels."""
         p, self.open = self.open, _Open()
         if not p.n:
             return
-        index = len(self.spans)
-        u, ok, lab = (np.concatenate(p.u), np.concatenate(p.ok), np.concatenate(p.lab))
-        first, last = p.first_row, p.first_row + p.n - 1
+        any_label = any(part.any() for part in p.lab)
+        if any_label:
+            for w in self.waiting:  # not the tail after all
+                self._test(w)
+            self.waiting = []
+        if p.lab[-1][-1]:
+            self._test(p)
+        else:
+            if not any_label:  # keep only what a pending span needs
+                p.u, p.ok = [], []
+            self.waiting.append(p)
+
+    def pending(self) -> tuple[ChunkSpan, ...]:
+        """The chunks still waiting at the end of the log: its unlabelled tail."""
+        return tuple(self._span(w, len(self.spans) + i) for i, w in enumerate(self.waiting))
+
+    def _span(self, p: _Open, index: int) -> ChunkSpan:
         s_text = e_text = None
         if self.windows is not None and p.key is not None:
             s_text, e_text = self.windows.bounds(p.key)
-        n_lab = int(lab.sum())
-        if n_lab == 0:
-            where = f" (time window {s_text} .. {e_text})" if s_text else ""
+        n_lab = int(sum(int(part.sum()) for part in p.lab))
+        return ChunkSpan(index, p.first_row, p.first_row + p.n - 1, p.n, n_lab, s_text, e_text)
+
+    def _test(self, p: _Open) -> None:
+        span = self._span(p, len(self.spans))
+        if span.n_labelled == 0:
+            where = f" (time window {span.start} .. {span.end})" if span.start else ""
             raise ParameterError(
-                "label", f"chunk {index}, rows {first}..{last}{where}, has no labelled row: "
-                "the detector needs the true labels; choose larger chunks or a longer window, "
-                "or leave out the unlabelled tail of the log")
+                "label", f"chunk {span.index}, rows {span.first_row}..{span.last_row}{where}, "
+                "has no labelled row, but later rows have labels: the detector needs the true "
+                "labels; choose larger chunks or a longer window")
+        u, ok, lab = (np.concatenate(p.u), np.concatenate(p.ok), np.concatenate(p.lab))
         if not lab.all():
             u, ok = u[lab], ok[lab]
-        self.spans.append(ChunkSpan(index, first, last, p.n, n_lab, s_text, e_text))
-        self.test(index, u, ok)
+        self.spans.append(span)
+        self.test(span.index, u, ok)
 
     def test(self, index: int, u: NDArray[np.float64], ok: NDArray[np.bool_]) -> None:
         """Feed one chunk's labelled rows to PUDD and the baselines; keep the record."""
@@ -258,7 +286,7 @@ def monitor(
 
     head = read_log_head(source, 1)
     fmt = given.resolve([str(c) for c in head.columns])
-    labels = LabelMap(fmt) if fmt.proba_columns else None
+    scorer = Scorer(fmt, normalize=normalize, tolerance=tolerance)
     windows = Windows(window) if window is not None else None
     order = _Order(fmt.time_column) if fmt.time_column is not None else None
     chunks = _Chunks(det, wanted, seed, windows, record_windows)
@@ -267,7 +295,7 @@ def monitor(
         for n, frame in batches(source, fmt.columns, batch_rows):
             if n == 0:
                 continue
-            u, ok, lab = score(frame, n, fmt, labels, offset, normalize, tolerance)
+            scored = scorer(frame, n, offset)
             if windows is not None:
                 assert fmt.time_column is not None and order is not None
                 ts = timestamps(frame[fmt.time_column], fmt.time_column, offset)
@@ -276,19 +304,66 @@ def monitor(
             else:
                 assert chunk_size is not None
                 keys = (offset + np.arange(n, dtype=np.int64)) // chunk_size
-            chunks.add(u, ok, lab, keys, offset)
+            chunks.add(scored, keys, offset)
             offset += n
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ParameterError("source", f"{name_of(source)} could not be read near row "
                                        f"{offset}: {' '.join(str(exc).split())}") from None
     chunks.close()
+    pending = chunks.pending()
     if not chunks.spans:
+        if pending:
+            raise ParameterError("label", f"no row of {name_of(source)} has a label yet "
+                                          f"({offset} rows pending): there is nothing to test")
         raise ParameterError("source", f"{name_of(source)} has no rows")
+    notes = _notes(scorer, chunks, pending)
     if len(chunks.spans) < 2:
-        warnings.warn(f"the log makes a single chunk ({offset} rows): PUDD needs two to test; "
-                      "choose smaller chunks", stacklevel=2)
+        warnings.warn(f"the log makes a single tested chunk ({chunks.spans[0].n_rows} rows): "
+                      "PUDD needs two to test; choose smaller chunks", stacklevel=2)
     return MonitorResult(
         name_of(source) if not isinstance(source, pd.DataFrame) else "DataFrame",
-        fmt, float(alpha), opts, tuple(chunks.spans), tuple(chunks.records),
+        scorer.fmt, float(alpha), opts, tuple(chunks.spans), tuple(chunks.records),
         {k: tuple(v) for k, v in chunks.base_hits.items()}, offset,
-        time.perf_counter() - start)
+        time.perf_counter() - start, pending=pending, notes=notes,
+        n_checked=chunks.n_checked, n_disagree=chunks.n_disagree)
+
+
+#: Share of rows whose decisions and probabilities contradict each other above which the
+#: monitor warns (a model deciding at 0.5, or by arg-max, contradicts itself only on ties).
+DISAGREEMENT_WARNING = 0.01
+
+
+def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> tuple[str, ...]:
+    """What the monitor inferred and chose, in words; warns where the log contradicts itself."""
+    fmt = scorer.fmt
+    notes = list(scorer.notes)
+    if fmt.pred is not None or fmt.correct is not None:
+        col = fmt.pred if fmt.pred is not None else fmt.correct
+        what = "the model's decisions" if fmt.pred is not None else "the 0/1 column"
+        notes.append(f"right and wrong predictions: {what} in column {col!r} (the error rates, "
+                     "the baselines and PUDD's misclassified column)")
+    elif fmt.proba_columns:
+        rule = "P(positive) > 0.5" if len(fmt.proba_columns) == 1 else "the arg-max"
+        notes.append(f"right and wrong predictions: {rule} of the probabilities; give the model's "
+                     "own decisions with pred (--pred) if it decides otherwise (a threshold)")
+    if scorer.binary and not scorer.positive_seen:
+        msg = (f"the positive class {fmt.positive_label!r} never occurs in column "
+               f"{fmt.label!r}: check positive_label (--positive-label)")
+        warnings.warn(msg, stacklevel=3)
+        notes.append(msg)
+    if chunks.n_checked:
+        share = chunks.n_disagree / chunks.n_checked
+        if share >= DISAGREEMENT_WARNING:
+            msg = (f"the decisions and the probabilities disagree on {share:.1%} of the "
+                   f"{chunks.n_checked:,} labelled rows ({chunks.n_disagree:,}): "
+                   + ("wrong predictions whose true class had p > 0.5; is "
+                      f"{fmt.p_true!r} the probability of the true class?" if fmt.p_true else
+                      "decisions other than the probabilities' arg-max (P > 0.5 for one "
+                      "column): a threshold other than 0.5, or a misread column?"))
+            warnings.warn(msg, stacklevel=3)
+            notes.append(msg)
+    if pending:
+        n = sum(s.n_rows for s in pending)
+        notes.append(f"pending: the last {n:,} rows ({len(pending)} chunk(s) from row "
+                     f"{pending[0].first_row:,}) wait for their labels and are not tested yet")
+    return tuple(notes)

@@ -29,6 +29,13 @@ class LogFormat:
     (the probability of the true class) with ``correct`` (0/1) or ``pred`` (the predicted
     label, compared with ``label``). ``time_column`` holds the timestamps for time windows.
 
+    A binary model may log one probability column, as scikit-learn's ``predict_proba[:, 1]``:
+    P(positive class). ``positive_label`` names the positive class's label value; without it,
+    a single ``<prefix><class>`` column names it, else it is inferred from the labels where
+    that is unambiguous (0/1, -1/1, False/True). ``pred`` (the model's decisions) or
+    ``correct`` may accompany any form: then they, not the arg-max, say which predictions are
+    wrong.
+
     A format as given may name a prefix; :meth:`resolve` checks it against the log's columns
     and returns the format as read (``proba_columns`` and ``classes`` filled in, no prefix).
 
@@ -36,7 +43,9 @@ class LogFormat:
     --------
     >>> LogFormat(label="y", proba_prefix="p_").resolve(["y", "p_a", "p_b", "ts"])
     LogFormat(label='y', proba_prefix=None, proba_columns=('p_a', 'p_b'), classes=('a', 'b'), \
-p_true=None, correct=None, pred=None, time_column=None)
+p_true=None, correct=None, pred=None, time_column=None, positive_label=None)
+    >>> LogFormat(label="y", proba_prefix="score").resolve(["y", "score"]).proba_columns
+    ('score',)
     """
 
     label: str | None = None
@@ -47,8 +56,11 @@ p_true=None, correct=None, pred=None, time_column=None)
     correct: str | None = None
     pred: str | None = None
     time_column: str | None = None
+    positive_label: str | None = None
 
     def __post_init__(self) -> None:
+        if self.positive_label is not None and not isinstance(self.positive_label, str):
+            object.__setattr__(self, "positive_label", str(self.positive_label))
         for name in ("label", "proba_prefix", "p_true", "correct", "pred", "time_column"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
@@ -181,15 +193,50 @@ def batches(source: Any, columns: list[str],
 
 
 # --- columns --------------------------------------------------------------------------------
-_LABEL_NAMES = ("label", "labels", "y", "y_true", "target", "true", "truth", "class", "actual")
-_TIME_NAMES = ("ts", "time", "timestamp", "date", "datetime", "event_time", "created_at")
+#: Usual names (lower case) of a log's columns in common tools: scikit-learn, NannyML
+#: (``y_true``, ``y_pred``, ``y_pred_proba``, ``y_pred_proba_<class>``, ``timestamp``),
+#: Evidently (``target``, ``prediction``, ``datetime``), Arize (``actual_label``,
+#: ``prediction_label``, ``prediction_score``), whylogs (``output_target``,
+#: ``output_prediction``, ``output_score``), SageMaker (``label``, ``probability``).
+_LABEL_NAMES = ("label", "labels", "y", "y_true", "target", "true", "truth", "class", "actual",
+                "actual_label", "output_target", "ground_truth")
+_PRED_NAMES = ("y_pred", "pred", "prediction", "predicted", "prediction_label",
+               "predicted_label", "output_prediction")
+_SCORE_NAMES = ("y_pred_proba", "proba", "probability", "prediction_score", "score",
+                "output_score", "p", "p_positive", "prediction")
+_TIME_NAMES = ("ts", "time", "timestamp", "date", "datetime", "event_time", "created_at",
+               "prediction_timestamp")
+_SEPARATORS = "_-.:"
+
+
+def _first(lower: Mapping[str, str], names: Sequence[str],
+           skip: Sequence[str | None] = ()) -> str | None:
+    return next((lower[n] for n in names if n in lower and lower[n] not in skip), None)
+
+
+def _probability_prefix(numeric: Sequence[str]) -> tuple[int, str] | None:
+    """The prefix shared by most columns (then the longest): ends in a separator or "prob".
+
+    Linear in the total length of the names: each name adds one to each of its prefixes.
+    """
+    counts: dict[str, int] = {}
+    for c in numeric:
+        low = c.lower()
+        for cut in range(1, len(c)):
+            if c[cut - 1] in _SEPARATORS or low.startswith(("proba", "prob")):
+                counts[c[:cut]] = counts.get(c[:cut], 0) + 1
+    best = max(((n, p) for p, n in counts.items() if n >= 2),
+               key=lambda t: (t[0], len(t[1])), default=None)
+    return best
 
 
 def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
-    """Guess the label, probability and time columns of a log from its first rows.
+    """Guess the label, probability, decision and time columns of a log from its first rows.
 
-    Returns ``{"label", "proba_prefix", "p_true", "correct", "pred", "time_column",
-    "why"}``; ``why`` says in words how each guess was made (the app shows it).
+    Returns ``{"label", "proba_prefix", "proba_column", "p_true", "correct", "pred",
+    "time_column", "why"}``; ``why`` says in words how each guess was made (the app shows
+    it). The names looked for are those of common monitoring tools (scikit-learn, NannyML,
+    Evidently, Arize, whylogs, SageMaker); the cost is linear in the number of columns.
 
     Examples
     --------
@@ -198,43 +245,53 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     ...                                 "p_b": [0.8]}))
     >>> g["label"], g["proba_prefix"], g["time_column"]
     ('y', 'p_', 'ts')
+    >>> g = guess_columns(pd.DataFrame({"y_true": [1, 0], "y_pred_proba": [0.8, 0.4],
+    ...                                 "y_pred": [1, 0]}))
+    >>> g["label"], g["proba_column"], g["pred"]
+    ('y_true', 'y_pred_proba', 'y_pred')
     """
     import pandas as pd
 
     cols = [str(c) for c in head.columns]
     why: list[str] = []
-    out: dict[str, Any] = {"label": None, "proba_prefix": None, "p_true": None, "correct": None,
-                           "pred": None, "time_column": None}
-    lower = {c.lower(): c for c in cols}
-    for name in _LABEL_NAMES:
-        if name in lower:
-            out["label"] = lower[name]
-            why.append(f"label: column `{lower[name]}` (a usual name for the true label)")
-            break
-    # a prefix shared by >= 2 numeric columns in [0, 1]
-    numeric = [c for c in cols if pd.api.types.is_numeric_dtype(head[c])
-               and head[c].dropna().between(0, 1).all()]
-    best: tuple[int, str] | None = None
-    for c in numeric:
-        for cut in range(1, len(c)):
-            prefix = c[:cut]
-            if prefix[-1] not in "_-.:" and not prefix.lower().startswith(("proba", "prob")):
-                continue
-            n = sum(1 for d in numeric if d.startswith(prefix) and len(d) > len(prefix))
-            if n >= 2 and (best is None or (n, len(prefix)) > (best[0], len(best[1]))):
-                best = (n, prefix)
+    out: dict[str, Any] = {"label": None, "proba_prefix": None, "proba_column": None,
+                           "p_true": None, "correct": None, "pred": None, "time_column": None}
+    lower: dict[str, str] = {}
+    for c in cols:
+        lower.setdefault(c.lower(), c)
+    out["label"] = _first(lower, _LABEL_NAMES)
+    if out["label"]:
+        why.append(f"label: column `{out['label']}` (a usual name for the true label)")
+    out["pred"] = _first(lower, _PRED_NAMES, (out["label"],))
+
+    def unit(c: str) -> bool:
+        col = head[c]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            return False
+        values = col.dropna()
+        return bool(values.between(0, 1).all() and not values.isin((0, 1)).all())
+
+    numeric = [c for c in cols if c not in (out["label"], out["pred"]) and unit(c)]
+    best = _probability_prefix(numeric)
     if best is not None:
         out["proba_prefix"] = best[1]
         why.append(f"probabilities: the {best[0]} columns starting with `{best[1]}` (numbers in "
                    "[0, 1] sharing a prefix; the rest of each name is its class)")
     elif "p_true" in lower:
         out["p_true"] = lower["p_true"]
-        for name in ("correct", "pred", "prediction", "y_pred"):
-            if name in lower:
-                out["correct" if name == "correct" else "pred"] = lower[name]
-                break
+        if "correct" in lower:
+            out["correct"] = lower["correct"]
         why.append("the two-column shortcut: `p_true` (probability of the true class) with "
                    f"`{out['correct'] or out['pred']}`")
+    else:
+        low_numeric = {c.lower(): c for c in numeric}
+        single = _first(low_numeric, _SCORE_NAMES)
+        if single is not None:
+            out["proba_column"] = single
+            why.append(f"probabilities: the single column `{single}`, read as P(positive class) "
+                       "of a binary model (a usual name for it, numbers in [0, 1])")
+    if out["pred"] and out["correct"] is None:
+        why.append(f"the model's decisions: column `{out['pred']}` (a usual name for them)")
     for c in cols:
         if c.lower() in _TIME_NAMES or pd.api.types.is_datetime64_any_dtype(head[c]):
             out["time_column"] = c
@@ -263,41 +320,66 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
             "(--proba-prefix), proba_columns (--proba-columns) or p_true (--p-true)")
     need(label, "label")
     need(time_column, "time_column")
+    need(correct, "correct")
+    need(pred, "pred")
+    if correct is not None and pred is not None:
+        raise ParameterError("correct", "give the model's decisions (pred, --pred) or a 0/1 "
+                                        "correct column (--correct), not both")
+    if pred is not None and label is None:
+        raise ParameterError("label", "with pred, give the label column too (--label)")
+    positive = fmt.positive_label
     if p_true is not None:
         need(p_true, "p_true")
-        need(correct, "correct")
-        need(pred, "pred")
-        if (correct is None) == (pred is None):
+        if correct is None and pred is None:
             raise ParameterError("correct", "with p_true, give exactly one of correct "
                                             "(--correct) or pred (--pred)")
-        if pred is not None and label is None:
-            raise ParameterError("label", "with pred, give the label column too (--label)")
+        if positive is not None:
+            raise ParameterError("positive_label", "positive_label (--positive-label) goes with "
+                                                   "a single probability column, not p_true")
         return LogFormat(label=label, p_true=p_true, correct=correct, pred=pred,
                          time_column=time_column)
     if label is None:
         raise ParameterError("label", "name the label column (--label)")
+    taken = (label, time_column, correct, pred)
+    cls: tuple[str, ...]
     if proba_prefix is not None:
         if not proba_prefix:
             raise ParameterError("proba_prefix", "proba_prefix must not be empty")
         cols = tuple(c for c in names if c.startswith(proba_prefix) and c != proba_prefix
-                     and c not in (label, time_column))
-        if len(cols) < 2:
+                     and c not in taken)
+        if not cols and proba_prefix in names and proba_prefix not in taken:
+            cols, cls = (proba_prefix,), ()  # the column itself: P(positive)
+        elif not cols:
             raise ParameterError(
-                "proba_prefix", f"the log has {len(cols)} column(s) starting with "
-                f"{proba_prefix!r}; a classifier's log needs one per class (>= 2); its "
-                f"columns: {', '.join(names)}")
-        cls = tuple(c[len(proba_prefix):] for c in cols)
+                "proba_prefix", f"the log has no column starting with {proba_prefix!r}; name "
+                "one probability column per class (or one column, P(positive), for a binary "
+                f"model); its columns: {', '.join(names)}")
+        else:
+            cls = tuple(c[len(proba_prefix):] for c in cols)
     else:
         cols = tuple(proba_columns or ())
-        if len(cols) < 2 or len(set(cols)) != len(cols):
-            raise ParameterError("proba_columns", "proba_columns must name two or more "
-                                                  f"distinct columns, got {list(cols)}")
+        if len(set(cols)) != len(cols):
+            raise ParameterError("proba_columns", "proba_columns must name distinct columns, "
+                                                  f"got {list(cols)}")
         for c in cols:
             need(c, "proba_columns")
-        cls = tuple(str(c) for c in (classes if classes is not None else range(len(cols))))
-        if len(cls) != len(cols) or len(set(cls)) != len(cls):
+        cls = tuple(str(c) for c in (classes if classes is not None else
+                                     (range(len(cols)) if len(cols) > 1 else ())))
+        if len(cols) > 1 and (len(cls) != len(cols) or len(set(cls)) != len(cls)):
             raise ParameterError("classes", f"classes must give one distinct label value per "
                                             f"probability column ({len(cols)}), got {list(cls)}")
-    return LogFormat(label=label, proba_columns=cols, classes=cls, time_column=time_column)
-
-
+    if len(cols) == 1:
+        if positive is None and len(cls) == 1:
+            positive = cls[0]  # proba_<class> alone, or classes=[<class>]: P(<class>)
+        elif positive is not None and len(cls) == 1 and cls[0] != positive:
+            raise ParameterError("positive_label", f"the single probability column "
+                                 f"{cols[0]!r} is P({cls[0]!r}), but positive_label is "
+                                 f"{positive!r}; give one of the two")
+        return LogFormat(label=label, proba_columns=cols, time_column=time_column,
+                         correct=correct, pred=pred, positive_label=positive)
+    if positive is not None:
+        raise ParameterError("positive_label", "positive_label (--positive-label) goes with a "
+                                               f"single probability column; the log has "
+                                               f"{len(cols)}, one per class")
+    return LogFormat(label=label, proba_columns=cols, classes=cls, time_column=time_column,
+                     correct=correct, pred=pred)

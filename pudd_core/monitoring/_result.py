@@ -88,6 +88,18 @@ class MonitorResult:
                                                                  repr=False)
     n_rows: int = 0
     elapsed_s: float = 0.0
+    #: Chunks at the end of the log whose labels have not all arrived: not tested yet.
+    pending: tuple[ChunkSpan, ...] = ()
+    #: What was inferred and chosen (the positive class, the decisions used), and warnings.
+    notes: tuple[str, ...] = ()
+    #: Labelled rows with both probabilities and decisions, and those where the two disagree.
+    n_checked: int = 0
+    n_disagree: int = 0
+
+    @property
+    def n_pending_rows(self) -> int:
+        """Rows of the pending tail."""
+        return sum(s.n_rows for s in self.pending)
 
     @property
     def n_chunks(self) -> int:
@@ -139,7 +151,11 @@ class MonitorResult:
                                            "p_value", "cut_point", "accuracy"])
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-chunk log: boundaries, accuracy, PU summary, p-values, every alarm."""
+        """The per-chunk log: boundaries, accuracy, PU summary, p-values, every alarm.
+
+        ``status`` is ``"tested"``, or ``"pending"`` for the chunks of the unlabelled tail
+        (their numbers empty).
+        """
         import json
 
         import pandas as pd
@@ -147,9 +163,9 @@ class MonitorResult:
         rows = []
         for s, c in zip(self.spans, self.records, strict=True):
             row: dict[str, Any] = {
-                "chunk": s.index, "first_row": s.first_row, "last_row": s.last_row,
-                "n_rows": s.n_rows, "n_labelled": s.n_labelled, "start": s.start,
-                "end": s.end, "accuracy": c.accuracy, "pu_mean": c.pu_mean,
+                "chunk": s.index, "status": "tested", "first_row": s.first_row,
+                "last_row": s.last_row, "n_rows": s.n_rows, "n_labelled": s.n_labelled,
+                "start": s.start, "end": s.end, "accuracy": c.accuracy, "pu_mean": c.pu_mean,
                 "pu_median": c.pu_median, "p_value": c.p_value, "cut_point": c.cut_point,
                 "alarm": c.alarm, "floored_cells": c.floored_cells,
                 "cut_p_values": json.dumps(c.cut_p_values),
@@ -157,6 +173,10 @@ class MonitorResult:
             for name, per in self.baselines.items():
                 row[f"{name}_alarm"] = bool(per[s.index])
             rows.append(row)
+        for s in self.pending:
+            rows.append({"chunk": s.index, "status": "pending", "first_row": s.first_row,
+                         "last_row": s.last_row, "n_rows": s.n_rows,
+                         "n_labelled": s.n_labelled, "start": s.start, "end": s.end})
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
@@ -178,6 +198,12 @@ class MonitorResult:
                 self.alarm_frame().notna(), None).to_dict("records"),
             "baselines": {k: list(v) for k, v in self.baseline_alarms().items()},
             "chunks": [vars(s) for s in self.spans],
+            "pending": {"n_rows": self.n_pending_rows,
+                        "chunks": [vars(s) for s in self.pending]},
+            "decisions": self.format.pred or self.format.correct or "argmax",
+            "positive_label": self.format.positive_label,
+            "disagreement": {"n_checked": self.n_checked, "n_disagree": self.n_disagree},
+            "notes": list(self.notes),
             "elapsed_s": self.elapsed_s,
         }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +16,8 @@ from pudd_core.monitoring._log import LogFormat
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SUM_TOLERANCE", "LabelMap", "plain", "score"]
+__all__ = ["SUM_TOLERANCE", "LabelMap", "Scored", "Scorer", "infer_positive", "numbers",
+           "plain"]
 
 #: Default tolerance of a probability row's sum around 1 (as ``pu_index``).
 SUM_TOLERANCE = 1e-4
@@ -42,7 +44,9 @@ class LabelMap:
         except ValueError:
             self.numbers = None
 
-    def __call__(self, labels: pd.Series, rows: NDArray[np.int64]) -> NDArray[np.intp]:
+    def __call__(self, labels: pd.Series, rows: NDArray[np.int64],
+                 param: str = "label") -> NDArray[np.intp]:
+        """Class indices of ``labels`` (``rows``: their row numbers, for the error)."""
         import pandas as pd
 
         if pd.api.types.is_numeric_dtype(labels) and not pd.api.types.is_bool_dtype(labels):
@@ -57,8 +61,9 @@ class LabelMap:
             i = int(bad[0])
             shown = ", ".join(self.fmt.proba_columns[:6]) + (
                 ", ..." if len(self.fmt.proba_columns) > 6 else "")
+            column = self.fmt.label if param == "label" else self.fmt.pred
             raise ParameterError(
-                "label", f"row {rows[i]}, column {self.fmt.label!r}: label "
+                param, f"row {rows[i]}, column {column!r}: {param} "
                 f"{plain(labels.iloc[i])!r} has no probability column (the columns are {shown}, "
                 f"for the labels {', '.join(self.fmt.classes[:6])}"
                 f"{', ...' if len(self.fmt.classes) > 6 else ''})")
@@ -107,12 +112,106 @@ def _truthy(values: pd.Series, column: str, rows: NDArray[np.int64]) -> NDArray[
     return np.asarray(ok.to_numpy(dtype=bool), dtype=np.bool_)
 
 
-def score(frame: Mapping[str, pd.Series], n: int, fmt: LogFormat, labels: LabelMap | None,
-           offset: int, normalize: bool, tolerance: float
-           ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
-    """PU-index, correctness and the labelled mask of one batch's ``n`` rows."""
-    if fmt.p_true is not None:
-        p = frame[fmt.p_true].to_numpy(dtype=np.float64, na_value=np.nan)
+def numbers(col: pd.Series, name: str, offset: int, param: str) -> NDArray[np.float64]:
+    """A column as floats (empty cells NaN); text that is not a number is named with its row."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        return np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    if pd.api.types.is_bool_dtype(col):
+        raise ParameterError(param, f"column {name!r} holds true/false values, not "
+                                    "probabilities; check which column holds the probabilities")
+    as_num = pd.to_numeric(col, errors="coerce")
+    text = col.astype(str).str.strip().str.lower()
+    bad = np.flatnonzero((as_num.isna() & col.notna() & ~text.isin(("", "nan"))).to_numpy())
+    if bad.size:
+        i = int(bad[0])
+        raise ParameterError(param, f"row {offset + i}, column {name!r}: "
+                                    f"{plain(col.iloc[i])!r} is not a number; probabilities "
+                                    "are numbers in [0, 1]")
+    return np.asarray(as_num.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One batch scored: PU-index, correctness, the labelled mask and the consistency counts.
+
+    ``n_checked`` rows had both probabilities and a decision (``pred`` or ``correct``);
+    ``n_disagree`` of them contradict each other: a decision other than the arg-max (or than
+    P(positive) > 0.5), or a wrong prediction whose true class had p > 0.5.
+    """
+
+    u: NDArray[np.float64]
+    ok: NDArray[np.bool_]
+    labelled: NDArray[np.bool_]
+    n_checked: int = 0
+    n_disagree: int = 0
+
+
+class Scorer:
+    """Scores batches of one log; for a single probability column it settles the positive class.
+
+    ``fmt`` is the resolved format; :attr:`fmt` gains the positive label once inferred (from
+    the first labelled batch) and :attr:`notes` say what was inferred.
+    """
+
+    def __init__(self, fmt: LogFormat, *, normalize: bool = False,
+                 tolerance: float = SUM_TOLERANCE) -> None:
+        self.fmt = fmt
+        self.normalize = normalize
+        self.tolerance = tolerance
+        self.binary = len(fmt.proba_columns) == 1
+        self.labels = LabelMap(fmt) if len(fmt.proba_columns) > 1 else None
+        self.negative: Any = None  # the binary form's negative label, once seen
+        self.negative_shown: Any = None
+        self.positive_seen = False
+        self.notes: list[str] = []
+        if self.binary and fmt.positive_label is not None:
+            self.notes.append(
+                f"column {fmt.proba_columns[0]!r} is read as P({fmt.label} = "
+                f"{fmt.positive_label!r}): a binary model's probability of the positive class")
+
+    def __call__(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+        """PU-index, correctness and the labelled mask of one batch's ``n`` rows."""
+        if self.fmt.p_true is not None:
+            return self._shortcut(frame, n, offset)
+        if self.binary:
+            return self._binary(frame, n, offset)
+        return self._classes(frame, n, offset)
+
+    # --- the decisions ---------------------------------------------------------------------
+    def _decided(self, frame: Mapping[str, pd.Series], labelled: NDArray[np.bool_],
+                 offset: int) -> NDArray[np.bool_] | None:
+        """Correctness from a ``correct`` column on the labelled rows, if the log has one."""
+        fmt = self.fmt
+        if fmt.correct is None:
+            return None
+        pos = np.flatnonzero(labelled)
+        col = frame[fmt.correct]
+        empty = np.flatnonzero(_missing(col.iloc[pos]))
+        if empty.size:
+            r = int(pos[empty[0]])
+            raise ParameterError("correct", f"row {offset + r}, column {fmt.correct!r} is empty "
+                                            "where the row has a label; fill it (0/1)")
+        ok = np.zeros(len(labelled), dtype=bool)
+        ok[pos] = _truthy(col.iloc[pos], fmt.correct, offset + pos)
+        return ok
+
+    def _pred_missing(self, frame: Mapping[str, pd.Series], labelled: NDArray[np.bool_],
+                      offset: int) -> None:
+        fmt = self.fmt
+        assert fmt.pred is not None
+        empty = np.flatnonzero(labelled & _missing(frame[fmt.pred]))
+        if empty.size:
+            raise ParameterError("pred", f"row {offset + int(empty[0])}, column {fmt.pred!r} is "
+                                         "empty where the row has a label; every labelled row "
+                                         "needs the model's decision")
+
+    # --- the three forms -------------------------------------------------------------------
+    def _shortcut(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+        fmt = self.fmt
+        assert fmt.p_true is not None
+        p = numbers(frame[fmt.p_true], fmt.p_true, offset, "p_true")
         labelled = ~np.isnan(p)
         if fmt.correct is not None:
             labelled &= ~_missing(frame[fmt.correct])
@@ -121,62 +220,201 @@ def score(frame: Mapping[str, pd.Series], n: int, fmt: LogFormat, labels: LabelM
             labelled &= ~_missing(frame[fmt.label]) & ~_missing(frame[fmt.pred])
         _check_unit(np.where(labelled, p, 0.5), [fmt.p_true], offset, "p_true")
         u = 1.0 - np.where(labelled, p, 0.0)
-        if fmt.correct is not None:
-            pos = np.flatnonzero(labelled)
-            ok = np.zeros(n, dtype=bool)
-            ok[pos] = _truthy(frame[fmt.correct].iloc[pos], fmt.correct, offset + pos)
+        decided = self._decided(frame, labelled, offset)
+        if decided is not None:
+            ok = decided
         else:
             assert fmt.label is not None and fmt.pred is not None
-            a, b = frame[fmt.label], frame[fmt.pred]
-            import pandas as pd
+            ok = _same(frame[fmt.label], frame[fmt.pred]) & labelled
+        # no arg-max decision is wrong while the true class has p > 0.5
+        bad = int(np.count_nonzero(labelled & ~ok & (u < 0.5)))
+        return Scored(u, ok, labelled, int(labelled.sum()), bad)
 
-            if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
-                ok = (a.to_numpy(dtype=np.float64) == b.to_numpy(dtype=np.float64))
-            else:
-                ok = (a.astype(str).str.strip() == b.astype(str).str.strip()).to_numpy()
-            ok &= labelled
-        return u, ok, labelled
-    assert fmt.label is not None and labels is not None
-    # column by column (K passes over contiguous arrays): no (n, K) copy, no strided arg-max
-    cols = [frame[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in fmt.proba_columns]
-    for j, col in enumerate(cols):
-        if n and not (col.min() >= 0.0 and col.max() <= 1.0):  # NaN fails both: checked
-            _check_unit(col, [fmt.proba_columns[j]], offset, "proba")
-    sums = cols[0] + cols[1]
-    for col in cols[2:]:
-        sums += col
-    off = np.abs(sums - 1.0) > tolerance
-    if normalize:
-        zero = np.flatnonzero(sums <= 0.0)
-        if zero.size:
-            raise ParameterError("normalize", f"row {offset + int(zero[0])}: the probabilities "
-                                              "are all 0 and cannot be normalized")
-        if off.any():
-            cols = [col / sums for col in cols]
-    elif off.any():
-        r = int(np.flatnonzero(off)[0])
-        raise ParameterError(
-            "proba", f"row {offset + r}: the probabilities in columns "
-            f"{fmt.proba_columns[0]} .. {fmt.proba_columns[-1]} sum to {sums[r]:.6g}, not 1 "
-            f"(within {tolerance:g}); pass normalize=True (--normalize) to divide each row "
-            "by its sum, or log probabilities (e.g. a softmax), not scores")
-    lab_col = frame[fmt.label]
-    labelled = ~_missing(lab_col)
-    idx = np.zeros(n, dtype=np.intp)
-    if labelled.all():
-        idx = labels(lab_col, offset + np.arange(n))
-    elif labelled.any():
+    def _binary(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+        fmt = self.fmt
+        assert fmt.label is not None
+        name = fmt.proba_columns[0]
+        p = numbers(frame[name], name, offset, "proba")
+        if n and not (p.min() >= 0.0 and p.max() <= 1.0):
+            _check_unit(p, [name], offset, "proba")
+        lab_col = frame[fmt.label]
+        labelled = ~_missing(lab_col)
         pos = np.flatnonzero(labelled)
-        idx[pos] = labels(lab_col.iloc[pos], offset + pos)
-    best, arg, p_true = cols[0].copy(), np.zeros(n, dtype=np.intp), cols[0].copy()
-    for k in range(1, len(cols)):
-        col = cols[k]
-        higher = col > best  # strict: ties go to the lowest class index, as np.argmax
-        np.copyto(best, col, where=higher)
-        np.copyto(arg, k, where=higher)
-        np.copyto(p_true, col, where=idx == k)
-    u = 1.0 - p_true
-    ok = (arg == idx) & labelled
-    return u, ok, labelled
+        if pos.size and fmt.positive_label is None:
+            self._infer_positive(lab_col.iloc[pos])
+        is_pos = np.zeros(n, dtype=bool)
+        is_pos[pos] = self._is_positive(lab_col.iloc[pos], offset + pos, fmt.label, "label")
+        u = np.where(is_pos, 1.0 - p, p)
+        says_pos = p > 0.5  # a tie goes to the negative class, as the two-column arg-max
+        decided = self._decided(frame, labelled, offset)
+        if fmt.pred is not None:
+            self._pred_missing(frame, labelled, offset)
+            dec = np.zeros(n, dtype=bool)
+            dec[pos] = self._is_positive(frame[fmt.pred].iloc[pos], offset + pos, fmt.pred,
+                                         "pred")
+            ok = (dec == is_pos) & labelled
+            bad = int(np.count_nonzero(labelled & (dec != says_pos)))
+            return Scored(u, ok, labelled, int(pos.size), bad)
+        if decided is not None:
+            bad = int(np.count_nonzero(labelled & (decided != (says_pos == is_pos))))
+            return Scored(u, decided, labelled, int(pos.size), bad)
+        return Scored(u, (says_pos == is_pos) & labelled, labelled)
+
+    def _classes(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+        fmt = self.fmt
+        assert fmt.label is not None and self.labels is not None
+        # column by column (K passes over contiguous arrays): no (n, K) copy, no strided arg-max
+        cols = [numbers(frame[c], c, offset, "proba") for c in fmt.proba_columns]
+        for j, col in enumerate(cols):
+            if n and not (col.min() >= 0.0 and col.max() <= 1.0):  # NaN fails both: checked
+                _check_unit(col, [fmt.proba_columns[j]], offset, "proba")
+        cols = self._sum_to_one(cols, offset)
+        lab_col = frame[fmt.label]
+        labelled = ~_missing(lab_col)
+        idx = self._indices(lab_col, labelled, offset, "label")
+        best, arg, p_true = cols[0].copy(), np.zeros(n, dtype=np.intp), cols[0].copy()
+        for k in range(1, len(cols)):
+            col = cols[k]
+            higher = col > best  # strict: ties go to the lowest class index, as np.argmax
+            np.copyto(best, col, where=higher)
+            np.copyto(arg, k, where=higher)
+            np.copyto(p_true, col, where=idx == k)
+        u = 1.0 - p_true
+        if fmt.pred is not None:
+            self._pred_missing(frame, labelled, offset)
+            dec = self._indices(frame[fmt.pred], labelled, offset, "pred")
+            bad = int(np.count_nonzero(labelled & (dec != arg)))
+            return Scored(u, (dec == idx) & labelled, labelled, int(labelled.sum()), bad)
+        decided = self._decided(frame, labelled, offset)
+        if decided is not None:
+            bad = int(np.count_nonzero(labelled & (decided != (arg == idx))))
+            return Scored(u, decided, labelled, int(labelled.sum()), bad)
+        return Scored(u, (arg == idx) & labelled, labelled)
+
+    # --- helpers ---------------------------------------------------------------------------
+    def _sum_to_one(self, cols: list[NDArray[np.float64]],
+                    offset: int) -> list[NDArray[np.float64]]:
+        fmt = self.fmt
+        sums = cols[0] + cols[1]
+        for col in cols[2:]:
+            sums += col
+        off = np.abs(sums - 1.0) > self.tolerance
+        if self.normalize:
+            zero = np.flatnonzero(sums <= 0.0)
+            if zero.size:
+                raise ParameterError("normalize", f"row {offset + int(zero[0])}: the "
+                                                  "probabilities are all 0 and cannot be "
+                                                  "normalized")
+            if off.any():
+                return [col / sums for col in cols]
+        elif off.any():
+            r = int(np.flatnonzero(off)[0])
+            raise ParameterError(
+                "proba", f"row {offset + r}: the probabilities in columns "
+                f"{fmt.proba_columns[0]} .. {fmt.proba_columns[-1]} sum to {sums[r]:.6g}, not 1 "
+                f"(within {self.tolerance:g}); pass normalize=True (--normalize) to divide each "
+                "row by its sum, or log probabilities (e.g. a softmax), not scores")
+        return cols
+
+    def _indices(self, col: pd.Series, labelled: NDArray[np.bool_], offset: int,
+                 param: str) -> NDArray[np.intp]:
+        assert self.labels is not None
+        n = len(labelled)
+        if labelled.all():
+            return self.labels(col, offset + np.arange(n), param)
+        idx = np.zeros(n, dtype=np.intp)
+        if labelled.any():
+            pos = np.flatnonzero(labelled)
+            idx[pos] = self.labels(col.iloc[pos], offset + pos, param)
+        return idx
+
+    def _infer_positive(self, values: pd.Series) -> None:
+        fmt = self.fmt
+        positive = infer_positive(values)
+        if positive is None:
+            shown = ", ".join(repr(plain(v)) for v in values.drop_duplicates().iloc[:5])
+            raise ParameterError(
+                "positive_label", f"column {fmt.proba_columns[0]!r} is a single probability "
+                f"column, read as P(positive class), and the labels in {fmt.label!r} ({shown}) "
+                "do not say which class is positive (only 0/1, -1/1 and false/true do); name "
+                "it with positive_label (--positive-label)")
+        self.fmt = replace(fmt, positive_label=positive)
+        self.notes.append(
+            f"column {fmt.proba_columns[0]!r} is read as P({fmt.label} = {positive!r}): a binary "
+            f"model's probability of the positive class, {positive!r} inferred from the labels "
+            "(pass positive_label / --positive-label to choose another)")
+
+    def _is_positive(self, values: pd.Series, rows: NDArray[np.int64], column: str,
+                     param: str) -> NDArray[np.bool_]:
+        """Which values are the positive label; a second negative value is a third class."""
+        positive = self.fmt.positive_label
+        assert positive is not None
+        keys = _keys(values)
+        target = _key(positive)
+        hit = np.asarray([k == target for k in keys], dtype=bool) if keys.dtype == object \
+            else np.asarray(keys == target, dtype=bool)
+        if param == "label" and hit.any():
+            self.positive_seen = True
+        others = np.flatnonzero(~hit)
+        if others.size:
+            if self.negative is None:
+                self.negative = keys[others[0]]
+                self.negative_shown = plain(values.iloc[int(others[0])])
+            wrong = others[np.asarray([k != self.negative for k in keys[others]], dtype=bool)]
+            if wrong.size:
+                i = int(wrong[0])
+                raise ParameterError(
+                    param, f"row {rows[i]}, column {column!r}: {plain(values.iloc[i])!r} is "
+                    f"neither the positive class {positive!r} nor the negative one "
+                    f"{self.negative_shown!r}: a single probability column describes a binary "
+                    "model; for more classes log one probability column per class")
+        return hit
 
 
+def _key(value: Any) -> Any:
+    """A label value as compared: numbers as floats, booleans and text lower-cased text."""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value)).lower()
+    if isinstance(value, int | float | np.integer | np.floating):
+        return float(value)
+    text = str(value).strip()
+    try:
+        return float(text)
+    except ValueError:
+        return text.lower() if text.lower() in ("true", "false") else text
+
+
+def _keys(values: pd.Series) -> NDArray[Any]:
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return np.asarray(values.to_numpy(dtype=np.float64), dtype=np.float64)
+    return np.asarray([_key(v) for v in values.to_numpy()], dtype=object)
+
+
+def infer_positive(values: pd.Series) -> str | None:
+    """The positive class of binary labels where unambiguous: 1 of 0/1 or -1/1, true of false.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> infer_positive(pd.Series([0, 1, 1])), infer_positive(pd.Series(["-1", "1"]))
+    ('1', '1')
+    >>> infer_positive(pd.Series([True, False])), infer_positive(pd.Series(["no", "yes"]))
+    ('True', None)
+    """
+    distinct = set(_keys(values).tolist())
+    if distinct <= {0.0, 1.0} or distinct <= {-1.0, 1.0}:
+        return "1"
+    if distinct <= {"true", "false"}:
+        return "True"
+    return None
+
+
+def _same(a: pd.Series, b: pd.Series) -> NDArray[np.bool_]:
+    """Row by row, whether two label columns hold the same class."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
+        return np.asarray(a.to_numpy(dtype=np.float64) == b.to_numpy(dtype=np.float64))
+    return np.asarray((a.astype(str).str.strip() == b.astype(str).str.strip()).to_numpy())

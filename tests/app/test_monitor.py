@@ -91,3 +91,30 @@ def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:
     at = _use_path(_open(), path)
     assert at.error and "proba_" in at.error[0].value.replace("\\", "")
     assert not np.any([e for e in at.exception])
+
+
+def test_a_binary_log_with_a_pending_tail_is_read_as_it_comes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    n = 3000
+    y = rng.integers(0, 2, n).astype(float)
+    p1 = np.clip(np.where(y == 1, rng.uniform(0.3, 1, n), rng.uniform(0, 0.7, n)), 0, 1)
+    y[2750:] = np.nan  # the newest labels have not arrived
+    path = tmp_path / "binary.csv"
+    pd.DataFrame({"y_true": y, "y_pred_proba": p1, "y_pred": (p1 > 0.4).astype(int)}).to_csv(
+        path, index=False)
+    at = _use_path(_open(), path)
+    assert at.radio(key="monitor_form").value.startswith("Label + one column P(positive)")
+    assert at.selectbox(key="monitor_proba_column").value == "y_pred_proba"
+    assert at.selectbox(key="monitor_pred").value == "y_pred"
+    # another log than the example: its own chunk size, shown and used (not the example's 300)
+    assert at.number_input(key="monitor_chunk_size").value == 1000
+    assert player(at)["spec"]["last"] == 2  # rows 2000..2999 wait for labels: pending
+    at.number_input(key="monitor_chunk_size").set_value(500).run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    expected = monitor(path, label="y_true", proba_columns=["y_pred_proba"], pred="y_pred",
+                       chunk_size=500)
+    text = " ".join(m.value for m in at.markdown)
+    assert "500 rows pending" in text and f"{expected.n_chunks} tested chunks" in text
+    assert "P(y_true = '1')" in text.replace("\\", "")
+    assert "decisions in column 'y_pred'" in text.replace("\\", "")
+    assert player(at)["spec"]["last"] == expected.n_chunks == 5

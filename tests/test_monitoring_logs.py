@@ -1,0 +1,213 @@
+"""Logs as they come (issue 22 items 1-4): binary models, the model's decisions, late labels."""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pudd_core import monitor
+from pudd_core.__main__ import main
+from pudd_core._validation import ParameterError
+from pudd_core.experiments.baselines import feed_errors, make
+from pudd_core.monitoring import LogFormat
+
+
+def _binary(n: int = 6000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Labels 0/1 and P(1) of a binary model that gets worse half-way."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    sharp = np.where(np.arange(n) < n // 2, 0.45, 0.2)
+    margin = rng.uniform(0, 1, n) * sharp * 2
+    p1 = np.clip(np.where(y == 1, 0.5 + margin - 0.15, 0.5 - margin + 0.15), 0, 1)
+    return y, p1
+
+
+def _two_columns(y: np.ndarray, p1: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"label": y, "proba_0": 1 - p1, "proba_1": p1})
+
+
+@pytest.mark.parametrize(("labels", "positive"), [
+    (lambda y: y, "1"),
+    (lambda y: y.astype(bool), "True"),
+    (lambda y: np.where(y == 1, "true", "false"), "True"),
+    (lambda y: np.where(y == 1, 1, -1), "1"),
+])
+def test_a_single_probability_column_is_p_positive_with_the_positive_label_inferred(
+        labels, positive):
+    y, p1 = _binary()
+    ref = monitor(_two_columns(y, p1), label="label", proba_prefix="proba_", chunk_size=500)
+    log = pd.DataFrame({"y": labels(y), "y_pred_proba": p1})
+    res = monitor(log, label="y", proba_prefix="y_pred_proba", chunk_size=500)
+    assert res.p_values == ref.p_values and res.accuracy == ref.accuracy
+    assert ref.alarms and res.alarms == ref.alarms
+    assert res.format.positive_label == positive
+    assert any("inferred from the labels" in n for n in res.notes)
+
+
+def test_text_labels_need_the_positive_label_and_then_match_the_two_column_form(tmp_path):
+    y, p1 = _binary(3000)
+    names = np.where(y == 1, "employed", "not employed")
+    log = pd.DataFrame({"label": names, "score": p1})
+    with pytest.raises(ParameterError, match="positive_label.*--positive-label") as err:
+        monitor(log, label="label", proba_columns=["score"], chunk_size=500)
+    assert "'employed'" in str(err.value) or "'not employed'" in str(err.value)
+    res = monitor(log, label="label", proba_columns=["score"], positive_label="employed",
+                  chunk_size=500)
+    two = pd.DataFrame({"label": names, "p_not employed": 1 - p1, "p_employed": p1})
+    ref = monitor(two, label="label", proba_prefix="p_", chunk_size=500)
+    assert res.p_values == ref.p_values and res.accuracy == ref.accuracy
+    # the same from a CSV (labels read as text there) and with proba_<class> alone
+    log.rename(columns={"score": "proba_employed"}).to_csv(tmp_path / "log.csv", index=False)
+    alone = monitor(tmp_path / "log.csv", label="label", proba_prefix="proba_",
+                    chunk_size=500)
+    assert alone.p_values == ref.p_values and alone.format.positive_label == "employed"
+
+
+def test_a_third_class_beside_a_single_probability_column_is_named_with_its_row():
+    y, p1 = _binary(2000)
+    log = pd.DataFrame({"label": y.astype(object), "p": p1})
+    log.loc[1500, "label"] = 2
+    with pytest.raises(ParameterError, match=r"row 1500, column 'label': 2 is neither"):
+        monitor(log, label="label", proba_columns=["p"], chunk_size=500, batch_rows=700)
+
+
+def test_a_positive_label_that_never_occurs_is_warned():
+    y, p1 = _binary(2000)
+    # two negatives and no positive: refused at the second value
+    first = int(np.flatnonzero(y != y[0])[0])
+    with pytest.raises(ParameterError, match=rf"row {first}, column 'label': {y[first]} is "
+                                             rf"neither the positive class '7' nor the "
+                                             rf"negative one {y[0]}"):
+        monitor(pd.DataFrame({"label": y, "p": p1}), label="label", proba_columns=["p"],
+                positive_label="7", chunk_size=500)
+    ones = pd.DataFrame({"label": np.zeros(1000, int), "p": p1[:1000]})
+    with pytest.warns(UserWarning, match="never occurs"):
+        res = monitor(ones, label="label", proba_columns=["p"], positive_label="1",
+                      chunk_size=500)
+    assert any("never occurs" in n for n in res.notes)
+
+
+def test_the_models_decisions_replace_the_arg_max_for_errors_and_baselines():
+    y, p1 = _binary(6000)
+    decision = (p1 > 0.35).astype(int)  # the model's own threshold is 0.35
+    log = _two_columns(y, p1).assign(pred=decision)
+    res = monitor(log, label="label", proba_prefix="proba_", pred="pred", chunk_size=500,
+                  baselines=["ddm"])
+    ok = decision == y
+    assert res.accuracy == tuple(ok[a:a + 500].mean() for a in range(0, 6000, 500))
+    argmax = monitor(log, label="label", proba_prefix="proba_", chunk_size=500)
+    assert res.accuracy != argmax.accuracy
+    det, expected = make("ddm"), []
+    for a in range(0, 6000, 500):
+        hits = feed_errors(det, (~ok[a:a + 500]).astype(np.int64))
+        det = det.clone() if hits else det
+        expected.append(hits)
+    assert res.baselines["ddm"] == tuple(expected)
+    assert any("model's decisions in column 'pred'" in n for n in res.notes)
+    assert any("arg-max" in n for n in argmax.notes)
+    # the single-column form with the same decisions gives the same result
+    single = monitor(log.drop(columns="proba_0"), label="label", proba_columns=["proba_1"],
+                     pred="pred", chunk_size=500)
+    assert single.p_values == res.p_values and single.accuracy == res.accuracy
+    # the share that disagrees is counted exactly: decisions against P(1) > 0.5
+    assert res.n_checked == 6000 and res.n_disagree == int(np.sum(decision != (p1 > 0.5)))
+
+
+def test_decisions_that_contradict_the_probabilities_are_warned_with_the_share():
+    y, p1 = _binary(4000)
+    log = pd.DataFrame({"label": y, "y_pred_proba": p1, "y_pred": (p1 > 0.5).astype(int)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # read right: no warning
+        monitor(log, label="label", proba_columns=["y_pred_proba"], pred="y_pred",
+                chunk_size=500)
+    with pytest.warns(UserWarning, match=r"disagree on \d+\.\d% of the 4,000 labelled rows"):
+        res = monitor(log, label="label", p_true="y_pred_proba", pred="y_pred",
+                      chunk_size=500)  # misread: P(1) is not p(true class)
+    wrong = log.y_pred != log.label
+    expected = int(np.sum(wrong & (p1 > 0.5)))  # a wrong decision whose true class had p > .5
+    assert res.n_disagree == expected and res.n_checked == 4000
+    assert any("disagree" in n for n in res.notes)
+
+
+def test_an_unlabelled_tail_is_pending_and_the_rest_equals_the_labelled_log():
+    y, p1 = _binary(5200)
+    log = _two_columns(y, p1).astype({"label": "float64"})
+    log.loc[4300:, "label"] = np.nan  # the labels of the last 900 rows have not arrived
+    res = monitor(log, label="label", proba_prefix="proba_", chunk_size=500)
+    head = monitor(log.iloc[:4000].astype({"label": "int64"}), label="label",
+                   proba_prefix="proba_", chunk_size=500)
+    assert res.p_values == head.p_values and res.n_chunks == 8
+    # chunk 8 (rows 4000..4499) has labels up to row 4299 only: it waits with the tail
+    assert [(s.index, s.first_row, s.last_row, s.n_labelled) for s in res.pending] == [
+        (8, 4000, 4499, 300), (9, 4500, 4999, 0), (10, 5000, 5199, 0)]
+    assert res.n_pending_rows == 1200 and res.n_rows == 5200
+    out = json.loads(json.dumps(res.to_json(), allow_nan=False))
+    assert out["pending"]["n_rows"] == 1200 and len(out["pending"]["chunks"]) == 3
+    frame = res.to_frame()
+    assert frame["status"].tolist() == ["tested"] * 8 + ["pending"] * 3
+    assert frame.loc[frame.status == "pending", "p_value"].isna().all()
+    assert any("pending: the last 1,200 rows" in n for n in res.notes)
+
+
+def test_a_log_with_no_label_yet_says_so():
+    y, p1 = _binary(1000)
+    log = _two_columns(y, p1).astype({"label": "float64"}).assign(label=np.nan)
+    with pytest.raises(ParameterError, match=r"no row .* has a label yet \(1000 rows pending\)"):
+        monitor(log, label="label", proba_prefix="proba_", chunk_size=500)
+
+
+def test_binary_csv_with_the_cli_names_the_inferred_class_and_the_pending_tail(tmp_path,
+                                                                               capsys):
+    y, p1 = _binary(3000)
+    log = pd.DataFrame({"y_true": y.astype(float), "y_pred_proba": p1,
+                        "y_pred": (p1 > 0.5).astype(int)})
+    log.loc[2800:, "y_true"] = np.nan
+    path = tmp_path / "binary.csv"
+    log.to_csv(path, index=False)
+    argv = ["monitor", str(path), "--label", "y_true", "--proba-prefix", "y_pred_proba",
+            "--pred", "y_pred", "--chunk-size", "500"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["positive_label"] == "1" and out["decisions"] == "y_pred"
+    assert out["pending"]["n_rows"] == 500 and out["n_chunks"] == 5
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "P(y_true = '1')" in text and "pending: the last 500 rows" in text
+    assert main(["monitor", str(path), "--label", "y_true", "--proba-columns", "y_pred_proba",
+                 "--positive-label", "2"]) == 2
+    assert "neither the positive class '2'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fmt", "message"), [
+    (LogFormat(label="label", proba_columns=("proba_0", "proba_1"), positive_label="1"),
+     "goes with a single probability column"),
+    (LogFormat(label="label", proba_columns=("proba_1",), classes=("1",), positive_label="0"),
+     r"is P\('1'\), but positive_label is '0'"),
+    (LogFormat(p_true="proba_1", correct="label", positive_label="1"), "not p_true"),
+    (LogFormat(label="label", proba_prefix="proba_", pred="label", correct="label"),
+     "not both"),
+    (LogFormat(label="label", proba_prefix="proba_", pred="nope"), "no column 'nope'"),
+])
+def test_bad_binary_and_decision_settings_say_what_to_do(fmt, message):
+    y, p1 = _binary(500)
+    with pytest.raises(ParameterError, match=message):
+        monitor(_two_columns(y, p1), fmt, chunk_size=100)
+
+
+def test_non_numeric_probabilities_and_empty_decisions_are_named_with_row_and_column():
+    y, p1 = _binary(1000)
+    csv = _two_columns(y, p1).to_csv(index=False).replace("\n", "\n", 1)
+    lines = csv.splitlines()
+    lines[701] = lines[701].rsplit(",", 1)[0] + ",abc"  # row 700
+    with pytest.raises(ParameterError, match=r"row 700, column 'proba_1': 'abc' is not a number"):
+        monitor(io.BytesIO("\n".join(lines).encode()), label="label", proba_prefix="proba_",
+                chunk_size=100, batch_rows=300)
+    log = _two_columns(y, p1).assign(pred=(p1 > 0.5).astype(float))
+    log.loc[321, "pred"] = np.nan
+    with pytest.raises(ParameterError, match=r"row 321, column 'pred' is empty"):
+        monitor(log, label="label", proba_prefix="proba_", pred="pred", chunk_size=100)
