@@ -211,3 +211,16 @@ def test_non_numeric_probabilities_and_empty_decisions_are_named_with_row_and_co
     log.loc[321, "pred"] = np.nan
     with pytest.raises(ParameterError, match=r"row 321, column 'pred' is empty"):
         monitor(log, label="label", proba_prefix="proba_", pred="pred", chunk_size=100)
+
+
+def test_the_report_names_the_pending_tail_and_the_notes():
+    from pudd_core.plots.monitor import monitor_report_html
+
+    y, p1 = _binary(3000)
+    log = pd.DataFrame({"label": y.astype(float), "p": p1})
+    log.loc[2600:, "label"] = np.nan
+    page = monitor_report_html(monitor(log, label="label", proba_columns=["p"],
+                                       chunk_size=500))
+    assert "400 rows pending" not in page and "500 rows pending" in page  # chunk 5 waits
+    assert "chunks 5–5, rows 2,500–2,999" in page
+    assert "P(label = &#x27;1&#x27;)" in page

@@ -128,6 +128,11 @@ def monitor_report_html(result: MonitorResult) -> str:
         for k, v in result.baseline_alarms().items())
     how = (f"chunks of {result.spans[0].n_rows} rows" if result.spans and
            result.spans[0].start is None else "time windows")
+    pending = (f" <strong>{result.n_pending_rows:,} rows pending</strong> (no label yet: "
+               f"chunks {result.pending[0].index}–{result.pending[-1].index}, rows "
+               f"{result.pending[0].first_row:,}–{result.pending[-1].last_row:,}, not tested)."
+               if result.pending else "")
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>PUDD report: {html.escape(result.source)}</title>
@@ -135,9 +140,10 @@ def monitor_report_html(result: MonitorResult) -> str:
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}
 </style></head><body>
 <h1>PUDD on {html.escape(result.source)}</h1>
-<p>{result.n_rows:,} rows in {result.n_chunks} {how}; α = {result.alpha:g};
-<strong>{len(result.alarms)} PUDD alarm(s)</strong>. Chunks are numbered from 0; rows from 0
-after the header.</p>
+<p>{result.n_rows:,} rows in {result.n_chunks} tested {how}; α = {result.alpha:g};
+<strong>{len(result.alarms)} PUDD alarm(s)</strong>.{pending} Chunks are numbered from 0;
+rows from 0 after the header.</p>
+{f"<ul class='notes'>{notes}</ul>" if notes else ""}
 <h2>Alarms</h2>
 {_alarm_table(result)}
 {f"<h2>Baselines (fed the same errors)</h2><ul>{baselines}</ul>" if baselines else ""}
