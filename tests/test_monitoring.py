@@ -47,7 +47,8 @@ def _direct(frame: pd.DataFrame, chunk: int) -> list[float]:
     for a in range(0, len(frame), chunk):
         det.update(pu_index(proba[a:a + chunk], y[a:a + chunk]),
                    is_correct(proba[a:a + chunk], y[a:a + chunk]))
-        out.append(det.p_value)
+        tested = det.last_scan.shortcut is None and not all(c.skipped for c in det.last_scan.cuts)
+        out.append(det.p_value if tested else np.nan)  # no test: missing, never 1
     return out
 
 
@@ -59,7 +60,7 @@ def test_monitor_is_exported_and_all_stays_sorted():
 def test_row_chunks_feed_chunkpudd_exactly_the_pu_index_of_each_chunk():
     frame = _log()
     res = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
-    assert list(res.p_values) == _direct(frame, 500)
+    np.testing.assert_array_equal(res.p_values, _direct(frame, 500))
     assert res.n_chunks == 12 and res.n_rows == 6000
     assert [(s.first_row, s.last_row) for s in res.spans][:2] == [(0, 499), (500, 999)]
     assert res.alarms and res.alarms[0] == 6  # the first chunk after the drift
@@ -110,7 +111,7 @@ def test_unlabelled_rows_stay_in_their_chunk_but_the_detector_does_not_see_them(
     kept = frame.dropna(subset=["label"]).astype({"label": "int64"}).reset_index(drop=True)
     assert [s.n_labelled for s in res.spans] == [375] * 4
     assert [s.n_rows for s in res.spans] == [500] * 4
-    assert list(res.p_values) == _direct(kept, 375)
+    np.testing.assert_array_equal(res.p_values, _direct(kept, 375))
 
 
 def test_time_windows_cut_at_the_window_bounds_and_skip_empty_ones():
@@ -142,7 +143,7 @@ def test_normalize_divides_each_row_by_its_sum():
         monitor(scaled, label="label", proba_prefix="proba_", chunk_size=500)
     a = monitor(scaled, label="label", proba_prefix="proba_", chunk_size=500, normalize=True)
     b = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
-    assert a.p_values == pytest.approx(b.p_values) and a.alarms == b.alarms
+    assert a.p_values == pytest.approx(b.p_values, nan_ok=True) and a.alarms == b.alarms
 
 
 @pytest.mark.parametrize(("value", "what"), [(-0.1, "below 0"), (1.5, "above 1"),
@@ -281,3 +282,21 @@ def test_a_log_format_and_its_fields_as_keywords_give_the_same_result():
 def test_a_malformed_log_format_is_refused_naming_the_argument(call, message):
     with pytest.raises(ParameterError, match=message):
         call(_log(500))
+
+
+def test_a_chunk_without_a_test_has_a_missing_p_value_and_the_reason_never_one():
+    import json
+
+    res = monitor(_log(6000), label="label", proba_prefix="proba_", chunk_size=500)
+    first_after = res.alarms[0] + 1
+    for i in (0, first_after):  # the first chunk, and the first after an alarm
+        assert np.isnan(res.p_values[i])
+        assert res.records[i].no_test == "fewer than two chunks since the last alarm"
+    tested = [r for r in res.records if r.no_test is None]
+    assert tested and all(0.0 <= r.p_value <= 1.0 for r in tested)
+    frame = res.to_frame()
+    assert frame.loc[0, "no_test"].startswith("fewer than two")
+    assert np.isnan(frame.loc[0, "p_value"])
+    out = json.loads(json.dumps(res.to_json(), allow_nan=False))
+    assert out["p_values"][0] is None and out["no_test"][0].startswith("fewer than two")
+    assert 1.0 not in out["p_values"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -128,7 +129,11 @@ class _Chunks:
         t0 = time.perf_counter()
         det.update(u, ok)
         scan = det.last_scan
-        cuts = tuple((c.cut, c.p_value) for c in scan.cuts) if scan else ()
+        cuts = tuple((c.cut, math.nan if c.skipped else c.p_value)
+                     for c in scan.cuts) if scan else ()
+        no_test = scan.shortcut if scan is not None else "no scan"
+        if no_test is None and scan is not None and all(c.skipped for c in scan.cuts):
+            no_test = f"every cut point skipped by the skip rule ({det.skip_rule!r})"
         win = scan.winner if scan is not None else None
         floored = win.test.floored_cells if win is not None and win.test is not None else 0
         alarm = det.drift_detected
@@ -142,9 +147,10 @@ class _Chunks:
             if hits:
                 self.base_dets[name] = bdet.clone()
             self.base_hits[name].append(hits)
+        p_value = math.nan if no_test is not None else float(det.p_value)
         self.records.append(ChunkRecord(
-            index, float(ok.mean()), float(u.mean()), float(np.median(u)), float(det.p_value),
-            cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests))
+            index, float(ok.mean()), float(u.mean()), float(np.median(u)), p_value,
+            cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests, no_test))
 
 
 def _baseline_names(baselines: Sequence[str]) -> list[str]:

@@ -66,6 +66,9 @@ class ChunkRecord:
     window: WindowRecord | None = field(default=None, repr=False)
     #: Every cut's test, where windows were recorded.
     cut_tests: tuple[CutTest, ...] = field(default=(), repr=False)
+    #: Why no test ran on this chunk (then ``p_value`` is NaN, never 1): the detector's
+    #: words, e.g. "fewer than two chunks since the last alarm".
+    no_test: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class MonitorResult:
 
     @property
     def p_values(self) -> tuple[float, ...]:
-        """PUDD's smallest p over the cut points, per chunk (1 with no test)."""
+        """PUDD's smallest p over the cut points, per chunk (NaN where no test ran)."""
         return tuple(c.p_value for c in self.records)
 
     @property
@@ -167,8 +170,8 @@ class MonitorResult:
                 "last_row": s.last_row, "n_rows": s.n_rows, "n_labelled": s.n_labelled,
                 "start": s.start, "end": s.end, "accuracy": c.accuracy, "pu_mean": c.pu_mean,
                 "pu_median": c.pu_median, "p_value": c.p_value, "cut_point": c.cut_point,
-                "alarm": c.alarm, "floored_cells": c.floored_cells,
-                "cut_p_values": json.dumps(c.cut_p_values),
+                "alarm": c.alarm, "floored_cells": c.floored_cells, "no_test": c.no_test,
+                "cut_p_values": json.dumps(_strict(c.cut_p_values)),
             }
             for name, per in self.baselines.items():
                 row[f"{name}_alarm"] = bool(per[s.index])
@@ -194,6 +197,7 @@ class MonitorResult:
             "p_values": [num(p) for p in self.p_values],
             "accuracy": [num(a) for a in self.accuracy],
             "cut_points": [c.cut_point for c in self.records],
+            "no_test": [c.no_test for c in self.records],
             "alarm_details": self.alarm_frame().astype(object).where(
                 self.alarm_frame().notna(), None).to_dict("records"),
             "baselines": {k: list(v) for k, v in self.baseline_alarms().items()},
@@ -235,3 +239,6 @@ class MonitorResult:
         return out
 
 
+def _strict(cuts: tuple[tuple[int, float], ...]) -> list[tuple[int, float | None]]:
+    """Cut p-values for strict JSON: a skipped cut's NaN becomes ``null``."""
+    return [(k, None if math.isnan(p) else p) for k, p in cuts]

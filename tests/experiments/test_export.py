@@ -22,10 +22,13 @@ def test_without_an_alarm_every_chunk_p_value_is_the_runners(tmp_path, suffix):
     write_log(export_predictions(cfg), path)
     res = monitor(path, label="label", proba_prefix="proba_", chunk_size=1000,
                   alpha=cfg.alpha, seed=detector_seed(cfg))
-    assert list(res.p_values) == [c.p_value for c in ran.chunks]  # exact, chunk for chunk
+    # exact, chunk for chunk; where no test ran the monitor says so (NaN), the runner 1.0
+    assert [1.0 if np.isnan(p) else p for p in res.p_values] == [c.p_value for c in ran.chunks]
+    assert np.isnan(res.p_values[0]) and res.records[0].no_test
     assert list(res.accuracy) == [c.accuracy for c in ran.chunks]
     assert [c.cut_point for c in res.chunks] == [c.cut_point for c in ran.chunks]
-    assert [c.cut_p_values for c in res.chunks] == [c.cut_p_values for c in ran.chunks]
+    assert [tuple((k, 1.0 if np.isnan(p) else p) for k, p in c.cut_p_values)
+            for c in res.chunks] == [c.cut_p_values for c in ran.chunks]
 
 
 def test_with_alarms_the_p_values_agree_up_to_the_first_adaptation():
@@ -36,7 +39,8 @@ def test_with_alarms_the_p_values_agree_up_to_the_first_adaptation():
     res = monitor(export_predictions(cfg), label="label", proba_prefix="proba_",
                   chunk_size=1000, seed=detector_seed(cfg))
     upto = first  # runner chunks 1..first are log chunks 0..first - 1
-    assert list(res.p_values[:upto]) == [c.p_value for c in ran.chunks[:upto]]
+    assert [1.0 if np.isnan(p) else p for p in res.p_values[:upto]] == [
+        c.p_value for c in ran.chunks[:upto]]
     assert res.alarms[0] == first - 1
     after = [c.accuracy for c in ran.chunks[upto:]]
     assert list(res.accuracy[upto:]) != after  # the runner's retrained model differs
