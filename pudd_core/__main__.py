@@ -613,10 +613,12 @@ def build_parser() -> argparse.ArgumentParser:
     chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
                           help="rows per chunk (default 1000)")
     chunking.add_argument("--window", default=None, metavar="W",
-                          help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS); "
-                               "needs --time-column")
+                          help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS), "
+                               "or a number: the step of a numeric time column (an integer "
+                               "year, epoch seconds); needs --time-column")
     mon.add_argument("--time-column", default=None, metavar="COL",
-                     help="the timestamp column (sorted; ISO 8601 text or a date type)")
+                     help="the timestamp column (sorted; ISO 8601 text, a date type, an "
+                          "integer year or epoch time)")
     mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
     mon.add_argument("--detector-option", action="append", default=[], metavar="K=V",
                      help="a ChunkPUDD option, e.g. cut_points=all (repeatable)")

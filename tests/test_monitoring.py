@@ -184,8 +184,12 @@ def test_a_chunk_without_labels_is_named_with_its_rows():
     ({"label": "label", "proba_prefix": "proba_", "window": "1D"}, "both time_column"),
     ({"label": "label", "proba_prefix": "proba_", "time_column": "ts", "window": "fortnight"},
      "not a pandas offset alias"),
-    ({"label": "label", "proba_prefix": "proba_", "time_column": "label", "window": "1D"},
-     "holds numbers, not timestamps"),
+    ({"label": "label", "proba_prefix": "proba_", "time_column": "ts", "window": "0"},
+     "must be a positive number"),
+    ({"label": "label", "proba_prefix": "proba_", "time_column": "ts", "window": "-2"},
+     "must be a positive number"),
+    ({"label": "label", "proba_prefix": "proba_", "time_column": "ts", "window": "10"},
+     "'ts' is not numeric"),
     ({"label": "label", "proba_prefix": "proba_", "baselines": ["cusum"]}, "unknown baseline"),
     ({"p_true": "proba_0"}, "exactly one of correct"),
 ])
@@ -300,3 +304,51 @@ def test_a_chunk_without_a_test_has_a_missing_p_value_and_the_reason_never_one()
     out = json.loads(json.dumps(res.to_json(), allow_nan=False))
     assert out["p_values"][0] is None and out["no_test"][0].startswith("fewer than two")
     assert 1.0 not in out["p_values"]
+
+
+def test_an_integer_year_and_epoch_times_make_time_windows():
+    frame = _log(6000)
+    year = np.repeat(np.arange(2010, 2022), 500)
+    by_year = monitor(frame.assign(year=year), label="label", proba_prefix="proba_",
+                      time_column="year", window="1")
+    by_rows = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
+    np.testing.assert_array_equal(by_year.p_values, by_rows.p_values)
+    assert (by_year.spans[0].start, by_year.spans[0].end) == ("2010", "2011")
+    decades = monitor(frame.assign(year=year), label="label", proba_prefix="proba_",
+                      time_column="year", window="5")
+    assert [s.n_rows for s in decades.spans] == [500 * 5, 500 * 5, 500 * 2]  # 2010-14 ...
+    as_years = monitor(frame.assign(year=year), label="label", proba_prefix="proba_",
+                       time_column="year", window="YS")
+    np.testing.assert_array_equal(as_years.p_values, by_rows.p_values)
+    assert as_years.spans[1].start == "2011-01-01T00:00:00"
+    assert any("read as years" in n for n in as_years.notes)
+    # epoch seconds and milliseconds give the timestamps' windows
+    by_time = monitor(frame, label="label", proba_prefix="proba_", time_column="ts",
+                      window="6h")
+    seconds = frame.ts.astype("int64") // 10**9
+    for unit, values in (("seconds", seconds), ("milliseconds", seconds * 1000)):
+        res = monitor(frame.assign(ts=values), label="label", proba_prefix="proba_",
+                      time_column="ts", window="6h")
+        assert res.spans == by_time.spans and any(f"epoch {unit}" in n for n in res.notes)
+
+
+def test_timestamps_across_a_daylight_saving_change_are_read_as_utc():
+    frame = _log(12000)  # every 5 minutes from 2024-03-01 to 2024-04-11
+    local = frame.ts.dt.tz_localize("Europe/Paris", ambiguous="NaT", nonexistent="NaT")
+    text = local.dropna().map(lambda t: t.isoformat())  # +01:00 then +02:00 (2024-03-31)
+    part = frame.loc[text.index].assign(ts=text.to_numpy())
+    assert part.ts.str.endswith("+01:00").any() and part.ts.str.endswith("+02:00").any()
+    res = monitor(part, label="label", proba_prefix="proba_", time_column="ts", window="1D")
+    days = pd.to_datetime(part.ts, utc=True).dt.floor("D")
+    assert [s.n_rows for s in res.spans] == days.value_counts().sort_index().tolist()
+
+
+def test_a_short_last_chunk_is_tested_but_warned():
+    with pytest.warns(UserWarning, match=r"last tested chunk \(5, rows 5,000..5,009\) has 10"):
+        res = monitor(_log(5010), label="label", proba_prefix="proba_", chunk_size=1000)
+    assert res.n_chunks == 6 and any("rest on few rows" in n for n in res.notes)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monitor(_log(5600), label="label", proba_prefix="proba_", chunk_size=1000)

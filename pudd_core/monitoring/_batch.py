@@ -18,7 +18,7 @@ from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, wind
 from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, batches, name_of, read_log_head
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
-from pudd_core.monitoring._windows import Windows, timestamps
+from pudd_core.monitoring._windows import Windows
 
 __all__ = ["RecordWindows", "monitor"]
 
@@ -185,15 +185,14 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
 
 
 class _Order:
-    """Checks that the timestamps never go back, across batches."""
+    """Checks that the times never go back, across batches."""
 
-    def __init__(self, column: str) -> None:
+    def __init__(self, column: str, windows: Windows) -> None:
         self.column = column
+        self.windows = windows
         self.last: Any = None
 
-    def check(self, ns: NDArray[np.datetime64], offset: int) -> None:
-        import pandas as pd
-
+    def check(self, ns: NDArray[Any], offset: int) -> None:
         back = np.flatnonzero(ns[1:] < ns[:-1])
         if self.last is not None and ns[0] < self.last:
             back = np.r_[-1, back]
@@ -203,7 +202,8 @@ class _Order:
             raise ParameterError(
                 "time_column",
                 f"row {offset + i}, column {self.column!r}: the timestamps are not sorted "
-                f"({pd.Timestamp(ns[i])} comes after {pd.Timestamp(prev)}); sort the log by "
+                f"({self.windows.show(ns[i])} comes after {self.windows.show(prev)}); sort the "
+                "log by "
                 "time first (e.g. df.sort_values(...)); it is not sorted here because that "
                 "needs the whole file in memory")
         self.last = ns[-1]
@@ -294,7 +294,7 @@ def monitor(
     fmt = given.resolve([str(c) for c in head.columns])
     scorer = Scorer(fmt, normalize=normalize, tolerance=tolerance)
     windows = Windows(window) if window is not None else None
-    order = _Order(fmt.time_column) if fmt.time_column is not None else None
+    order = _Order(fmt.time_column or "", windows) if windows is not None else None
     chunks = _Chunks(det, wanted, seed, windows, record_windows)
     offset = 0
     try:
@@ -304,9 +304,9 @@ def monitor(
             scored = scorer(frame, n, offset)
             if windows is not None:
                 assert fmt.time_column is not None and order is not None
-                ts = timestamps(frame[fmt.time_column], fmt.time_column, offset)
-                order.check(ts.to_numpy(dtype="datetime64[ns]"), offset)
-                keys = windows.ids(ts)
+                times = windows.values(frame[fmt.time_column], fmt.time_column, offset)
+                order.check(times, offset)
+                keys = windows.ids(times)
             else:
                 assert chunk_size is not None
                 keys = (offset + np.arange(n, dtype=np.int64)) // chunk_size
@@ -322,7 +322,7 @@ def monitor(
             raise ParameterError("label", f"no row of {name_of(source)} has a label yet "
                                           f"({offset} rows pending): there is nothing to test")
         raise ParameterError("source", f"{name_of(source)} has no rows")
-    notes = _notes(scorer, chunks, pending)
+    notes = (*(windows.notes if windows is not None else ()), *_notes(scorer, chunks, pending))
     if len(chunks.spans) < 2:
         warnings.warn(f"the log makes a single tested chunk ({chunks.spans[0].n_rows} rows): "
                       "PUDD needs two to test; choose smaller chunks", stacklevel=2)
@@ -332,6 +332,24 @@ def monitor(
         {k: tuple(v) for k, v in chunks.base_hits.items()}, offset,
         time.perf_counter() - start, pending=pending, notes=notes,
         n_checked=chunks.n_checked, n_disagree=chunks.n_disagree)
+
+
+#: A last tested chunk with fewer rows than this share of the median chunk is warned about.
+SHORT_TAIL = 0.25
+
+
+def _short_tail(spans: Sequence[ChunkSpan]) -> str | None:
+    """A warning if the last tested chunk is much shorter than the others (a partial tail)."""
+    if len(spans) < 2:
+        return None
+    last = spans[-1]
+    median = float(np.median([s.n_rows for s in spans[:-1]]))
+    if last.n_rows >= SHORT_TAIL * median:
+        return None
+    return (f"the last tested chunk ({last.index}, rows {last.first_row:,}..{last.last_row:,}) "
+            f"has {last.n_rows:,} row(s) against a median of {median:,.0f}: it is tested as it "
+            "is, but its p-value and alarm rest on few rows; choose a chunk size or window "
+            "that fits the log, or wait for more rows")
 
 
 #: Share of rows whose decisions and probabilities contradict each other above which the
@@ -368,6 +386,10 @@ def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> t
                       "column): a threshold other than 0.5, or a misread column?"))
             warnings.warn(msg, stacklevel=3)
             notes.append(msg)
+    short = _short_tail(chunks.spans)
+    if short:
+        warnings.warn(short, stacklevel=3)
+        notes.append(short)
     if pending:
         n = sum(s.n_rows for s in pending)
         notes.append(f"pending: the last {n:,} rows ({len(pending)} chunk(s) from row "
