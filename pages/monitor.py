@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pudd_core.plots.monitor import monitor_figures, monitor_report_html
+from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
 from ui import messages, monitor, player, state
 from ui.pages import ensure_routed
@@ -47,6 +47,7 @@ st.markdown(
     f"**{result.n_rows:,} rows** in **{result.n_chunks} tested chunks**{pending}; PUDD at α = "
     f"{result.alpha:g}: **{len(alarms)} alarm{'s' if len(alarms) != 1 else ''}**"
     + (f" at chunks {', '.join(map(str, alarms))}" if alarms else "") + ".")
+st.caption(f"PUDD runs with {variant_text(result)}.")
 if result.notes:
     st.markdown("\n".join(f"- {messages.escape(n)}" for n in result.notes))
 table = result.alarm_frame()

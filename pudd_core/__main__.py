@@ -384,7 +384,7 @@ def _monitor(args: argparse.Namespace) -> int:
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
-        seed=args.seed,
+        seed=args.seed, variant=args.variant,
     )
     if args.report is not None:
         from pudd_core.plots.monitor import monitor_report_html
@@ -395,9 +395,10 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), default=_jsonable))
         return 0
-    print(f"{result.source}: {result.n_rows:,} rows in {result.n_chunks} chunks, "
-          f"{len(result.alarms)} PUDD alarm(s) at alpha={result.alpha:g} "
-          f"({result.elapsed_s:.1f} s)")
+    options = ", ".join(f"{k}={v}" for k, v in result.detector_options) or "the authors'"
+    print(f"{result.source}: {result.n_rows:,} rows in {result.n_chunks} tested chunks, "
+          f"{len(result.alarms)} PUDD alarm(s) at alpha={result.alpha:g} ({options}; "
+          f"{result.elapsed_s:.1f} s)")
     for s in result.spans:
         if s.index in set(result.alarms):
             c = result.chunks[s.index]
@@ -620,6 +621,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the timestamp column (sorted; ISO 8601 text, a date type, an "
                           "integer year or epoch time)")
     mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
+    mon.add_argument("--variant", default="calibrated", choices=("calibrated", "authors"),
+                     help="PUDD's count floor: calibrated (default: clamp_min=0, "
+                          "min_expected=5, rare false alarms on healthy logs) or the authors' "
+                          "(clamp_min=5, as the lab's reproduction)")
     mon.add_argument("--detector-option", action="append", default=[], metavar="K=V",
                      help="a ChunkPUDD option, e.g. cut_points=all (repeatable)")
     mon.add_argument("--baselines", default=None, metavar="adwin,ddm,...",

@@ -124,3 +124,23 @@ def test_a_bad_row_is_named_and_debug_adds_the_traceback(tmp_path, capsys):
 def test_export_refuses_a_bad_destination_before_any_work(tmp_path, capsys):
     assert main(["export-predictions", "--out", str(tmp_path / "no" / "x.csv")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(log_path, tmp_path,
+                                                                              capsys):
+    report = tmp_path / "r.html"
+    assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+                 "--chunk-size", "500", "--report", str(report)]) == 0
+    assert "clamp_min=0, min_expected=5.0" in capsys.readouterr().out
+    page = report.read_text()
+    assert "the calibrated count floor (clamp_min=0, min_expected=5.0)" in page
+    assert "The p-value axes stop at 1e-" in page
+    assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+                 "--chunk-size", "500", "--variant", "authors", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lib = monitor(log_path, label="label", proba_prefix="proba_", chunk_size=500,
+                  variant="authors")
+    assert out["p_values"] == [None if np.isnan(p) else p for p in lib.p_values]
+    assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+                 "--variant", "paper"]) == 2
+    assert "invalid choice: 'paper'" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import pudd_core
 from pudd_core import ChunkPUDD, is_correct, monitor, pu_index
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.baselines import feed_errors, make
-from pudd_core.monitoring import guess_columns, read_log_head
+from pudd_core.monitoring import VARIANTS, guess_columns, read_log_head
 
 K = 3
 
@@ -43,7 +43,7 @@ def _direct(frame: pd.DataFrame, chunk: int) -> list[float]:
     """The oracle: ChunkPUDD fed pu_index / is_correct of consecutive row chunks."""
     proba = frame[[f"proba_{k}" for k in range(K)]].to_numpy()
     y = frame["label"].to_numpy()
-    det, out = ChunkPUDD(seed=0), []
+    det, out = ChunkPUDD(seed=0, **VARIANTS["calibrated"]), []  # the monitor's default
     for a in range(0, len(frame), chunk):
         det.update(pu_index(proba[a:a + chunk], y[a:a + chunk]),
                    is_correct(proba[a:a + chunk], y[a:a + chunk]))
@@ -352,3 +352,24 @@ def test_a_short_last_chunk_is_tested_but_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         monitor(_log(5600), label="label", proba_prefix="proba_", chunk_size=1000)
+
+
+def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_away():
+    frame = _log(6000)
+    default = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
+    assert dict(default.detector_options) == {"clamp_min": 0, "min_expected": 5.0}
+    authors = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
+                      variant="authors")
+    assert authors.detector_options == ()
+    proba, y = frame.filter(like="proba_").to_numpy(), frame["label"].to_numpy()
+    det = ChunkPUDD(seed=0)  # the authors' code: ChunkPUDD's own defaults
+    for i, a in enumerate(range(0, 6000, 500)):
+        det.update(pu_index(proba[a:a + 500], y[a:a + 500]), is_correct(proba[a:a + 500],
+                                                                       y[a:a + 500]))
+        if authors.records[i].no_test is None:
+            assert authors.p_values[i] == det.p_value
+    mixed = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
+                    detector_options={"clamp_min": 2})
+    assert dict(mixed.detector_options) == {"clamp_min": 2, "min_expected": 5.0}
+    with pytest.raises(ParameterError, match="variant must be 'calibrated' or 'authors'"):
+        monitor(frame, label="label", proba_prefix="proba_", variant="paper")

@@ -54,6 +54,9 @@ PROBA_COLUMN = "monitor_proba_column"
 POSITIVE = "monitor_positive"
 PRED = "monitor_pred"
 NO_DECISIONS = "(none: the arg-max of the probabilities)"
+VARIANT = "monitor_variant"
+VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
+                  "the authors' (clamp_min=5)": "authors"}
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
                 TIME_COLUMN)
@@ -285,6 +288,12 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     kwargs["normalize"] = cols[2].checkbox(
         "Normalize rows that do not sum to 1", key=NORMALIZE,
         help="Divide each row's probabilities by their sum (else such a row is an error).")
+    kwargs["variant"] = VARIANTS_SHOWN[st.radio(
+        "PUDD's count floor", list(VARIANTS_SHOWN), key=VARIANT, horizontal=True,
+        help="Calibrated (clamp_min=0, min_expected=5): no invented counts, and no test of a "
+             "table with an expected count below 5; far fewer false alarms on healthy logs. "
+             "The authors' (clamp_min=5): every cell raised to 5, as the lab reproduces the "
+             "paper.")]
     return Mapping(tuple(sorted(kwargs.items())))
 
 

@@ -19,7 +19,10 @@ Why that is exact, and when:
 * the probabilities are written as float64 and read back exactly (Parquet; CSV with
   round-trip float parsing), and ``monitor`` seeds ChunkPUDD with the runner's detector seed
   when given ``seed=detector_seed(config)``; the detector seed only matters with
-  ``cache_buckets`` sampling, but equality is then exact, not approximate.
+  ``cache_buckets`` sampling, but equality is then exact, not approximate;
+* the monitor runs the authors' PUDD, as the runner does, with ``variant="authors"`` (its
+  default is the calibrated count floor), and where no test ran it reports a missing p-value
+  where the runner records 1.
 """
 
 from __future__ import annotations

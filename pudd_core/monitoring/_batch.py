@@ -20,9 +20,18 @@ from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
 from pudd_core.monitoring._windows import Windows
 
-__all__ = ["RecordWindows", "monitor"]
+__all__ = ["VARIANTS", "RecordWindows", "Variant", "monitor"]
 
 RecordWindows = Literal["all", "alarms", "none"]
+Variant = Literal["calibrated", "authors"]
+
+#: The monitor's PUDD by default: the calibrated count floor (no invented counts, and no
+#: test of a table with an expected count below 5), which alarms far less often on healthy
+#: logs than the authors' floor of 5 on every cell (BENCHMARKS.md, "Monitor: false alarms").
+VARIANTS: dict[str, dict[str, Any]] = {
+    "calibrated": {"clamp_min": 0, "min_expected": 5.0},
+    "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5)
+}
 
 
 @dataclass
@@ -223,6 +232,7 @@ def monitor(
     record_windows: RecordWindows = "alarms",
     seed: int = 0,
     batch_rows: int = BATCH_ROWS,
+    variant: Variant = "calibrated",
     **columns: Any,
 ) -> MonitorResult:
     """Run PUDD (and river baselines) over a log of a model's predictions.
@@ -247,6 +257,10 @@ def monitor(
         docstring says why).
     alpha, detector_options, seed
         :class:`~pudd_core.detector.ChunkPUDD`'s threshold, other options and seed.
+    variant
+        ``"calibrated"`` (default): ``clamp_min=0, min_expected=5``, the count floor that keeps
+        false alarms rare on healthy logs; ``"authors"``: the authors' floor of 5 on every cell,
+        as the lab's reproduction runs it. ``detector_options`` override either.
     baselines
         River detectors fed each chunk's 0/1 errors beside PUDD (``"adwin"``, ``"ddm"`` ...).
     normalize
@@ -286,7 +300,10 @@ def monitor(
     if window is None:
         chunk_size = 1000 if chunk_size is None else chunk_size
         check_positive_int("chunk_size", chunk_size)
-    opts = tuple(sorted(dict(detector_options or {}).items()))
+    if variant not in VARIANTS:
+        raise ParameterError("variant", f"variant must be 'calibrated' or 'authors', got "
+                                        f"{variant!r}", tuple(VARIANTS))
+    opts = tuple(sorted({**VARIANTS[variant], **dict(detector_options or {})}.items()))
     det = ChunkPUDD(alpha, seed=seed, **dict(opts))
     wanted = _baseline_names(baselines)
 

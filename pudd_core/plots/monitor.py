@@ -18,10 +18,32 @@ from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
 if TYPE_CHECKING:
     from pudd_core.monitoring import MonitorResult
 
-__all__ = ["MAX_ALARM_FIGURES", "monitor_figures", "monitor_report_html"]
+__all__ = ["MAX_ALARM_FIGURES", "monitor_figures", "monitor_report_html", "variant_text"]
 
 #: Alarms whose cut scan and windows' histograms the report draws (the table lists them all).
 MAX_ALARM_FIGURES = 50
+
+
+def variant_text(result: MonitorResult) -> str:
+    """PUDD's settings in words: the count floor (calibrated or the authors') and options.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from pudd_core.monitoring import monitor
+    >>> p = np.random.default_rng(0).uniform(0.6, 1.0, 2000)
+    >>> variant_text(monitor(pd.DataFrame({"y": 0, "a": p, "b": 1 - p}), label="y",
+    ...                      proba_columns=["a", "b"]))[:55]
+    'the calibrated count floor (clamp_min=0, min_expected=5'
+    """
+    opts = dict(result.detector_options)
+    shown = ", ".join(f"{k}={v}" for k, v in result.detector_options)
+    if opts.get("clamp_min") == 0 and opts.get("min_expected", 0) > 0:
+        return (f"the calibrated count floor ({shown}); the authors' floor (every cell at least "
+                "5) is variant='authors' (--variant authors)")
+    return ("the authors' count floor (every cell at least 5" + (f"; {shown}" if shown else "")
+            + "); the calibrated one, with far fewer false alarms on healthy logs, is the "
+            "default")
 
 
 def _floor(result: MonitorResult) -> float:
@@ -65,7 +87,9 @@ def monitor_figures(result: MonitorResult) -> dict[str, go.Figure]:
             title="Error rate of your model per chunk, and each detector's alarms"),
         "minp": min_pvalue_figure(index, list(result.p_values), alpha=result.alpha,
                                   alarms=result.alarms, x_range=x_range, floor=floor,
-                                  title="PUDD's smallest p over the cut points, per chunk"),
+                                  title="PUDD's smallest p over the cut points, per chunk "
+                                        f"(axis floor 1e{floor:.0f}: smaller p drawn on it as "
+                                        "▼; gaps: no test)"),
     }
     max_cut = max((cut for c in result.chunks for cut, _ in c.cut_p_values), default=1)
     for i in result.alarms[:MAX_ALARM_FIGURES]:
@@ -140,7 +164,8 @@ def monitor_report_html(result: MonitorResult) -> str:
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}
 </style></head><body>
 <h1>PUDD on {html.escape(result.source)}</h1>
-<p>{result.n_rows:,} rows in {result.n_chunks} tested {how}; α = {result.alpha:g};
+<p>{result.n_rows:,} rows in {result.n_chunks} tested {how}; α = {result.alpha:g},
+{html.escape(variant_text(result))};
 <strong>{len(result.alarms)} PUDD alarm(s)</strong>.{pending} Chunks are numbered from 0;
 rows from 0 after the header.</p>
 {f"<ul class='notes'>{notes}</ul>" if notes else ""}
@@ -149,6 +174,9 @@ rows from 0 after the header.</p>
 {f"<h2>Baselines (fed the same errors)</h2><ul>{baselines}</ul>" if baselines else ""}
 <h2>Figures</h2>
 {more}
+<p>The p-value axes stop at 1e{_floor(result):.0f}: a smaller p is drawn on that floor as a
+downward triangle (its hover gives the value). A chunk where no test ran has no point (a gap),
+never p = 1; the per-chunk CSV says why in its <code>no_test</code> column.</p>
 {''.join(parts)}
 </body></html>
 """

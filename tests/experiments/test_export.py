@@ -21,7 +21,7 @@ def test_without_an_alarm_every_chunk_p_value_is_the_runners(tmp_path, suffix):
     path = tmp_path / f"log{suffix}"
     write_log(export_predictions(cfg), path)
     res = monitor(path, label="label", proba_prefix="proba_", chunk_size=1000,
-                  alpha=cfg.alpha, seed=detector_seed(cfg))
+                  alpha=cfg.alpha, seed=detector_seed(cfg), variant="authors")
     # exact, chunk for chunk; where no test ran the monitor says so (NaN), the runner 1.0
     assert [1.0 if np.isnan(p) else p for p in res.p_values] == [c.p_value for c in ran.chunks]
     assert np.isnan(res.p_values[0]) and res.records[0].no_test
@@ -37,7 +37,7 @@ def test_with_alarms_the_p_values_agree_up_to_the_first_adaptation():
     assert ran.alarms, "this seed's run alarms; the test checks where adaptation starts"
     first = ran.alarms[0]  # the runner adapts before chunk first + 1
     res = monitor(export_predictions(cfg), label="label", proba_prefix="proba_",
-                  chunk_size=1000, seed=detector_seed(cfg))
+                  chunk_size=1000, seed=detector_seed(cfg), variant="authors")
     upto = first  # runner chunks 1..first are log chunks 0..first - 1
     assert [1.0 if np.isnan(p) else p for p in res.p_values[:upto]] == [
         c.p_value for c in ran.chunks[:upto]]
