@@ -141,6 +141,7 @@ def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(lo
     lib = monitor(log_path, label="label", proba_prefix="proba_", chunk_size=500,
                   variant="authors")
     assert out["p_values"] == [None if np.isnan(p) else p for p in lib.p_values]
-    assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
-                 "--variant", "paper"]) == 2
-    assert "invalid choice: 'paper'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+              "--variant", "paper"])
+    assert exit_.value.code == 2 and "invalid choice: 'paper'" in capsys.readouterr().err
