@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -386,15 +387,17 @@ def _monitor(args: argparse.Namespace) -> int:
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
         seed=args.seed, variant=args.variant,
     )
-    if args.report is not None:
-        from pudd_core.plots.monitor import monitor_report_html
-
-        with open(args.report, "w", encoding="utf-8") as out:
-            out.write(monitor_report_html(result))
-        print(f"wrote the report to {args.report}", file=sys.stderr)
+    # the result first (stdout), then the file: a failed write loses nothing
     if args.json:
-        print(json.dumps(result.to_json(), default=_jsonable))
+        print(json.dumps(result.to_json(), default=_jsonable), flush=True)
+    else:
+        _print_monitor_summary(result)
+    if args.report is None:
         return 0
+    return _write_monitor_report(result, args.report)
+
+
+def _print_monitor_summary(result: Any) -> None:
     options = ", ".join(f"{k}={v}" for k, v in result.detector_options) or "the authors'"
     print(f"{result.source}: {result.n_rows:,} rows in {result.n_chunks} tested chunks, "
           f"{len(result.alarms)} PUDD alarm(s) at alpha={result.alpha:g} ({options}; "
@@ -410,6 +413,32 @@ def _monitor(args: argparse.Namespace) -> int:
         print(f"  {name}: {len(alarms)} alarm(s) at chunks {', '.join(map(str, alarms)) or '-'}")
     for note in result.notes:
         print(f"  note: {note}")
+    sys.stdout.flush()
+
+
+def _write_monitor_report(result: Any, path: str) -> int:
+    """Write the HTML report; if that fails, name the file and keep the report elsewhere."""
+    import tempfile
+
+    from pudd_core.plots.monitor import monitor_report_html
+
+    page = monitor_report_html(result)
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(page)
+    except OSError as exc:
+        problem = f"could not write the report to {path} ({exc.strerror or exc})"
+        try:
+            fd, spare = tempfile.mkstemp(prefix="pudd_report_", suffix=".html")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(page)
+        except OSError:
+            print(f"error: {problem}, nor to a temporary file; the result above (--json for "
+                  "every number) is complete", file=sys.stderr)
+            return 2
+        print(f"error: {problem}; it was written to {spare} instead", file=sys.stderr)
+        return 2
+    print(f"wrote the report to {path}", file=sys.stderr)
     return 0
 
 

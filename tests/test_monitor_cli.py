@@ -145,3 +145,40 @@ def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(lo
         main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
               "--variant", "paper"])
     assert exit_.value.code == 2 and "invalid choice: 'paper'" in capsys.readouterr().err
+
+
+def test_a_report_that_cannot_be_written_keeps_the_result_and_names_the_file(
+        log_path, tmp_path, capsys, monkeypatch):
+    import builtins
+    import errno
+
+    report = tmp_path / "r.html"
+    real_open = builtins.open
+
+    def full_disk(file, mode="r", *args, **kwargs):
+        if str(file) == str(report) and "w" in mode:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", full_disk)
+    code = main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+                 "--chunk-size", "500", "--report", str(report), "--json"])
+    captured = capsys.readouterr()
+    assert code == 2
+    out = json.loads(captured.out)  # the JSON came first, whole
+    assert out["n_chunks"] == 29 and out["alarms"]
+    match = re.search(r"could not write the report to (\S+) \(No space left on device\); it "
+                      r"was written to (\S+) instead", captured.err)
+    assert match and match[1] == str(report)
+    spare = match[2]
+    assert "<!DOCTYPE html>" in real_open(spare, encoding="utf-8").read()
+    import os
+
+    os.unlink(spare)
+
+
+def test_a_report_in_a_missing_folder_is_refused_before_any_work(log_path, tmp_path, capsys):
+    assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
+                 "--report", str(tmp_path / "no" / "r.html"), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "does not exist" in captured.err
