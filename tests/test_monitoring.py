@@ -192,6 +192,14 @@ def test_a_chunk_without_labels_is_named_with_its_rows():
      "'ts' is not numeric"),
     ({"label": "label", "proba_prefix": "proba_", "baselines": ["cusum"]}, "unknown baseline"),
     ({"p_true": "proba_0"}, "exactly one of correct"),
+    ({"label": "label", "proba_prefix": "proba_", "tolerance": float("nan")},
+     "tolerance must be finite"),
+    ({"label": "label", "proba_prefix": "proba_", "tolerance": -1e-3}, "tolerance must be >= 0"),
+    ({"label": "label", "proba_prefix": "proba_", "normalize": "no"},
+     "normalize must be True or False"),
+    ({"label": "label", "proba_prefix": "proba_", "seed": -1}, "seed"),
+    ({"label": "label", "proba_prefix": "proba_", "baselines": "adwin,cusum"},
+     "unknown baseline 'cusum'"),
 ])
 def test_bad_settings_say_what_to_do(kwargs, message):
     with pytest.raises(ParameterError, match=message):

@@ -12,7 +12,14 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pudd_core._validation import ParameterError, check_open_unit, check_positive_int
+from pudd_core._validation import (
+    ParameterError,
+    check_bool,
+    check_open_unit,
+    check_positive_int,
+    check_seed,
+    finite_float,
+)
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, window_record
 from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, batches, name_of, read_log_head
@@ -287,6 +294,12 @@ def monitor(
     given = _format(log_format, columns)
     check_open_unit("alpha", alpha)
     check_positive_int("batch_rows", batch_rows)
+    check_bool("normalize", normalize)
+    check_seed("seed", seed)
+    if finite_float("tolerance", tolerance) < 0:
+        raise ParameterError("tolerance", f"tolerance must be >= 0, got {tolerance!r}")
+    if isinstance(baselines, str):  # "adwin,ddm" as the command line writes it
+        baselines = baselines.split(",")
     if record_windows not in ("all", "alarms", "none"):
         raise ParameterError("record_windows", "record_windows must be 'all', 'alarms' or "
                                                f"'none', got {record_windows!r}",
