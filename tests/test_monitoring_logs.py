@@ -224,3 +224,38 @@ def test_the_report_names_the_pending_tail_and_the_notes():
     assert "400 rows pending" not in page and "500 rows pending" in page  # chunk 5 waits
     assert "chunks 5–5, rows 2,500–2,999" in page
     assert "P(label = &#x27;1&#x27;)" in page
+
+
+@pytest.mark.parametrize("word", ["NA", "null", "None", "n/a", "NaN"])
+def test_class_values_that_pandas_would_call_missing_are_classes(tmp_path, word):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 3000)
+    p1 = np.clip(np.where(y == 1, rng.uniform(0.3, 1, 3000), rng.uniform(0, 0.7, 3000)), 0, 1)
+    names = np.where(y == 1, "EU", word)
+    frame = pd.DataFrame({"label": names, f"proba_{word}": 1 - p1, "proba_EU": p1})
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    res = monitor(tmp_path / "log.csv", label="label", proba_prefix="proba_", chunk_size=500)
+    ref = monitor(frame.replace({word: "AS"}).rename(columns={f"proba_{word}": "proba_AS"}),
+                  label="label", proba_prefix="proba_", chunk_size=500)
+    assert [s.n_labelled for s in res.spans] == [500] * 6  # every row labelled
+    np.testing.assert_array_equal(res.p_values, ref.p_values)
+    assert res.accuracy == ref.accuracy
+
+
+def test_duplicate_columns_are_refused_as_the_stream_reader_refuses_them(tmp_path):
+    y, p1 = _binary(600)
+    csv = "label,p,p\n" + "\n".join(f"{a},{b},{b}" for a, b in zip(y, p1, strict=True))
+    (tmp_path / "dup.csv").write_text(csv)
+    with pytest.raises(ParameterError, match="dup.csv has duplicate column names 'p'"):
+        monitor(tmp_path / "dup.csv", label="label", proba_columns=["p"], chunk_size=100)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_arrays([pa.array(y), pa.array(p1), pa.array(1 - p1)],
+                                 names=["label", "p", "p"])
+    pq.write_table(table, tmp_path / "dup.parquet")
+    with pytest.raises(ParameterError, match="dup.parquet has duplicate column names 'p'"):
+        monitor(tmp_path / "dup.parquet", label="label", proba_prefix="p", normalize=True)
+    frame = pd.DataFrame([[0, 0.5, 0.5]], columns=["label", "p", "p"])
+    with pytest.raises(ParameterError, match="duplicate column names 'p'"):
+        monitor(frame, label="label", proba_prefix="p")

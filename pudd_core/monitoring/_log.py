@@ -142,27 +142,49 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
     (1, 3)
     """
     import pandas as pd
+    import pyarrow as pa
 
+    from pudd_core.streams.user import CSV_MISSING, check_column_names, csv_header
+
+    name = name_of(source)
     if isinstance(source, pd.DataFrame):
+        check_column_names([str(c) for c in source.columns], "the DataFrame")
         return source.head(n_rows)
     src = _open(source)
     try:
         if _is_parquet(src):
-            import pyarrow as pa
             import pyarrow.parquet as pq
 
             pf = pq.ParquetFile(src)
+            check_column_names([str(c) for c in pf.schema_arrow.names], name)
             batch = next(pf.iter_batches(batch_size=n_rows), None)
             if batch is None:
                 return pf.schema_arrow.empty_table().to_pandas()
             return pa.Table.from_batches([batch]).to_pandas()
-        return pd.read_csv(src, nrows=n_rows)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ParameterError("source", f"{name_of(source)} is neither a readable CSV nor a "
+        csv_header(_first_line(src), name)  # the stream reader's checks: binary, duplicates
+        return pd.read_csv(src, nrows=n_rows, **CSV_MISSING)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            pa.ArrowException) as exc:
+        raise ParameterError("source", f"{name} is neither a readable CSV nor a "
                                        f"Parquet file: {' '.join(str(exc).split())}") from None
     finally:
         if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
             src.seek(0)
+
+
+#: The longest header line read to check a CSV's column names.
+MAX_HEADER_BYTES = 1 << 24
+
+
+def _first_line(src: Any) -> bytes:
+    """A CSV's first line (its header), as bytes; the reader is left where it was."""
+    if isinstance(src, str | os.PathLike):
+        with open(src, "rb") as fh:
+            return fh.readline(MAX_HEADER_BYTES)
+    pos = src.tell()
+    line = src.readline(MAX_HEADER_BYTES)
+    src.seek(pos)
+    return line.encode("utf-8") if isinstance(line, str) else bytes(line)
 
 
 def batches(source: Any, columns: list[str],
@@ -185,8 +207,10 @@ def batches(source: Any, columns: list[str],
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False):
             yield batch.num_rows, {c: batch.column(c).to_pandas() for c in columns}
         return
+    from pudd_core.streams.user import CSV_MISSING
+
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
-                         float_precision="round_trip")
+                         float_precision="round_trip", **CSV_MISSING)
     with reader:
         for part in reader:
             yield len(part), part

@@ -70,6 +70,25 @@ def _choose_format(fmt: str, raw: bytes, source_name: str) -> bool:
     return _looks_parquet(raw)
 
 
+#: How every reader of the project reads a CSV's cells (this stream reader, the monitor's
+#: log reader): only an empty cell is missing; ``NA``, ``None``, ``null``, ``n/a`` are text
+#: (class names such as NA for North America), never NaN.
+CSV_MISSING: dict[str, Any] = {"keep_default_na": False, "na_values": [""]}
+
+
+def check_column_names(names: list[str], source_name: str) -> None:
+    """Refuse duplicate column names (a CSV's, a Parquet file's, a DataFrame's).
+
+    Examples
+    --------
+    >>> check_column_names(["y", "p", "p"], "log.csv")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: log.csv has duplicate column names 'p': ...
+    """
+    _check_names(names, source_name)
+
+
 def _check_names(names: list[str], source_name: str) -> None:
     seen: dict[str, int] = {}
     for n in names:
@@ -233,7 +252,7 @@ def _read_csv(raw: bytes, source_name: str, max_rows: int) -> pd.DataFrame:
             warnings.simplefilter("error", pd.errors.ParserWarning)
             # empty cells are missing; "NA", "None", "null" are text (class names), not NaN
             return pd.read_csv(io.BytesIO(raw), nrows=max_rows + 1, index_col=False,
-                               keep_default_na=False, na_values=[""])
+                               **CSV_MISSING)
     except pd.errors.ParserWarning:
         long = _first_long_row(raw, len(header))
         where = f"line {long[0]} has {long[1]} fields" if long else "a row has more fields"
