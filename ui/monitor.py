@@ -236,8 +236,9 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     form = cols[0].radio("Columns", FORMS, key=FORM, index=guessed_form)
     kwargs: dict[str, Any] = {}
     if form in FORMS[:2]:
-        kwargs["label"] = cols[1].selectbox("Label column", columns, key=LABEL,
-                                            index=_index(columns, guess["label"]))
+        kwargs["label"] = cols[1].selectbox(
+            "Label column", columns, key=LABEL, placeholder="Choose the true-label column",
+            index=columns.index(guess["label"]) if guess["label"] in columns else None)
         if form == FORMS[0]:
             kwargs["proba_prefix"] = cols[2].text_input(
                 "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
@@ -294,6 +295,10 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
              "table with an expected count below 5; far fewer false alarms on healthy logs. "
              "The authors' (clamp_min=5): every cell raised to 5, as the lab reproduces the "
              "paper.")]
+    if "label" in kwargs and kwargs["label"] is None:
+        st.info("No column has a usual name for the true label: choose it above.",
+                icon=":material/label:")
+        return None
     return Mapping(tuple(sorted(kwargs.items())))
 
 

@@ -115,8 +115,11 @@ def _is_parquet(source: Any) -> bool:
 
 
 def name_of(source: Any) -> str:
+    """A log's name in messages and results: its path, a file object's name, or "DataFrame"."""
     if isinstance(source, str | os.PathLike):
         return os.fspath(source)
+    if type(source).__name__ == "DataFrame":
+        return "DataFrame"
     return str(getattr(source, "name", "uploaded log"))
 
 
@@ -148,7 +151,7 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
 
     name = name_of(source)
     if isinstance(source, pd.DataFrame):
-        check_column_names([str(c) for c in source.columns], "the DataFrame")
+        check_column_names([str(c) for c in source.columns], name)
         return source.head(n_rows)
     src = _open(source)
     try:

@@ -312,8 +312,9 @@ class Scorer:
             raise ParameterError(
                 "proba", f"row {offset + r}: the probabilities in columns "
                 f"{fmt.proba_columns[0]} .. {fmt.proba_columns[-1]} sum to {sums[r]:.6g}, not 1 "
-                f"(within {self.tolerance:g}); pass normalize=True (--normalize) to divide each "
-                "row by its sum, or log probabilities (e.g. a softmax), not scores")
+                f"(within {self.tolerance:g}); if a class has no column here ({len(cols)} "
+                "columns were read), add it; else pass normalize=True (--normalize) to divide "
+                "each row by its sum, or log probabilities (e.g. a softmax), not scores")
         return cols
 
     def _indices(self, col: pd.Series, labelled: NDArray[np.bool_], offset: int,

@@ -89,6 +89,10 @@ def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:
     path = tmp_path / "x.csv"
     path.write_text("a,b\n1,2\n3,4\n")
     at = _use_path(_open(), path)
+    # no column has a label's name: the page asks (no column is taken as the label silently)
+    assert at.selectbox(key="monitor_label").value is None and not at.error
+    assert any("choose it above" in i.value for i in at.info)
+    at.selectbox(key="monitor_label").set_value("a").run(timeout=TIMEOUT)
     assert at.error and "proba_" in at.error[0].value.replace("\\", "")
     assert not np.any([e for e in at.exception])
 
