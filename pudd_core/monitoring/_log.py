@@ -276,6 +276,9 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     ...                                 "y_pred": [1, 0]}))
     >>> g["label"], g["proba_column"], g["pred"]
     ('y_true', 'y_pred_proba', 'y_pred')
+    >>> g = guess_columns(pd.DataFrame({"target": [1, 0], "prediction": [0.8, 0.4]}))
+    >>> g["label"], g["proba_column"], g["pred"]
+    ('target', 'prediction', None)
     """
     import pandas as pd
 
@@ -289,7 +292,6 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     out["label"] = _first(lower, _LABEL_NAMES)
     if out["label"]:
         why.append(f"label: column `{out['label']}` (a usual name for the true label)")
-    out["pred"] = _first(lower, _PRED_NAMES, (out["label"],))
 
     def unit(c: str) -> bool:
         col = head[c]
@@ -298,7 +300,9 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
         values = col.dropna()
         return bool(values.between(0, 1).all() and not values.isin((0, 1)).all())
 
-    numeric = [c for c in cols if c not in (out["label"], out["pred"]) and unit(c)]
+    numeric = [c for c in cols if c != out["label"] and unit(c)]
+    # decisions: a usual name, but not probabilities (Evidently's `prediction` may be either)
+    out["pred"] = _first(lower, _PRED_NAMES, (out["label"], *numeric))
     best = _probability_prefix(numeric)
     if best is not None:
         out["proba_prefix"] = best[1]
