@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
-from ui import messages, monitor, player, state
+from ui import messages, monitor, player, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -33,10 +33,13 @@ with st.container(border=True):
 if mapping is None:
     st.stop()
 try:
-    with st.spinner("Reading the log and running PUDD..."):
-        result = monitor.run(log.key, mapping, log)
+    outcome = progress.run_tasks(state.MONITOR_JOB, [monitor.task(log, mapping)],
+                                 what="runs")
 except (ValueError, OSError) as err:
     monitor.show_error(err)
+    st.stop()
+result = outcome.results[0]
+if result is None:
     st.stop()
 
 alarms = result.alarms

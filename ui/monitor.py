@@ -20,8 +20,14 @@ import streamlit as st
 
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.baselines import BASELINES
-from pudd_core.monitoring import MonitorResult, guess_columns, monitor, read_log_head
-from ui import messages
+from pudd_core.monitoring import (
+    MonitorResult,
+    estimate_rows,
+    guess_columns,
+    monitor,
+    read_log_head,
+)
+from ui import messages, progress
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The log shipped with the repository (``python -m pudd_core export-predictions``).
@@ -60,6 +66,8 @@ VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
                 TIME_COLUMN)
+#: Columns the preview shows (a log may have thousands).
+PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
 PLAYER_MAX_CHUNKS = 1000
 
@@ -224,7 +232,10 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         st.session_state[GUESSED_FOR] = log.key
     with st.expander("Preview (first rows) and how the columns were guessed",
                      expanded=log.path != str(EXAMPLE)):
-        st.dataframe(frame.head(20), hide_index=True)
+        shown = frame.iloc[:20, :PREVIEW_COLUMNS]
+        st.dataframe(shown, hide_index=True)
+        if frame.shape[1] > PREVIEW_COLUMNS:
+            st.caption(f"The first {PREVIEW_COLUMNS} of {frame.shape[1]:,} columns.")
         if guess["why"]:
             st.markdown("\n".join(f"- {messages.escape(w)}" for w in guess["why"]))
         else:
@@ -302,17 +313,51 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     return Mapping(tuple(sorted(kwargs.items())))
 
 
+class NotRun(Exception):
+    """No finished run of this log and mapping yet (not an error: run it)."""
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def run(key: str, mapping: Mapping, _log: Log) -> MonitorResult:
-    """``monitor`` on the log with the mapping (cached per log ``key`` and mapping).
+def _kept(key: str, mapping: Mapping, _result: MonitorResult | None = None) -> MonitorResult:
+    # a progress bar inside a cached function would be replayed on a cache hit (ui.cache
+    # explains): the run happens outside, and this only keeps its result, per log and mapping
+    if _result is None:
+        raise NotRun(key)
+    return _result
+
+
+def finished(log: Log, mapping: Mapping) -> MonitorResult | None:
+    """The finished run of ``log`` with ``mapping``, or None."""
+    try:
+        return _kept(log.key, mapping)
+    except NotRun:
+        return None
+
+
+#: Rows per second of the monitor on this page's logs, for the time estimate (BENCHMARKS.md:
+#: about 1 million predictions a second, plus some 4 ms per chunk).
+ROWS_PER_SECOND = 1_000_000
+SECONDS_PER_CHUNK = 0.004
+
+
+def task(log: Log, mapping: Mapping) -> progress.Task:
+    """``monitor`` on the log with the mapping as a stoppable task with a progress bar.
 
     Every chunk's windows are recorded (for the player) unless the log makes more than
     :data:`PLAYER_MAX_CHUNKS` chunks; then only the alarms' are.
     """
     kwargs = mapping.as_dict()
-    result = monitor(_log.source(), record_windows="all", **kwargs) \
-        if _few_chunks(_log, kwargs) else monitor(_log.source(), **kwargs)
-    return result
+    rows = estimate_rows(log.source())
+    chunks = rows / int(kwargs.get("chunk_size", 1000))
+    seconds = rows / ROWS_PER_SECOND + chunks * SECONDS_PER_CHUNK
+
+    def compute(report: progress.Progress) -> MonitorResult:
+        record = "all" if _few_chunks(log, kwargs) else "alarms"
+        result = monitor(log.source(), record_windows=record, progress=report, **kwargs)
+        return _kept(log.key, mapping, result)
+
+    return progress.Task(f"PUDD on {log.name}", seconds, lambda: finished(log, mapping),
+                         compute, unit="row")
 
 
 def _few_chunks(log: Log, kwargs: dict[str, Any]) -> bool:

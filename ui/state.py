@@ -281,6 +281,7 @@ CIFAR_ALPHA_EXP = _value("cifar_alpha_exp", 3, "alpha", "cifar10-cd", _int_in(1,
 CIFAR_CHUNK = _value("cifar_chunk", 0, "chunk", "cifar10-cd",
                      _int_in(0, 99))  # the chunk whose images are shown
 CIFAR_JOB = _value("cifar_job", "")
+MONITOR_JOB = _value("monitor_job", "")  # ui.progress job of the monitor page
 
 THRESHOLDS_DATASET = _value("thresholds_dataset", "sea0", "dataset", "thresholds",
                             _one_of(_stream_names))

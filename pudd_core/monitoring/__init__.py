@@ -53,10 +53,16 @@ ChunkSpan(index=6, first_row=3000, last_row=3499, n_rows=500, n_labelled=500, st
 from __future__ import annotations
 
 from pudd_core.monitoring._batch import VARIANTS, RecordWindows, Variant, monitor
-from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, guess_columns, read_log_head
+from pudd_core.monitoring._log import (
+    BATCH_ROWS,
+    LogFormat,
+    estimate_rows,
+    guess_columns,
+    read_log_head,
+)
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
 __all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "ChunkRecord", "ChunkSpan", "LogFormat",
-           "MonitorResult", "RecordWindows", "Variant", "guess_columns", "monitor",
-           "read_log_head"]
+           "MonitorResult", "RecordWindows", "Variant", "estimate_rows", "guess_columns",
+           "monitor", "read_log_head"]

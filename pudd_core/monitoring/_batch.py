@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -22,7 +22,14 @@ from pudd_core._validation import (
 )
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, window_record
-from pudd_core.monitoring._log import BATCH_ROWS, LogFormat, batches, name_of, read_log_head
+from pudd_core.monitoring._log import (
+    BATCH_ROWS,
+    LogFormat,
+    batches,
+    estimate_rows,
+    name_of,
+    read_log_head,
+)
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
 from pudd_core.monitoring._windows import Windows
@@ -240,6 +247,7 @@ def monitor(
     seed: int = 0,
     batch_rows: int = BATCH_ROWS,
     variant: Variant = "calibrated",
+    progress: Callable[[int, int], None] | None = None,
     **columns: Any,
 ) -> MonitorResult:
     """Run PUDD (and river baselines) over a log of a model's predictions.
@@ -279,6 +287,9 @@ def monitor(
         logs (the app).
     batch_rows
         Rows read per batch (memory).
+    progress
+        Called after each batch with ``(rows read, rows in the log)`` (a CSV's row count is
+        estimated from its size); it may raise to stop the run.
 
     Raises
     ------
@@ -326,6 +337,7 @@ def monitor(
     windows = Windows(window) if window is not None else None
     order = _Order(fmt.time_column or "", windows) if windows is not None else None
     chunks = _Chunks(det, wanted, seed, windows, record_windows)
+    total = estimate_rows(source) if progress is not None else 0
     offset = 0
     try:
         for n, frame in batches(source, fmt.columns, batch_rows):
@@ -342,6 +354,8 @@ def monitor(
                 keys = (offset + np.arange(n, dtype=np.int64)) // chunk_size
             chunks.add(scored, keys, offset)
             offset += n
+            if progress is not None:
+                progress(offset, max(total, offset))
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ParameterError("source", f"{name_of(source)} could not be read near row "
                                        f"{offset}: {' '.join(str(exc).split())}") from None

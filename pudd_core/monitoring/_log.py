@@ -13,7 +13,8 @@ from pudd_core._validation import ParameterError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BATCH_ROWS", "LogFormat", "batches", "guess_columns", "name_of", "read_log_head"]
+__all__ = ["BATCH_ROWS", "LogFormat", "batches", "estimate_rows", "guess_columns", "name_of",
+           "read_log_head"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
 BATCH_ROWS = 131_072
@@ -170,6 +171,34 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
             pa.ArrowException) as exc:
         raise ParameterError("source", f"{name} is neither a readable CSV nor a "
                                        f"Parquet file: {' '.join(str(exc).split())}") from None
+    finally:
+        if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
+            src.seek(0)
+
+
+def estimate_rows(source: Any) -> int:
+    """The log's rows: exact for a DataFrame or Parquet, estimated from the size for a CSV."""
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        return len(source)
+    src = _open(source)
+    try:
+        if _is_parquet(src):
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(src).metadata.num_rows)
+        if isinstance(src, str | os.PathLike):
+            with open(src, "rb") as fh:
+                sample = fh.read(1 << 16)
+            size = os.path.getsize(src)
+        else:
+            pos = src.tell()
+            sample = src.read(1 << 16)
+            size = src.seek(0, os.SEEK_END)
+            src.seek(pos)
+        lines = max(sample.count(b"\n"), 1)
+        return max(int(size / (len(sample) / lines)) - 1, 0)
     finally:
         if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
             src.seek(0)
