@@ -365,7 +365,8 @@ def test_a_short_last_chunk_is_tested_but_warned():
 def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_away():
     frame = _log(6000)
     default = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
-    assert dict(default.detector_options) == {"clamp_min": 0, "min_expected": 5.0}
+    assert dict(default.detector_options) == {"clamp_min": 0, "min_expected": 5.0,
+                                              "max_chunks": 128}
     authors = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                       variant="authors")
     assert authors.detector_options == ()
@@ -378,6 +379,16 @@ def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_aw
             assert authors.p_values[i] == det.p_value
     mixed = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                     detector_options={"clamp_min": 2})
-    assert dict(mixed.detector_options) == {"clamp_min": 2, "min_expected": 5.0}
+    assert dict(mixed.detector_options) == {"clamp_min": 2, "min_expected": 5.0,
+                                            "max_chunks": 128}
     with pytest.raises(ParameterError, match="variant must be 'calibrated' or 'authors'"):
         monitor(frame, label="label", proba_prefix="proba_", variant="paper")
+
+
+def test_the_default_history_is_bounded_as_chunkpudd_max_chunks_bounds_it():
+    frame = _log(6000)
+    res = monitor(frame, label="label", proba_prefix="proba_", chunk_size=15)  # 400 chunks
+    np.testing.assert_array_equal(res.p_values, _direct(frame, 15))  # max_chunks=128 there
+    assert VARIANTS["calibrated"]["max_chunks"] == 128
+    assert "max_chunks" not in dict(monitor(frame, label="label", proba_prefix="proba_",
+                                            chunk_size=500, variant="authors").detector_options)

@@ -42,9 +42,12 @@ Variant = Literal["calibrated", "authors"]
 #: The monitor's PUDD by default: the calibrated count floor (no invented counts, and no
 #: test of a table with an expected count below 5), which alarms far less often on healthy
 #: logs than the authors' floor of 5 on every cell (BENCHMARKS.md, "Monitor: false alarms").
+#: It also bounds the history (``max_chunks=128``: a full history keeps its newest half), so
+#: that a log that runs for months costs the same per chunk at its end as at its start
+#: (BENCHMARKS.md, "Bounded history"); the authors' variant keeps their unbounded history.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "calibrated": {"clamp_min": 0, "min_expected": 5.0},
-    "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5)
+    "calibrated": {"clamp_min": 0, "min_expected": 5.0, "max_chunks": 128},
+    "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5, no bound)
 }
 
 
@@ -274,8 +277,9 @@ def monitor(
         :class:`~pudd_core.detector.ChunkPUDD`'s threshold, other options and seed.
     variant
         ``"calibrated"`` (default): ``clamp_min=0, min_expected=5``, the count floor that keeps
-        false alarms rare on healthy logs; ``"authors"``: the authors' floor of 5 on every cell,
-        as the lab's reproduction runs it. ``detector_options`` override either.
+        false alarms rare on healthy logs, and ``max_chunks=128``, a bounded history;
+        ``"authors"``: the authors' floor of 5 on every cell and their unbounded history, as
+        the lab's reproduction runs it. ``detector_options`` override either.
     baselines
         River detectors fed each chunk's 0/1 errors beside PUDD (``"adwin"``, ``"ddm"`` ...).
     normalize

@@ -34,13 +34,13 @@ def variant_text(result: MonitorResult) -> str:
     >>> p = np.random.default_rng(0).uniform(0.6, 1.0, 2000)
     >>> variant_text(monitor(pd.DataFrame({"y": 0, "a": p, "b": 1 - p}), label="y",
     ...                      proba_columns=["a", "b"]))[:55]
-    'the calibrated count floor (clamp_min=0, min_expected=5'
+    'the calibrated count floor (clamp_min=0, max_chunks=128'
     """
     opts = dict(result.detector_options)
     shown = ", ".join(f"{k}={v}" for k, v in result.detector_options)
     if opts.get("clamp_min") == 0 and opts.get("min_expected", 0) > 0:
         return (f"the calibrated count floor ({shown}); the authors' floor (every cell at least "
-                "5) is variant='authors' (--variant authors)")
+                "5, unbounded history) is variant='authors' (--variant authors)")
     return ("the authors' count floor (every cell at least 5" + (f"; {shown}" if shown else "")
             + "); the calibrated one, with far fewer false alarms on healthy logs, is the "
             "default")
