@@ -144,8 +144,19 @@ class Scored:
     u: NDArray[np.float64]
     ok: NDArray[np.bool_]
     labelled: NDArray[np.bool_]
-    n_checked: int = 0
-    n_disagree: int = 0
+    #: Per row: checked (labelled, with a decision) and, of those, contradicting; None: none.
+    checked: NDArray[np.bool_] | None = None
+    disagree: NDArray[np.bool_] | None = None
+
+    @property
+    def n_checked(self) -> int:
+        """Rows checked for consistency."""
+        return 0 if self.checked is None else int(self.checked.sum())
+
+    @property
+    def n_disagree(self) -> int:
+        """Checked rows where the decision and the probabilities contradict each other."""
+        return 0 if self.disagree is None else int(self.disagree.sum())
 
 
 class Scorer:
@@ -227,8 +238,7 @@ class Scorer:
             assert fmt.label is not None and fmt.pred is not None
             ok = _same(frame[fmt.label], frame[fmt.pred]) & labelled
         # no arg-max decision is wrong while the true class has p > 0.5
-        bad = int(np.count_nonzero(labelled & ~ok & (u < 0.5)))
-        return Scored(u, ok, labelled, int(labelled.sum()), bad)
+        return Scored(u, ok, labelled, labelled, labelled & ~ok & (u < 0.5))
 
     def _binary(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
         fmt = self.fmt
@@ -253,11 +263,10 @@ class Scorer:
             dec[pos] = self._is_positive(frame[fmt.pred].iloc[pos], offset + pos, fmt.pred,
                                          "pred")
             ok = (dec == is_pos) & labelled
-            bad = int(np.count_nonzero(labelled & (dec != says_pos)))
-            return Scored(u, ok, labelled, int(pos.size), bad)
+            return Scored(u, ok, labelled, labelled, labelled & (dec != says_pos))
         if decided is not None:
-            bad = int(np.count_nonzero(labelled & (decided != (says_pos == is_pos))))
-            return Scored(u, decided, labelled, int(pos.size), bad)
+            return Scored(u, decided, labelled, labelled,
+                          labelled & (decided != (says_pos == is_pos)))
         return Scored(u, (says_pos == is_pos) & labelled, labelled)
 
     def _classes(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
@@ -283,12 +292,11 @@ class Scorer:
         if fmt.pred is not None:
             self._pred_missing(frame, labelled, offset)
             dec = self._indices(frame[fmt.pred], labelled, offset, "pred")
-            bad = int(np.count_nonzero(labelled & (dec != arg)))
-            return Scored(u, (dec == idx) & labelled, labelled, int(labelled.sum()), bad)
+            return Scored(u, (dec == idx) & labelled, labelled, labelled,
+                          labelled & (dec != arg))
         decided = self._decided(frame, labelled, offset)
         if decided is not None:
-            bad = int(np.count_nonzero(labelled & (decided != (arg == idx))))
-            return Scored(u, decided, labelled, int(labelled.sum()), bad)
+            return Scored(u, decided, labelled, labelled, labelled & (decided != (arg == idx)))
         return Scored(u, (arg == idx) & labelled, labelled)
 
     # --- helpers ---------------------------------------------------------------------------
