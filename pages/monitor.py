@@ -55,10 +55,15 @@ if result.notes:
     st.markdown("\n".join(f"- {messages.escape(n)}" for n in result.notes))
 table = result.alarm_frame()
 if not table.empty:
+    table.insert(1, "player_chunk", table["chunk"] + 1)
     st.dataframe(table, hide_index=True,
-                 column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
-    st.caption("Chunks and rows are numbered from 0 (rows after the header); start and end: "
-               "the time window, when chunking by time.")
+                 column_config={"p_value": st.column_config.NumberColumn(format="%.2e"),
+                                "player_chunk": st.column_config.NumberColumn(
+                                    "in the player", help="The player's chunk k is the log's "
+                                                          "chunk k − 1.")})
+    st.caption("Chunks and rows are numbered from 0 (rows after the header), as in the CSV, "
+               "the JSON and the report; the player numbers chunks from 1 (column “in the "
+               "player”). Start and end: the time window, when chunking by time.")
 
 runs = result.runs()
 if result.n_chunks <= monitor.PLAYER_MAX_CHUNKS:

@@ -122,3 +122,14 @@ def test_a_binary_log_with_a_pending_tail_is_read_as_it_comes(tmp_path: Path) ->
     assert "P(y_true = '1')" in text.replace("\\", "")
     assert "decisions in column 'y_pred'" in text.replace("\\", "")
     assert player(at)["spec"]["last"] == expected.n_chunks == 5
+
+
+def test_the_alarm_table_gives_each_alarms_chunk_in_the_player_too() -> None:
+    at = _open()
+    [table] = [d for d in at.dataframe if "p_value" in d.value.columns]
+    frame = table.value
+    assert (frame["player_chunk"] == frame["chunk"] + 1).all()
+    spec = player(at)["spec"]
+    alarms = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
+    assert list(frame["chunk"]) == alarms  # the metrics list is indexed by the log's chunk
+    assert list(frame["player_chunk"]) == [a + 1 for a in alarms]
