@@ -99,8 +99,9 @@ def main() -> None:
     print(f"Each log: {args.rows:,} rows in chunks of {args.chunk_size:,}, generated with seed "
           f"{args.seed} (healthy: one model throughout) and {args.seed + 1} (drifting: a less "
           "accurate model from the middle row on). `monitor(...)` with its default α = 1e-3 "
-          "and `variant=\"calibrated\"` (the default: `clamp_min=0, min_expected=5`) or "
-          "`variant=\"authors\"` (every cell raised to 5, the lab's reproduction).\n")
+          "and `variant=\"calibrated\"` (the default: `clamp_min=0, min_expected=5`, "
+          "`max_chunks=128`) or `variant=\"authors\"` (every cell raised to 5, the history "
+          "unbounded: the lab's reproduction).\n")
     print("| log | variant | accuracy | alarms on the healthy log | chunks | alarms per tested "
           "chunk | drifting log: first alarm after the drift (chunks) | drifting log: alarms "
           "before the drift |")
