@@ -98,6 +98,19 @@ def test_the_report_is_one_offline_file_with_the_figures_data(log_path, tmp_path
     (["--label", "label", "--proba-prefix", "proba_", "--chunk-size", "0"], "chunk_size must"),
     (["--label", "label", "--proba-prefix", "proba_", "--baselines", "cusum"], "cusum"),
     (["--label", "label", "--proba-prefix", "proba_", "--detector-option", "nope=1"], "nope"),
+    (["--label", "label", "--proba-prefix", "proba_", "--pred", "nope"], "no column 'nope'"),
+    (["--label", "label", "--proba-prefix", "proba_", "--positive-label", "1"],
+     "goes with a single probability column"),
+    (["--label", "label", "--proba-columns", "proba_1", "--positive-label", "7"],
+     "neither the positive class '7'"),
+    (["--label", "label", "--proba-columns", "proba_1", "--positive-label", ""],
+     "neither the positive class ''"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window", "0"],
+     "must be a positive number"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window", "7"],
+     "'ts' is not numeric"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "label", "--window",
+      "1D"], "not sorted"),
 ])
 def test_bad_arguments_give_one_line_and_exit_two(log_path, capsys, argv, message):
     assert main(["monitor", str(log_path), *argv]) == 2

@@ -290,7 +290,8 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             index=_index(columns, guess["time_column"]))
         kwargs["window"] = cols[2].text_input(
             "Window (pandas offset alias)", value="6h", key=WINDOW,
-            help="1D, 6h, 30min, W, MS ... The timestamps must be sorted.")
+            help="1D, 6h, 30min, W, MS ..., or a number for a numeric time column (an "
+                 "integer year: 1 for one year per chunk). The times must be sorted.")
     cols = st.columns(3)
     exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10, 3, key=ALPHA_EXP)
     kwargs["alpha"] = float(10.0 ** -exponent)
@@ -304,8 +305,8 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         "PUDD's count floor", list(VARIANTS_SHOWN), key=VARIANT, horizontal=True,
         help="Calibrated (clamp_min=0, min_expected=5): no invented counts, and no test of a "
              "table with an expected count below 5; far fewer false alarms on healthy logs. "
-             "The authors' (clamp_min=5): every cell raised to 5, as the lab reproduces the "
-             "paper.")]
+             "It also bounds the history (max_chunks=128). The authors' (clamp_min=5): every "
+             "cell raised to 5 and the history unbounded, as the lab reproduces the paper.")]
     if "label" in kwargs and kwargs["label"] is None:
         st.info("No column has a usual name for the true label: choose it above.",
                 icon=":material/label:")
