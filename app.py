@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import controls, state
-from ui.pages import FAVICON, PAGES, routing
+from ui.pages import FAVICON, PAGES, routing, sections
 
 st.set_page_config(page_title="PUDD Lab", layout="wide", page_icon=FAVICON)
 state.init()
-page = st.navigation([spec.st_page() for spec in PAGES])
+page = st.navigation(sections(PAGES))
 state.read_query(page.url_path)  # before the sidebar, which shows link warnings
 controls.sidebar()
 with routing():

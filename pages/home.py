@@ -7,7 +7,7 @@ import streamlit as st
 from pudd_core import plots
 from pudd_core.experiments.runner import RunConfig
 from ui import cache, controls, messages, state
-from ui.pages import PAGES, ensure_routed
+from ui.pages import COURSE, PAGES, TOOLS, ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
 
@@ -38,10 +38,12 @@ predictions in one extra bin, and runs Pearson's chi-square test on the resultin
 """
 )
 
-st.subheader("Explore")
-for spec in PAGES[1:]:
-    st.page_link(spec.path, label=spec.title, icon=spec.icon)
-    st.caption(spec.blurb)
+for section, heading in ((COURSE, "Course: six lessons, for a class or on your own"),
+                         (TOOLS, "Explore")):
+    st.subheader(heading)
+    for spec in (s for s in PAGES[1:] if s.section == section):
+        st.page_link(spec.path, label=spec.title, icon=spec.icon)
+        st.caption(spec.blurb)
 
 st.subheader("Live: PUDD-3 watching a SEA stream")
 seed = int(state.get(state.SEED))

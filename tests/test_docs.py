@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "CONTRIBUTING.md", "docs/architecture.md", "results/README.md"]
+DOCS = ["README.md", "CONTRIBUTING.md", "docs/architecture.md", "docs/teaching.md",
+        "results/README.md"]
 _LINK = re.compile(r"\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
 
 

@@ -16,9 +16,9 @@ from pudd_core.experiments import cost
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.experiments.reproduce import ReproductionReport
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
-from pudd_core.experiments.sweep import false_alarm_study
+from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study
 from pudd_core.streams import StreamInfo, list_streams
-from pudd_core.views import cifar, explorer, illustration, reproduction
+from pudd_core.views import cifar, course, explorer, illustration, reproduction
 from ui.progress import Task
 
 
@@ -50,6 +50,31 @@ def fig1_curve(sizes: tuple[int, ...], seed: int) -> illustration.Fig1Curve:
 def run(config: RunConfig) -> RunResult:
     """One experiment of the runner (stream × classifier × detector × seed)."""
     return run_experiment(config)
+
+
+# --- the course --------------------------------------------------------------------------------
+@st.cache_data(max_entries=16, show_spinner="Running the stream …")
+def course_delay(config: course.DelayConfig) -> course.DelayLesson:
+    """Lesson 1: PUDD-3 and DDM on a SEA stream with one drift."""
+    return course.delay_lesson(config)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def course_points(seed: int) -> course.PUPoints:
+    """Lesson 2: twenty real predictions and their PU-index."""
+    return course.pu_points(seed)
+
+
+@st.cache_data(max_entries=16, show_spinner="Predicting the chunks …")
+def course_cuts(seed: int) -> course.CutLesson:
+    """Lesson 3: a chunk history with a drift near its end."""
+    return course.cut_lesson(seed)
+
+
+@st.cache_data(max_entries=16, show_spinner="Running PUDD on a stream without drift …")
+def course_study(seed: int) -> FalseAlarmStudy:
+    """Lesson 5: PUDD's tests on SEA without drift."""
+    return course.stationary_study(seed)
 
 
 # --- Stream explorer ---------------------------------------------------------------------------

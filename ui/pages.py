@@ -21,15 +21,23 @@ STRICT_ENV = "PUDD_STRICT"
 _log = logging.getLogger("pudd_lab")
 
 
+TOOLS = "Tools"  # the navigation section of the lab's tools
+COURSE = "Course"  # the navigation section of the lessons, before the tools
+
+
 @dataclass(frozen=True)
 class PageSpec:
-    """One page: its script, sidebar title, URL path (``None`` for the default) and blurb."""
+    """One page: its script, sidebar title, URL path (``None`` for the default), blurb, section.
+
+    ``section`` heads the page's group in the sidebar ("" for none: Home).
+    """
 
     path: str
     title: str
     url_path: str | None
     icon: str
     blurb: str
+    section: str = TOOLS
 
     def st_page(self) -> st.Page:
         """The ``st.Page`` for ``st.navigation``."""
@@ -40,7 +48,11 @@ class PageSpec:
 
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/home.py", "Home", None, ":material/home:",
-             "What the PU-index and PUDD are, and PUDD running on a stream."),
+             "What the PU-index and PUDD are, and PUDD running on a stream.", ""),
+    # the course: file names equal URL paths (see the CIFAR-10-CD page's note below)
+    PageSpec("pages/course-drift.py", "1. Concept drift and late alarms", "course-drift",
+             ":material/school:", "A stream with a known drift, and how long DDM takes to "
+             "see it.", COURSE),
     PageSpec("pages/explorer.py", "Stream explorer", "explorer", ":material/timeline:",
              "Pick a stream, a classifier and PUDD's threshold, add baseline detectors, and "
              "step or play through the chunks: error rates, alarms, PU histograms, every "
@@ -68,6 +80,14 @@ PAGES: tuple[PageSpec, ...] = (
              "Our runs of the paper's Table 1 beside its numbers, from the results store, "
              "and a small reproduction of your own."),
 )
+
+
+def sections(pages: tuple[PageSpec, ...]) -> dict[str, list[st.Page]]:
+    """``st.navigation``'s argument: the pages grouped by section, in list order."""
+    out: dict[str, list[st.Page]] = {}
+    for spec in pages:
+        out.setdefault(spec.section, []).append(spec.st_page())
+    return out
 
 
 @contextmanager

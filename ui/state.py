@@ -319,6 +319,25 @@ REPRODUCTION_COMPARISON = _value("reproduction_comparison",
                                  "table1")  # key of claims.COMPARISONS
 
 
+def _lesson1_streams() -> tuple[str, ...]:
+    from pudd_core.views.course import LESSON1_STREAMS
+
+    return tuple(LESSON1_STREAMS)
+
+
+# the course: answers are replaced, never mutated in place (the default is shared by sessions)
+COURSE_ANSWERS = _value("course_answers", {})  # "question key|scenario" -> option index
+COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea10", "stream", "course-drift",
+                             _one_of(_lesson1_streams))
+COURSE_PU_SHOWN = _value("course_pu_shown", 5, "shown", "course-pu-index", _int_in(1, 20))
+COURSE_TEST_CUT = _value("course_test_cut", 3, "cut", "course-test", _int_in(1, 11))
+COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2", _int_in(100, 10_000))
+COURSE_POWER_ERROR2 = _value("course_theorem2_error2", 0.13, "error2", "course-theorem2",
+                             _float_in(0.11, 0.5), "{:g}".format)
+COURSE_POWER_K = _value("course_theorem2_k", 5, "k", "course-theorem2", _int_in(1, 10))
+COURSE_ALPHA_EXP = _value("course_thresholds_alpha", 3, "alpha", "course-thresholds",
+                          _int_in(1, 10))
+
 def init() -> None:
     """Set every default once per session and read the app-wide query parameters."""
     for key, value in DEFAULTS.items():
@@ -355,6 +374,17 @@ def read_query(page: str) -> None:
                 "Using the default instead."
             )
         forget_widget(key)
+
+
+def link_params(values: dict[str, Any]) -> dict[str, str]:
+    """The query parameters that set canonical ``values`` (keys) when a link opens their page."""
+    return {QUERY[key].name: QUERY[key].fmt(value) for key, value in values.items()
+            if value is not None}
+
+
+def reread_query(page: str) -> None:
+    """Read ``page``'s query parameters again on its next run: a link is about to set them."""
+    st.session_state.pop(f"app_query_read_{page or 'app'}", None)
 
 
 def write_query(page: str) -> None:

@@ -2,7 +2,7 @@
 
 The look (template, Okabe-Ito palette, drift, alarm, threshold and bucket-edge styles) is set
 once in ``_style``; the builders live by concept in ``stream``, ``windows``, ``teaching``,
-``cifar``, ``thresholds``, ``reproduction``, ``significance`` (critical-difference
+``cifar``, ``thresholds``, ``course``, ``reproduction``, ``significance`` (critical-difference
 diagrams) and ``ablation`` (Fig. 5). This is the only package that imports plotly.
 """
 
@@ -29,6 +29,7 @@ from pudd_core.plots.cifar import (
     sample_grid_figure,
     transition_matrix_figure,
 )
+from pudd_core.plots.course import power_figure, pu_dots_figure
 from pudd_core.plots.reproduction import reproduction_figure, reproduction_frame
 from pudd_core.plots.significance import cd_diagram_figure, method_label
 from pudd_core.plots.stream import (
@@ -92,6 +93,8 @@ __all__ = [
     "method_label",
     "min_pvalue_figure",
     "p_text",
+    "power_figure",
+    "pu_dots_figure",
     "pu_histogram_figure",
     "pvalue_curve_figure",
     "reproduction_figure",
