@@ -77,6 +77,18 @@ def course_study(seed: int) -> FalseAlarmStudy:
     return course.stationary_study(seed)
 
 
+@st.cache_data(max_entries=16, show_spinner="Running PUDD at ten thresholds …")
+def course_sweep(seed: int) -> course.Sweep:
+    """Lesson 5: PUDD at α = 10⁻¹ … 10⁻¹⁰ on a drifting SEA stream."""
+    return course.drifting_sweep(seed)
+
+
+@st.cache_data(max_entries=4, show_spinner="Testing chunks without errors …")
+def course_floor(seed: int) -> course.FloorEffect:
+    """Lesson 5: the count floor's false alarms where a column is empty."""
+    return course.floor_effect(seed)
+
+
 # --- Stream explorer ---------------------------------------------------------------------------
 @st.cache_data(max_entries=8, show_spinner=False)
 def explorer_csv_columns(digest: str, _data: bytes) -> tuple[str, ...]:

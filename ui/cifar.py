@@ -75,6 +75,14 @@ def _default_for_this_machine(device: str) -> None:
         state.forget_widget(state.CIFAR_CLASSIFIER)
 
 
+def current_config(seed: int) -> CifarConfig:
+    """The page's runs as its controls last left them (for pages that show its results)."""
+    detectors = tuple(d for d in DETECTOR_NAMES if d in state.get(state.CIFAR_DETECTORS))
+    return CifarConfig(seed, int(state.get(state.CIFAR_N_CHUNKS)),
+                       str(state.get(state.CIFAR_CLASSIFIER)), detectors,
+                       int(state.get(state.CIFAR_ALPHA_EXP)))
+
+
 def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
     """Run length, classifier, detectors (PUDD first) and, with PUDD, its threshold."""
     _default_for_this_machine(device)
@@ -106,9 +114,7 @@ def controls_row(seed: int, device: str = "cpu") -> CifarConfig:
                         icon=":material/warning:")
     with cols[3]:
         controls.alpha_selector(state.CIFAR_ALPHA_EXP, label="PUDD's threshold α")
-    return CifarConfig(seed, int(state.get(state.CIFAR_N_CHUNKS)),
-                       str(state.get(state.CIFAR_CLASSIFIER)), detectors,
-                       int(state.get(state.CIFAR_ALPHA_EXP)))
+    return current_config(seed)
 
 
 #: The default run (PUDD and DDM, 10 chunks of pretrained-cnn, about 20 s) starts by itself;

@@ -53,6 +53,20 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/course-drift.py", "1. Concept drift and late alarms", "course-drift",
              ":material/school:", "A stream with a known drift, and how long DDM takes to "
              "see it.", COURSE),
+    PageSpec("pages/course-pu-index.py", "2. The PU-index", "course-pu-index",
+             ":material/school:", "From a prediction's probabilities to its PU-index, point by "
+             "point.", COURSE),
+    PageSpec("pages/course-test.py", "3. PUDD's test", "course-test", ":material/school:",
+             "Buckets, the contingency table, χ² and the cut points: move a cut.", COURSE),
+    PageSpec("pages/course-theorem2.py", "4. What the error rate cannot see",
+             "course-theorem2", ":material/school:",
+             "Theorem 2, and the converse: where the 2 × 2 error test is the stronger one.",
+             COURSE),
+    PageSpec("pages/course-thresholds.py", "5. Thresholds", "course-thresholds",
+             ":material/school:", "Delay against false alarms, α = 10⁻³ or 0.05, the count "
+             "floor.", COURSE),
+    PageSpec("pages/course-cifar.py", "6. A real demo: CIFAR-10-CD", "course-cifar",
+             ":material/school:", "Interest drift on images: what to watch for.", COURSE),
     PageSpec("pages/explorer.py", "Stream explorer", "explorer", ":material/timeline:",
              "Pick a stream, a classifier and PUDD's threshold, add baseline detectors, and "
              "step or play through the chunks: error rates, alarms, PU histograms, every "

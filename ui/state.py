@@ -331,7 +331,9 @@ COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea10", "stream", "course-d
                              _one_of(_lesson1_streams))
 COURSE_PU_SHOWN = _value("course_pu_shown", 5, "shown", "course-pu-index", _int_in(1, 20))
 COURSE_TEST_CUT = _value("course_test_cut", 3, "cut", "course-test", _int_in(1, 11))
-COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2", _int_in(100, 10_000))
+COURSE_POWER_N_CHOICES = (200, 500, 1000, 2000, 5000, 10_000)
+COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2",
+                        _int_of(COURSE_POWER_N_CHOICES))
 COURSE_POWER_ERROR2 = _value("course_theorem2_error2", 0.13, "error2", "course-theorem2",
                              _float_in(0.11, 0.5), "{:g}".format)
 COURSE_POWER_K = _value("course_theorem2_k", 5, "k", "course-theorem2", _int_in(1, 10))

@@ -11,15 +11,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
 from pudd_core import _validation
 from pudd_core.chi2 import PUTestResult, pu_chi2_test
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, run_model, run_stream
-from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study
+from pudd_core.experiments.sweep import (
+    ALPHA_EXPONENTS,
+    FLOOR_VARIANTS,
+    FalseAlarmStudy,
+    false_alarm_study,
+    pu_false_alarm_rates,
+    threshold_sweep,
+)
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
+from pudd_core.views.illustration import Theorem2Result
 
 __all__ = [
     "LESSON1_STREAMS",
@@ -27,17 +36,26 @@ __all__ = [
     "DelayConfig",
     "DelayLesson",
     "Feedback",
+    "FloorEffect",
+    "STUDY_CHUNKS",
+    "STUDY_CHUNK_SIZE",
+    "SWEEP_CHUNKS",
     "PUPoints",
     "PowerComparison",
     "Question",
+    "Sweep",
     "cifar_question",
     "cut_lesson",
     "delay_lesson",
+    "drifting_sweep",
     "flipped_share",
+    "floor_effect",
     "option_of",
     "power_comparison",
+    "power_question",
     "pu_points",
     "stationary_study",
+    "theorem2_question",
     "threshold_question",
 ]
 
@@ -454,9 +472,81 @@ def power_comparison(n: int, error1: float, error2: float, *, k: int = 5,
                            out[1], out[3])
 
 
+def theorem2_question(result: Theorem2Result, alpha: float = 1e-3) -> Question:
+    """"Which test notices Theorem 2's change?", answered by the two tests' p-values.
+
+    A PUDD test that a shortcut decided (no χ² ran) counts as not noticing: a rule is no
+    evidence.
+
+    Examples
+    --------
+    >>> from pudd_core.views.illustration import Theorem2Config, theorem2_demo
+    >>> q = theorem2_question(theorem2_demo(Theorem2Config(n=200, seed=0)))
+    >>> q.options[q.answers[0]]
+    "only PUDD's test of the PU table"
+    """
+    pudd = result.pudd.shortcut is None and result.pudd.p_value < alpha
+    errors = result.error_test.p_value < alpha
+    options = ("both tests", "only the 2 × 2 error-rate test", "only PUDD's test of the PU table",
+               "neither test")
+    answer = {(True, True): 0, (False, True): 1, (True, False): 2, (False, False): 3}
+    s1, s2 = result.stats1, result.stats2
+    why = (f"Window 1 errs {s1.error_rate:.1%} of the time, window 2 {s2.error_rate:.1%}, so the "
+           f"2 × 2 test of the error rates gives p = {result.error_test.p_value:.3g} "
+           f"({'below' if errors else 'not below'} α = {alpha:g}). PUDD's test compares where "
+           f"the predictions fall by PU-index and gives p = {result.pudd.p_value:.3g} "
+           f"({'below' if pudd else 'not below'} α). Same error rate, different certainty: "
+           "that is Theorem 2.")
+    c = result.config
+    return Question(
+        "lesson4_theorem2", f"n = {c.n}, errors {c.error_rate:g}, seed {c.seed}, α = {alpha:g}",
+        f"Both windows of {c.n} predictions have the same error rate, but the correct ones "
+        "became less sure and the wrong ones less wrong. At α = "
+        f"{alpha:g}, which test notices the change?", options, (answer[(pudd, errors)],), why,
+        ("", "The error rates are equal: the 2 × 2 table's two rows are the same.", "",
+         "The PU-index histograms differ a lot; look at them."),
+    )
+
+
+def power_question(comparison: PowerComparison) -> Question:
+    """"Which test is likelier to alarm on a pure error-rate change?", answered by the powers.
+
+    Examples
+    --------
+    >>> q = power_question(power_comparison(1000, 0.10, 0.13, k=5))
+    >>> q.options[q.answers[0]]
+    'the 2 × 2 error-rate test'
+    """
+    c = comparison
+    gap = c.power_2x2 - c.power_pu
+    answer = 2 if abs(gap) < 1e-9 else (1 if gap > 0 else 0)
+    why = (f"Only the error rate changed ({c.error1:.0%} → {c.error2:.0%}), so both tables carry "
+           f"the same signal: noncentrality λ = {c.lambda_2x2:.2f} for the 2 × 2 table and "
+           f"{c.lambda_pu:.2f} for the 2 × {c.k + 1} one. PUDD's table spreads it over {c.k} "
+           f"degrees of freedom instead of 1, so at α = {c.alpha:g} its power is "
+           f"{c.power_pu:.1%} against {c.power_2x2:.1%} for the 2 × 2 test (scipy's noncentral "
+           "χ²). The PU-index loses nothing in what it *can* see (Theorem 1), but it pays for "
+           "its extra columns when they carry no extra signal.")
+    return Question(
+        "lesson4_power", f"n = {c.n}, {c.error1:g} → {c.error2:g}, K = {c.k}, α = {c.alpha:g}",
+        f"Two windows of {c.n} predictions: window 1 errs {c.error1:.0%} of the time, window 2 "
+        f"{c.error2:.0%}; within the correct and the wrong predictions nothing else changes. "
+        f"At α = {c.alpha:g}, which test is likelier to alarm: PUDD's 2 × (K + 1) with K = {c.k} "
+        "buckets, or the 2 × 2 test of the error rates?",
+        ("PUDD's 2 × (K + 1) test", "the 2 × 2 error-rate test", "equally likely"),
+        (answer,), why,
+        ("The PU-index sees more kinds of change, but this change is the error rate's alone.",
+         "", ""),
+    )
+
+
 # --- lesson 5: thresholds -------------------------------------------------------------------------
-def stationary_study(seed: int = 0, *, n_chunks: int = 40) -> FalseAlarmStudy:
-    """PUDD's tests on SEA without drift (Gaussian NB, chunks of 500), for the threshold lesson.
+#: Lesson 5's stream without drift: this many chunks of this many predictions.
+STUDY_CHUNKS, STUDY_CHUNK_SIZE = 40, 500
+
+
+def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS) -> FalseAlarmStudy:
+    """PUDD's tests on SEA without drift (Gaussian NB), for the threshold lesson.
 
     Examples
     --------
@@ -464,7 +554,59 @@ def stationary_study(seed: int = 0, *, n_chunks: int = 40) -> FalseAlarmStudy:
     >>> list(study.chunk_p.columns), bool((study.chunk_p["min_p"] <= 1).all())
     (['chunk', 'min_p', 'n_cuts'], True)
     """
-    return false_alarm_study("sea0", "gnb", n_chunks=n_chunks, chunk_size=500, seed=seed)
+    return false_alarm_study("sea0", "gnb", n_chunks=n_chunks, chunk_size=STUDY_CHUNK_SIZE,
+                             seed=seed)
+
+
+#: Length of lesson 5's drifting stream (one of the Threshold lab's lengths).
+SWEEP_CHUNKS = 30
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Lesson 5's sweep (one row per exponent) and its stream's true drift chunks."""
+
+    frame: pd.DataFrame = field(repr=False)
+    drift_chunks: tuple[int, ...]
+
+
+def drifting_sweep(seed: int = 0) -> Sweep:
+    """PUDD at α = 10⁻¹ … 10⁻¹⁰ on SEA with 10% label noise (30 chunks, drifts at 10 and 20).
+
+    One row per exponent, as :func:`~pudd_core.experiments.sweep.threshold_sweep`: the
+    Threshold lab's sweep of the same stream, classifier, length and seed.
+    """
+    cfg = RunConfig("sea10", "gnb", n_chunks=SWEEP_CHUNKS, seed=seed)
+    return Sweep(threshold_sweep(cfg, ALPHA_EXPONENTS, (seed,)),
+                 tuple(run_stream(cfg).drift_chunks or ()))
+
+
+@dataclass(frozen=True)
+class FloorEffect:
+    """Alarms per chunk on chunks of 100 predictions without any error, at α = 10⁻³.
+
+    ``with_floor``: the authors' floor of 5 on every cell; ``without``: no floor, sparse
+    columns merged until every expected count reaches 5 (the calibrated variant).
+    """
+
+    n_chunks: int
+    with_floor: float
+    without: float
+
+
+def floor_effect(seed: int = 0, *, n_chunks: int = 200) -> FloorEffect:
+    """What the count floor does where a column is empty: the false-alarm rate with and without.
+
+    Examples
+    --------
+    >>> f = floor_effect(0, n_chunks=100)
+    >>> f.with_floor > 0.05, f.without
+    (True, 0.0)
+    """
+    rates = [pu_false_alarm_rates(100, 0.0, n_chunks=n_chunks, seed=seed,
+                                  detector_options=dict(FLOOR_VARIANTS[v]))["per_chunk"]
+             for v in ("default (floor 5)", "clamp_min=0, min_expected=5")]
+    return FloorEffect(n_chunks, float(rates[0]), float(rates[1]))
 
 
 def threshold_question(study: FalseAlarmStudy, alpha: float = 0.05) -> Question:
@@ -472,7 +614,6 @@ def threshold_question(study: FalseAlarmStudy, alpha: float = 0.05) -> Question:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> chunks = pd.DataFrame({"chunk": [2, 3, 4, 5], "min_p": [0.5, 0.01, 0.2, 0.04],
     ...                        "n_cuts": [1, 2, 2, 3]})
     >>> q = threshold_question(FalseAlarmStudy(pd.DataFrame(), chunks))

@@ -1,0 +1,253 @@
+"""pudd_core.views.course: each lesson's computation, and questions answered by it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from pudd_core._validation import ParameterError
+from pudd_core.chi2 import pu_chi2_test
+from pudd_core.experiments.baselines import feed_errors, make
+from pudd_core.experiments.sweep import FalseAlarmStudy
+from pudd_core.views import course
+from pudd_core.views.illustration import Theorem2Config, theorem2_demo
+
+
+# --- questions ----------------------------------------------------------------------------------
+def test_a_right_option_says_right_and_a_wrong_one_names_the_choice_and_the_reason() -> None:
+    q = course.Question("k", "s", "?", ("a", "b", "c"), (1, 2), "Because.", ("hint a", "", ""))
+    assert [q.check(i).correct for i in range(3)] == [False, True, True]
+    assert q.check(0).text == 'Not quite: you chose "a". hint a Because.'
+    assert q.check(2).text == "Right. Because."
+
+
+def test_a_question_refuses_an_answer_outside_its_options_and_a_choice_outside_them() -> None:
+    with pytest.raises(ValueError, match="must index"):
+        course.Question("k", "s", "?", ("a",), (1,), "")
+    q = course.Question("k", "s", "?", ("a", "b"), (0,), "")
+    with pytest.raises(ParameterError, match="choice must be an option index from 0 to 1"):
+        q.check(2)
+
+
+@given(st.one_of(st.none(), st.floats(-10, 100, allow_nan=False)))
+def test_every_value_falls_in_exactly_the_range_whose_bounds_hold_it(value: float | None) -> None:
+    bounds = [0.0, 3.0, math.inf]
+    i = course.option_of(value, bounds)
+    if value is None:
+        assert i == len(bounds)
+    else:
+        assert value <= bounds[i] and (i == 0 or value > bounds[i - 1])
+
+
+# --- lesson 1 -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("dataset", list(course.LESSON1_STREAMS))
+def test_lesson1_delay_is_ddms_first_alarm_after_the_drift_counted_in_predictions(
+    dataset: str,
+) -> None:
+    les = course.delay_lesson(course.DelayConfig(dataset, seed=1))
+    chunk = les.first_alarm(les.ddm)
+    size = les.config.chunk_size
+    if chunk is None:
+        assert les.delay_predictions(les.ddm) is None
+        assert les.question().answers == (3,)
+        return
+    log = next(c for c in les.ddm.chunks if c.chunk_index == chunk)
+    # the runner's DDM is a fresh detector at each alarm; fed the same chunk's errors from a
+    # fresh DDM it cannot alarm later than the first detection recorded in that chunk
+    assert log.detections and chunk >= les.drift
+    assert les.delay_predictions(les.ddm) == (chunk - les.drift) * size + log.detections[0] + 1
+    late = chunk - les.drift
+    assert les.question().answers == ((0,) if late == 0 else (1,) if late <= 3 else (2,))
+
+
+def test_lesson1_runs_are_the_explorers_runs_of_the_same_config() -> None:
+    cfg = course.DelayConfig("sea0", seed=3)
+    pudd, ddm = cfg.explorer().run_configs()
+    assert (pudd.detector, ddm.detector, pudd.regime, pudd.chunk_size, pudd.n_chunks) == (
+        "pudd", "ddm", "train-once", cfg.chunk_size, cfg.n_chunks)
+    les = course.delay_lesson(cfg)
+    assert les.pudd.config == pudd and les.ddm.config == ddm
+
+
+def test_ddm_fed_a_larger_error_rise_alarms_no_later() -> None:
+    # why the lesson's noisy streams are late: the same jump is harder to see on more noise
+    rng = np.random.default_rng(0)
+    before = rng.random(3000)
+    after = rng.random(3000)
+    small = np.r_[before < 0.20, after < 0.25].astype(int)
+    large = np.r_[before < 0.20, after < 0.40].astype(int)
+    late_small = next((a for a in feed_errors(make("ddm"), small) if a >= 3000), 10**9)
+    late_large = next((a for a in feed_errors(make("ddm"), large) if a >= 3000), 10**9)
+    assert late_large <= late_small
+
+
+# --- lesson 2 -----------------------------------------------------------------------------------
+def test_lesson2_pu_index_is_one_minus_the_true_class_probability() -> None:
+    pts = course.pu_points(4)
+    rows = np.arange(len(pts.labels))
+    assert np.allclose(pts.u, 1.0 - pts.proba[rows, pts.labels])
+    assert np.array_equal(pts.correct, pts.proba.argmax(axis=1) == pts.labels)
+    assert np.array_equal(pts.u < 0.5, pts.correct)  # two classes, no ties here
+
+
+def test_lesson2_question_answer_is_the_computed_point_and_its_distractor_is_one_minus_max_p() -> (
+    None
+):
+    pts = course.pu_points(0)
+    q = pts.question()
+    j = pts.asked
+    assert q.options[q.answers[0]].startswith(f"u = {pts.u[j]:.2f}, ")
+    assert q.options[1].startswith(f"u = {1 - pts.proba[j].max():.2f}, ")
+    assert not pts.correct[j]  # seed 0 has an error among the first 20
+
+
+# --- lesson 3 -----------------------------------------------------------------------------------
+def test_lesson3_a_cut_tests_the_last_chunks_against_the_ones_before() -> None:
+    les = course.cut_lesson(2)
+    old_u, old_ok = np.concatenate(les.u[:-4]), np.concatenate(les.correct[:-4])
+    new_u, new_ok = np.concatenate(les.u[-4:]), np.concatenate(les.correct[-4:])
+    direct = pu_chi2_test(old_u, old_ok, new_u, new_ok, seed=2)
+    assert les.test(4).p_value == direct.p_value
+    assert np.array_equal(les.test(4).table, direct.table)
+    assert les.test(4).table.sum() >= sum(map(len, les.u))  # every prediction, floor may add
+
+
+def test_lesson3_question_answer_is_the_smallest_p_value_among_its_options() -> None:
+    les = course.cut_lesson(1)
+    q = les.question()
+    scan = dict(zip(les.cuts, les.scan(), strict=True))
+    cuts = [int(o.split()[2]) for o in q.options]
+    best = min(scan[c] for c in cuts)
+    assert [cuts[i] for i in q.answers] == [c for c in cuts if scan[c] == best]
+    assert les.n_new in cuts
+
+
+def test_lesson3_refuses_a_cut_that_leaves_a_window_empty() -> None:
+    les = course.cut_lesson(0)
+    with pytest.raises(ParameterError, match="cut must be a recent window of 1 to 11 chunks"):
+        les.test(12)
+
+
+# --- lesson 4 -----------------------------------------------------------------------------------
+def test_lesson4_theorem2_question_follows_both_tests_p_values() -> None:
+    res = theorem2_demo(Theorem2Config(seed=0))
+    q = course.theorem2_question(res, 1e-3)
+    assert res.error_test.p_value >= 1e-3 and res.pudd.p_value < 1e-3
+    assert q.options[q.answers[0]] == "only PUDD's test of the PU table"
+    loose = course.theorem2_question(res, 0.999)  # nothing has p >= 0.999 but the error test
+    assert loose.options[loose.answers[0]] == "only PUDD's test of the PU table"
+
+
+def test_lesson4_power_at_no_change_is_alpha_and_one_bucket_equals_the_2x2_test() -> None:
+    same = course.power_comparison(1000, 0.2, 0.2 + 1e-12, k=5, alpha=0.01)
+    assert same.power_2x2 == pytest.approx(0.01, abs=1e-6)
+    assert same.power_pu == pytest.approx(0.01, abs=1e-6)
+    one = course.power_comparison(800, 0.1, 0.15, k=1)
+    assert one.power_pu == one.power_2x2
+
+
+@given(n=st.integers(50, 5000), e1=st.floats(0.01, 0.99), e2=st.floats(0.01, 0.99),
+       k=st.integers(1, 10))
+@settings(max_examples=50, deadline=None)
+def test_lesson4_a_pure_error_change_gives_both_tables_one_noncentrality_and_k_costs_power(
+    n: int, e1: float, e2: float, k: int
+) -> None:
+    c = course.power_comparison(n, e1, e2, k=k)
+    assert c.lambda_pu == pytest.approx(c.lambda_2x2, rel=1e-9, abs=1e-12)
+    assert c.power_pu <= c.power_2x2 + 1e-12
+
+
+def test_lesson4_power_matches_the_rejection_rate_of_simulated_tables() -> None:
+    n, e1, e2, k, alpha = 1000, 0.10, 0.14, 4, 0.01
+    c = course.power_comparison(n, e1, e2, k=k, alpha=alpha)
+    rng = np.random.default_rng(7)
+    rejections = {"2x2": 0, "pu": 0}
+    trials = 2000
+    for _ in range(trials):
+        rows = []
+        for e in (e1, e2):
+            wrong = rng.binomial(n, e)
+            rows.append([*rng.multinomial(n - wrong, [1 / k] * k), wrong])
+        table = np.array(rows)
+        two = np.column_stack((table[:, :-1].sum(axis=1), table[:, -1]))
+        for name, t in (("2x2", two), ("pu", table)):
+            t = t[:, t.sum(axis=0) > 0]
+            p = stats.chi2_contingency(t, correction=False).pvalue
+            rejections[name] += p < alpha
+    for name, power in (("2x2", c.power_2x2), ("pu", c.power_pu)):
+        se = math.sqrt(power * (1 - power) / trials)
+        assert abs(rejections[name] / trials - power) < 4 * se + 0.01, name
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"n": 1}, "n must be"), ({"error1": 0.0}, "error1 must lie strictly between 0 and 1"),
+    ({"error2": 1.5}, "error2 must lie strictly between 0 and 1"), ({"k": 0}, "k must be"),
+    ({"alpha": 1.0}, "alpha"),
+])
+def test_lesson4_power_refuses_bad_input_naming_the_parameter(kwargs: dict[str, float],
+                                                              message: str) -> None:
+    args = {"n": 1000, "error1": 0.1, "error2": 0.2, "k": 5, "alpha": 1e-3, **kwargs}
+    with pytest.raises(ParameterError, match=message):
+        course.power_comparison(int(args.pop("n")), args.pop("error1"), args.pop("error2"),
+                                k=int(args.pop("k")), alpha=args.pop("alpha"))
+
+
+def test_lesson4_power_question_names_the_stronger_test() -> None:
+    q = course.power_question(course.power_comparison(1000, 0.10, 0.13, k=5))
+    assert q.options[q.answers[0]] == "the 2 × 2 error-rate test"
+    q1 = course.power_question(course.power_comparison(1000, 0.10, 0.13, k=1))
+    assert q1.options[q1.answers[0]] == "equally likely"
+
+
+# --- lesson 5 -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("min_p", "answer"), [
+    ([0.5, 0.3, 0.2, 0.9], "none"),
+    ([0.5, 0.01] + [0.9] * 10, "up to 10% of them (at most 1)"),
+    ([0.01, 0.02, 0.9, 0.9], "more than 10% of them"),
+])
+def test_lesson5_false_alarm_question_counts_chunks_below_alpha(min_p: list[float],
+                                                                answer: str) -> None:
+    chunks = pd.DataFrame({"chunk": range(len(min_p)), "min_p": min_p, "n_cuts": 2})
+    q = course.threshold_question(FalseAlarmStudy(pd.DataFrame(), chunks), 0.05)
+    assert q.options[q.answers[0]] == answer
+    assert f"{sum(p < 0.05 for p in min_p)} of the {len(min_p)} tested chunks" in q.why
+
+
+def test_lesson5_the_floor_alarms_more_often_on_error_free_chunks_than_no_floor() -> None:
+    floor = course.floor_effect(1, n_chunks=100)
+    assert floor.with_floor >= 0.05 > floor.without
+
+
+def test_lesson5_sweep_has_every_alpha_and_the_largest_alarms_at_least_as_often() -> None:
+    sweep = course.drifting_sweep(0)
+    assert sweep.drift_chunks == (10, 20)
+    alarms = sweep.frame.sort_values("exponent")["n_alarms"].tolist()
+    assert len(alarms) == 10
+    # not asserted monotone: an earlier alarm changes the model and the later stream;
+    # the extremes still order (alpha 0.1 alarms at least as often as 1e-10)
+    assert alarms[0] >= alarms[-1]
+
+
+# --- lesson 6 -----------------------------------------------------------------------------------
+def test_lesson6_share_is_one_tenth_per_class_that_changed_side() -> None:
+    assert course.flipped_share((0, 1, 2), (0, 1, 2)) == 0.0
+    assert course.flipped_share((0, 1, 2), (3, 4, 5)) == 0.6
+    assert course.flipped_share((0, 1), (0, 1, 2)) == 0.1  # a collision ends
+
+
+def test_lesson6_question_from_the_interest_process() -> None:
+    from pudd_core.views.cifar import interest_drift
+
+    drift = interest_drift(0, n_chunks=12)
+    q = course.cifar_question(drift.positive_classes, drift.drift_chunks, drift.class_names)
+    assert q is not None
+    d = drift.drift_chunks[0]
+    share = course.flipped_share(drift.positive_classes[d - 1], drift.positive_classes[d])
+    assert q.options[q.answers[0]] in (f"{share:.0%}", "40% or more")
+    assert course.cifar_question([(0, 1, 2)] * 3, [], drift.class_names) is None
