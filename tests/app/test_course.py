@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.views import course as views
@@ -65,3 +66,173 @@ def test_lesson1_answer_survives_a_trip_to_another_page_and_a_new_stream_is_a_ne
     at.radio(key="w_course_drift_stream").set_value("sea20").run(timeout=TIMEOUT)
     assert _feedback(at) == []
     assert at.query_params["stream"] == "sea20"
+
+
+def _link(at: AppTest, label_start: str) -> tuple[str, dict[str, str]]:
+    from urllib.parse import parse_qsl
+
+    [el] = [e for e in at.get("page_link") if e.proto.label.startswith(label_start)]
+    return el.proto.page, dict(parse_qsl(el.proto.query_string))
+
+
+def test_lesson1_try_it_opens_the_explorer_in_the_lessons_state_even_after_a_visit() -> None:
+    at = open_page("pages/explorer.py", timeout=TIMEOUT)
+    at.session_state["explorer_dataset"] = "sine"  # the student's own exploration before
+    at.switch_page("pages/course-drift.py").run(timeout=TIMEOUT)
+    page, query = _link(at, "Try it yourself")
+    assert page == "explorer"
+    at.query_params.clear()
+    at.query_params.update(query)  # what clicking the link does: same session, new URL
+    at.switch_page("pages/explorer.py").run(timeout=TIMEOUT)
+    assert not at.exception
+    cfg = views.DelayConfig("sea10", seed=0).explorer()
+    got = {k: at.session_state[f"explorer_{k}"] for k in (
+        "dataset", "classifier", "regime", "settings", "baselines", "chunk_size", "n_chunks")}
+    assert got == {"dataset": cfg.dataset, "classifier": cfg.classifier, "regime": cfg.regime,
+                   "settings": ("3",), "baselines": cfg.baselines,
+                   "chunk_size": cfg.chunk_size, "n_chunks": cfg.n_chunks}
+    assert at.session_state["explorer_chunk"] == views.delay_lesson(views.DelayConfig()).drift
+
+
+# --- lesson 2 ---------------------------------------------------------------------------------
+def test_lesson2_hides_the_asked_prediction_until_answered_then_rings_it() -> None:
+    points = views.pu_points(0)
+    question = points.question()
+    at = open_page("pages/course-pu-index.py", timeout=TIMEOUT)
+    at.slider(key="w_course_pu_shown").set_value(20).run(timeout=TIMEOUT)
+    [table] = at.dataframe
+    assert points.asked + 1 not in table.value["prediction"].tolist()
+    assert len(figures(at)["course_pu_dots"]["data"][0]["x"]) + len(
+        figures(at)["course_pu_dots"]["data"][1]["x"]) == 19
+    _answer(at, "lesson2_pu", 1)  # 1 - max p: the usual wrong answer
+    assert _feedback(at) == [question.check(1).text]
+    assert "uncertainty of the *predicted* class" in _feedback(at)[0]
+    assert f"u = 1 − {points.proba[points.asked, points.labels[points.asked]]:.2f}" in \
+        _feedback(at)[0]
+    [table] = at.dataframe
+    assert points.asked + 1 in table.value["prediction"].tolist()
+    at.button(key=f"{_question_radio(at, 'lesson2_pu').key}_again").click().run(timeout=TIMEOUT)
+    _answer(at, "lesson2_pu", 0)
+    assert _feedback(at) == [question.check(0).text] and at.success
+
+
+# --- lesson 3 ---------------------------------------------------------------------------------
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_lesson3_moving_the_cut_shows_that_cuts_own_test() -> None:
+    from pudd_core import plots
+
+    lesson = views.cut_lesson(0)
+    at = open_page("pages/course-test.py", timeout=TIMEOUT)
+    for cut in (3, 7):
+        at.select_slider(key="w_course_test_cut").set_value(cut).run(timeout=TIMEOUT)
+        res = lesson.test(cut)
+        m = _metrics(at)
+        assert m["p-value"] == plots.p_text(res.p_value).removeprefix("p = ")
+        assert m["χ² statistic"] == f"{res.statistic:.1f}"
+        assert m["Windows"] == f"1–{12 - cut} | {13 - cut}–12"
+        assert at.dataframe[0].value.to_numpy()[0].tolist()[: res.table.shape[1]] == \
+            res.table[0].tolist()
+    assert at.query_params["cut"] == "7"
+
+
+def test_lesson3_question_feedback_lists_the_scans_p_values() -> None:
+    lesson = views.cut_lesson(1)
+    question = lesson.question()
+    at = open_page("pages/course-test.py", {"seed": "1"}, timeout=TIMEOUT, via_home=False)
+    assert "course_test_scan" not in figures(at)
+    wrong = next(i for i in range(len(question.options)) if i not in question.answers)
+    _answer(at, "lesson3_cut", wrong)
+    assert _feedback(at) == [question.check(wrong).text]
+    assert f"3 chunks: p = {lesson.test(3).p_value:.2g}" in _feedback(at)[0]
+    scan = figures(at)["course_test_scan"]["data"][0]
+    assert scan["x"] == list(lesson.cuts)
+    at.button(key=f"{_question_radio(at, 'lesson3_cut').key}_again").click().run(timeout=TIMEOUT)
+    _answer(at, "lesson3_cut", question.answers[0])
+    assert _feedback(at) == [question.check(question.answers[0]).text]
+
+
+# --- lesson 4 ---------------------------------------------------------------------------------
+def test_lesson4_theorem2_question_and_its_verdicts() -> None:
+    from pudd_core.views.illustration import Theorem2Config, theorem2_demo
+
+    question = views.theorem2_question(theorem2_demo(Theorem2Config(seed=0)), 1e-3)
+    at = open_page("pages/course-theorem2.py", timeout=TIMEOUT)
+    assert "course_theorem2_verdicts" not in figures(at)
+    _answer(at, "lesson4_theorem2", 1)
+    assert _feedback(at)[0] == question.check(1).text
+    assert "course_theorem2_verdicts" in figures(at)
+    assert question.answers == (2,)
+
+
+def test_lesson4_power_feedback_and_chart_come_from_the_noncentral_chi2() -> None:
+    from scipy import stats
+
+    at = open_page("pages/course-theorem2.py", timeout=TIMEOUT)
+    at.slider(key="w_course_theorem2_error2").set_value(0.16).run(timeout=TIMEOUT)
+    at.slider(key="w_course_theorem2_k").set_value(3).run(timeout=TIMEOUT)
+    c = views.power_comparison(1000, 0.10, 0.16, k=3, alpha=1e-3)
+    question = views.power_question(c)
+    _answer(at, "lesson4_power", 0)  # "PUDD's test": wrong for a pure error change
+    assert [f for f in _feedback(at) if "noncentrality" in f] == [question.check(0).text]
+    # the power shown, recomputed here by hand: P(chi'^2_dof(lambda) > critical value)
+    for dof, lam, shown_power in ((1, c.lambda_2x2, c.power_2x2), (3, c.lambda_pu, c.power_pu)):
+        assert stats.ncx2.sf(stats.chi2.isf(1e-3, dof), dof, lam) == pytest.approx(shown_power)
+    bars = figures(at)["course_theorem2_power"]["data"][0]
+    assert bars["text"] == [f"{c.power_2x2:.1%}", f"{c.power_pu:.1%}"]
+    assert at.query_params["error2"] == "0.16" and at.query_params["k"] == "3"
+
+
+def test_lesson4_a_bad_link_value_is_ignored_with_a_warning() -> None:
+    at = open_page("pages/course-theorem2.py", {"error2": "lots", "k": "99", "n": "300"},
+                   timeout=TIMEOUT, via_home=False)
+    warnings = " ".join(w.value for w in at.sidebar.warning)
+    assert "error2=lots" in warnings and "k=99" in warnings and "n=300" in warnings
+    assert at.slider(key="w_course_theorem2_k").value == 5
+
+
+# --- lesson 5 ---------------------------------------------------------------------------------
+def test_lesson5_question_and_the_alpha_slider_read_the_live_runs() -> None:
+    study = views.stationary_study(0)
+    question = views.threshold_question(study, 0.05)
+    sweep = views.drifting_sweep(0).frame
+    at = open_page("pages/course-thresholds.py", timeout=TIMEOUT)
+    wrong = next(i for i in range(3) if i not in question.answers)
+    _answer(at, "lesson5_alpha", wrong)
+    assert _feedback(at) == [question.check(wrong).text]
+    at.select_slider(key="w_course_thresholds_alpha").set_value(1).run(timeout=TIMEOUT)
+    row = sweep.loc[sweep["exponent"] == 1].iloc[0]
+    m = _metrics(at)
+    assert m["Alarms"] == str(int(row["n_alarms"]))
+    assert m["False alarms"] == str(int(row["false_alarms"]))
+    floor = views.floor_effect(0)
+    assert any(f"{floor.with_floor:.0%} of them with the floor" in md.value
+               for md in at.markdown)
+
+
+# --- lesson 6 ---------------------------------------------------------------------------------
+def test_lesson6_question_from_the_interest_process_and_no_runs_without_the_cifar_page() -> None:
+    from pudd_core.views.cifar import interest_drift
+
+    drift = interest_drift(0, n_chunks=10)
+    question = views.cifar_question(drift.positive_classes, drift.drift_chunks,
+                                    drift.class_names)
+    assert question is not None
+    at = open_page("pages/course-cifar.py", timeout=TIMEOUT)
+    assert "course_cifar_runs" not in figures(at)
+    assert any("have not been computed" in i.value for i in at.info)
+    wrong = next(i for i in range(5) if i not in question.answers)
+    _answer(at, "lesson6_share", wrong)
+    assert _feedback(at) == [question.check(wrong).text]
+
+
+def test_every_lesson_links_the_next_and_answers_count_across_lessons() -> None:
+    at = open_page("pages/course-drift.py", timeout=TIMEOUT)
+    _answer(at, "lesson1_delay", 0)
+    at.switch_page("pages/course-pu-index.py").run(timeout=TIMEOUT)
+    _answer(at, "lesson2_pu", 0)
+    assert any("all lessons: 2." in c.value for c in at.caption)
+    page, _ = _link(at, "Next:")
+    assert page == "course-test"
