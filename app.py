@@ -9,7 +9,7 @@ from ui.pages import FAVICON, PAGES, routing, sections
 
 st.set_page_config(page_title="PUDD Lab", layout="wide", page_icon=FAVICON)
 state.init()
-page = st.navigation(sections(PAGES))
+page = st.navigation(sections(PAGES), expanded=True)  # every page listed: no "View more"
 state.read_query(page.url_path)  # before the sidebar, which shows link warnings
 controls.sidebar()
 with routing():

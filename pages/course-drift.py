@@ -43,19 +43,20 @@ controls.plot(plots.error_trace_figure(
     key="course_drift_chart")
 before, after = lesson.error_rates()
 if answered:
-    cols = st.columns(3)
-    for col, name, run in ((cols[0], "DDM", lesson.ddm), (cols[1], "PUDD-3", lesson.pudd)):
+    top, bottom = st.columns(2), st.columns(2)  # two by two: readable on a projector
+    for col, name, run in ((top[0], "DDM", lesson.ddm), (top[1], "PUDD-3", lesson.pudd)):
         delay = lesson.delay_predictions(run)
-        col.metric(f"{name}: delay", "no alarm" if delay is None else f"{delay:,} predictions",
-                   f"{lesson.false_alarms(run)} false alarm(s) before", delta_arrow="off",
+        col.metric(f"{name} delay (predictions)", "none" if delay is None else f"{delay:,}",
+                   f"{lesson.false_alarms(run)} false alarm(s)", delta_arrow="off",
                    delta_color="gray")
-    cols[2].metric("Error rate before → after", f"{before:.1%} → {after:.1%}")
+    bottom[0].metric("Error rate before the drift", f"{before:.1%}")
+    bottom[1].metric("Error rate after the drift", f"{after:.1%}")
     st.caption(
         f"Grey band: the drift, chunk {lesson.drift} (seed {cfg.seed}; the sidebar's seed draws "
-        "another stream). Delay counts the predictions from the drift's first one to the alarm: "
-        "DDM can alarm inside a chunk, PUDD tests at the end of each chunk. Try the three noise "
-        "levels and a few seeds: the delay is a random quantity, and neither detector wins "
-        "every time.")
+        "another stream). False alarms: alarms before the drift. Delay counts the predictions "
+        "from the drift's first one to the alarm: DDM can alarm inside a chunk, PUDD tests at "
+        "the end of each chunk. Try the three noise levels and a few seeds: the delay is a "
+        "random quantity, and neither detector wins every time.")
 course.try_it("pages/explorer.py", course.explorer_values(cfg.explorer(), lesson.drift),
               "these runs in the Stream explorer, at the drift's chunk")
 course.next_lesson(PATH)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.views.course import LESSON1_STREAMS
+from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 from ui import cache, controls, course, state
 from ui.pages import ensure_routed
 
@@ -45,22 +46,23 @@ frame = pd.DataFrame({
     "u = 1 − p(true)": points.u[visible],
     "right?": ["yes" if points.correct[i] else "no" for i in visible],
 })
-left, right = st.columns([2, 3])
-left.dataframe(frame, hide_index=True, height=300,
-               column_config={c: st.column_config.NumberColumn(format="%.2f")
-                              for c in ("p(class 0)", "p(class 1)", "u = 1 − p(true)")})
-with right:
-    ring = points.asked if answered and points.asked < shown else None
-    controls.plot(plots.pu_dots_figure(points.u[visible], points.correct[visible],
-                                       shown=len(visible), highlight=ring,
-                                       title=f"PU-index of {len(visible)} predictions"),
-                  key="course_pu_dots")
+ring = points.asked if answered and points.asked < shown else None
+controls.plot(plots.pu_dots_figure(points.u[visible], points.correct[visible],
+                                   shown=len(visible), highlight=ring,
+                                   title=f"PU-index of {len(visible)} predictions"),
+              key="course_pu_dots")
+st.dataframe(frame, hide_index=True,
+             column_config={c: st.column_config.NumberColumn(format="%.2f")
+                            for c in ("p(class 0)", "p(class 1)", "u = 1 − p(true)")})
 if hidden is not None and hidden < shown:
     st.caption(f"Prediction {hidden + 1} is the question's: it joins the table and the chart "
                "once you have committed to an answer.")
 st.caption("Dots: one prediction each, stacked in arrival order (circle right, cross wrong), "
            "the newest ringed, and the question's once answered; the dashed line is u = 0.5. "
            f"Seed {seed}: the sidebar's seed draws other predictions.")
-course.try_it("pages/theorem2.py", {}, "two windows' PU histograms on the Theorem 2 page")
+explore = ExplorerConfig(points.dataset, "gnb", "train-once", (PUDDSetting(3),), (), seed, 1,
+                         points.chunk_size, 3)
+course.try_it("pages/explorer.py", course.explorer_values(explore, 1),
+              f"all {points.chunk_size} predictions of this chunk in the Stream explorer")
 course.next_lesson(PATH)
 state.write_query("course-pu-index")

@@ -41,24 +41,28 @@ cut = st.select_slider("Cut: the recent window is the last … chunks", options=
                        **state.bound(state.COURSE_TEST_CUT))
 res = lesson.test(int(cut))
 first = len(lesson.u) + 1 - int(cut)  # the recent window's first chunk
-cols = st.columns(4)
-cols[0].metric("Windows", f"1–{first - 1} | {first}–{len(lesson.u)}")
-cols[1].metric("χ² statistic", f"{res.statistic:.1f}")
-cols[2].metric("Degrees of freedom (K)", f"{res.dof}")
-cols[3].metric("p-value", plots.p_text(res.p_value).removeprefix("p = "),
+cols = st.columns(3)
+cols[0].metric("χ² statistic", f"{res.statistic:.1f}")
+cols[1].metric("Degrees of freedom", f"{res.dof}")
+cols[2].metric("p-value", plots.p_text(res.p_value).removeprefix("p = "),
                "drift (PUDD-3)" if res.p_value < ALPHA else "no drift (PUDD-3)",
                delta_arrow="off", delta_color="orange" if res.p_value < ALPHA else "gray")
 old, new = slice(None, -int(cut)), slice(-int(cut), None)
+st.markdown(f"**Reference: chunks 1–{first - 1}; recent: chunks {first}–{len(lesson.u)}.** "
+            "Their PU-index, with the buckets fitted on the reference window's correct "
+            "predictions (dotted).")
 controls.plot(plots.pu_histogram_figure(
     np.concatenate(lesson.u[old]), np.concatenate(lesson.correct[old]),
     np.concatenate(lesson.u[new]), np.concatenate(lesson.correct[new]),
-    edges=res.buckets.edges, names=(f"Reference: chunks 1–{first - 1}",
-                                    f"Recent: chunks {first}–{len(lesson.u)}"),
-    title="PU-index of both windows, with the reference window's buckets"),
+    edges=res.buckets.edges, names=("Reference", "Recent")),
     key="course_test_histogram")
 st.markdown("**The tested table** (observed counts after the floor of 5; expected counts "
             "E = row total × column total / N)")
-st.dataframe(plots.contingency_table_frame(res.table, res.expected))
+st.dataframe(plots.contingency_table_frame(
+    res.table, res.expected, row_labels=("Reference", "Recent"),
+    column_labels=[*(f"B{i}" for i in range(1, res.table.shape[1])), "miscl."]))
+st.caption("B1 … BK: the buckets of correct predictions, by PU-index; miscl.: every "
+           "misclassified prediction.")
 if answered:
     scan = lesson.scan()
     controls.plot(plots.cut_pvalue_figure(lesson.cuts, scan, alpha=ALPHA,

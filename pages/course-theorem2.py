@@ -33,9 +33,10 @@ st.markdown(
 )
 res = cache.theorem2(t2)
 w = res.windows
+st.markdown("**Two windows, same error rate.** Their PU-index histograms, with PUDD's buckets "
+            "(dotted).")
 controls.plot(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
-                                        edges=res.pudd.buckets.edges,
-                                        title="Two windows, same error rate"),
+                                        edges=res.pudd.buckets.edges),
               key="course_theorem2_histogram")
 if course.ask(theorem2_question(res, ALPHA)):
     controls.plot(plots.verdict_figure(["PUDD", "Error-rate test"],

@@ -51,8 +51,8 @@ cols = st.columns(4)
 cols[0].metric("Alarms", f"{int(row['n_alarms'])}")
 cols[1].metric("Drifts detected", f"{n_drifts - int(row['missed'])} of {n_drifts}")
 cols[2].metric("False alarms", f"{int(row['false_alarms'])}")
-cols[3].metric("Mean delay", "—" if row["mean_delay"] != row["mean_delay"]
-               else f"{row['mean_delay']:.1f} chunks")
+cols[3].metric("Mean delay (chunks)", "—" if row["mean_delay"] != row["mean_delay"]
+               else f"{row['mean_delay']:.1f}")
 without = int((study.chunk_p["min_p"] < alpha).sum())
 st.caption(f"At α = {alpha:g} the stream without drift above alarms on {without} of its "
            f"{len(study.chunk_p)} tested chunks. Seed {seed}.")

@@ -22,7 +22,7 @@ def header(path: str, goal: str) -> None:
     """The lesson's title (from the navigation list), its learning goal and the progress."""
     course = lessons()
     number = next(i for i, p in enumerate(course, 1) if p.path == path)
-    st.title(f"Lesson {number}: {course[number - 1].title.split('. ', 1)[-1]}")
+    st.title(course[number - 1].title)  # the sidebar's title: "1. Concept drift ..."
     st.markdown(f"**Learning goal.** {goal}")
     answered = {k.split("|", 1)[0] for k in state.get(state.COURSE_ANSWERS)}
     st.caption(f"Lesson {number} of {len(course)}. Questions answered in this browser session, "

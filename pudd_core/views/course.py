@@ -265,6 +265,7 @@ class PUPoints:
 
     dataset: str
     seed: int
+    chunk_size: int
     proba: NDArray[np.float64] = field(repr=False)
     labels: NDArray[np.int64] = field(repr=False)
     u: NDArray[np.float64] = field(repr=False)
@@ -313,14 +314,15 @@ def pu_points(seed: int = 0, *, n: int = 20, dataset: str = "sea10") -> PUPoints
     (0,)
     """
     _validation.check_positive_int("n", n, minimum=1)
-    cfg = RunConfig(dataset, "gnb", "none", seed=seed, chunk_size=max(n, 100), n_chunks=2)
+    cfg = RunConfig(dataset, "gnb", "none", seed=seed, chunk_size=max(n, 100), n_chunks=3)
     stream = run_stream(cfg)
     model = run_model(cfg, stream)
     model.fit(*stream.chunk(0))
     x, y = stream.chunk(1)
     proba = np.asarray(model.predict_proba(x[:n]), dtype=np.float64)
     labels = np.asarray(y[:n], dtype=np.int64)
-    return PUPoints(dataset, seed, proba, labels, pu_index(proba, labels),
+    return PUPoints(dataset, seed, int(stream.info.chunk_size), proba, labels,
+                    pu_index(proba, labels),
                     is_correct(proba, labels))
 
 

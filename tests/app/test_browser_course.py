@@ -1,0 +1,144 @@
+"""The course in a real headless Chromium at a projector's 1024 × 768: every lesson, every action.
+
+Reuses test_browser.py's server, browser and checks; the screenshots (one per lesson, after
+its question is answered) are the README's course section with PUDD_UPDATE_SCREENSHOTS=1.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from pudd_core.views import course as views
+from tests.app.test_browser import (  # noqa: F401  (fixtures are used by name)
+    ARTIFACTS,
+    DOCS,
+    _assert_no_exception,
+    _save_small,
+    _settle,
+    app_url,
+    browser,
+    chromium_path,
+)
+from ui.pages import COURSE, PAGES
+
+pytestmark = pytest.mark.browser
+
+PROJECTOR = {"width": 1024, "height": 768}
+LESSONS = [p for p in PAGES if p.section == COURSE]
+
+
+@pytest.fixture
+def projector(browser: Any) -> Iterator[Any]:  # noqa: F811
+    context = browser.new_context(viewport=PROJECTOR)
+    p = context.new_page()
+    p.set_default_timeout(30_000)
+    yield p
+    context.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    """The whole lesson at the projector's width (the height grown to the page's)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / f"{name}.png"
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
+    page.set_viewport_size({"width": PROJECTOR["width"],
+                            "height": min(max(height, PROJECTOR["height"]), 8000)})
+    page.wait_for_timeout(800)  # plotly redraws at the new size
+    page.screenshot(path=str(target), full_page=True)
+    page.set_viewport_size(PROJECTOR)
+    if os.environ.get("PUDD_UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        _save_small(target, DOCS / f"{name}.png")
+
+
+def _settled(page: Any, heading: str) -> None:
+    """As ``_settle``, then until no cached computation's spinner is left on the page."""
+    _settle(page, heading)
+    page.locator('[data-testid="stSpinner"]').first.wait_for(state="detached", timeout=120_000)
+    _settle(page, heading)
+
+
+def _questions(page: Any) -> Any:
+    return page.get_by_role("radiogroup", name="Your prediction")
+
+
+def _answer_first_open_question(page: Any, heading: str) -> None:
+    """Click the first option of the first question not answered yet; feedback appears."""
+    radios = _questions(page)
+    for i in range(radios.count()):
+        radio = radios.nth(i)
+        if radio.get_by_role("radio").first.is_disabled():
+            continue
+        options = radio.locator("label")
+        before = page.locator('[data-testid="stAlert"]').count()
+        options.first.click()
+        _settled(page, heading)
+        _assert_no_exception(page)
+        assert page.locator('[data-testid="stAlert"]').count() > before, "no feedback shown"
+        return
+    pytest.fail("no open question on the page")
+
+
+def _nudge_sliders(page: Any, heading: str) -> None:
+    """Move every slider of the lesson one step; each is in the lesson's link, which follows."""
+    sliders = page.locator('[data-testid="stMain"]').get_by_role("slider")
+    for i in range(sliders.count()):
+        before = page.url
+        sliders.nth(i).focus()
+        sliders.nth(i).press("ArrowRight")
+        page.wait_for_function("url => window.location.href !== url", arg=before,
+                               timeout=30_000)
+        _settled(page, heading)
+        _assert_no_exception(page)
+
+
+def test_the_whole_course_at_1024x768_shows_no_exception_after_any_action(
+    projector: Any, app_url: str  # noqa: F811
+) -> None:
+    page = projector
+    page.goto(app_url)
+    _settle(page, "PUDD Lab")
+    answered = 0
+    for spec in LESSONS:
+        page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
+            has_text=spec.title).click()
+        _settled(page, spec.title)
+        _assert_no_exception(page)
+        _nudge_sliders(page, spec.title)  # first: a new setting is a new question
+        questions = _questions(page).count()
+        assert questions >= 1, f"{spec.title} asks nothing"
+        for _ in range(questions):
+            _answer_first_open_question(page, spec.title)
+        answered += questions
+        _shot(page, f"course-{LESSONS.index(spec) + 1}")
+    # the answers survive the walk: back at lesson 1, its feedback is still there
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
+        has_text=LESSONS[0].title).click()
+    _settle(page, LESSONS[0].title)
+    assert page.locator('[data-testid="stAlert"]:has-text("DDM")').count() >= 1
+    main = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]')
+    assert f"all lessons: {answered}." in main.first.inner_text()
+
+
+def test_lesson1_try_it_yourself_opens_the_explorer_in_the_lessons_state(
+    projector: Any, app_url: str  # noqa: F811
+) -> None:
+    page = projector
+    page.goto(f"{app_url}/{LESSONS[0].url_path}")
+    _settle(page, LESSONS[0].title)
+    page.get_by_text("Try it yourself", exact=False).click()
+    _settle(page, "Stream explorer")
+    _assert_no_exception(page)
+    query = dict(parse_qsl(urlsplit(page.url).query))
+    cfg = views.DelayConfig().explorer()
+    assert urlsplit(page.url).path.endswith("/explorer")
+    assert {k: query.get(k) for k in ("dataset", "regime", "pudd", "baselines", "chunk_size",
+                                      "n_chunks")} == {
+        "dataset": cfg.dataset, "regime": cfg.regime, "pudd": "3", "baselines": "ddm",
+        "chunk_size": str(cfg.chunk_size), "n_chunks": str(cfg.n_chunks)}
