@@ -31,4 +31,4 @@ screenshots:
 	bash scripts/setup_env.sh dev
 	bash scripts/install_browser.sh
 	PUDD_UPDATE_SCREENSHOTS=1 PUDD_RESULTS_STORE=$(CURDIR)/results/store \
-		.venv/bin/pytest tests/app/test_browser.py -m browser
+		.venv/bin/pytest tests/app/test_browser.py tests/app/test_browser_course.py -m browser

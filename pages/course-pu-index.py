@@ -62,7 +62,7 @@ st.caption("Dots: one prediction each, stacked in arrival order (circle right, c
            f"Seed {seed}: the sidebar's seed draws other predictions.")
 explore = ExplorerConfig(points.dataset, "gnb", "train-once", (PUDDSetting(3),), (), seed, 1,
                          points.chunk_size, 3)
-course.try_it("pages/explorer.py", course.explorer_values(explore, 1),
-              f"all {points.chunk_size} predictions of this chunk in the Stream explorer")
+course.try_it("pages/explorer.py", course.explorer_values(explore, 2),
+              "this stream and model in the Stream explorer, at chunk 2")
 course.next_lesson(PATH)
 state.write_query("course-pu-index")
