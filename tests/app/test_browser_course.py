@@ -1,4 +1,4 @@
-"""The course in a real headless Chromium at a projector's 1024 × 768: every lesson, every action.
+"""The course in a real headless Chromium at 1024 × 768 and 1280 × 800: every lesson, every action.
 
 Reuses test_browser.py's server, browser and checks; the screenshots (one per lesson, after
 its question is answered) are the README's course section with PUDD_UPDATE_SCREENSHOTS=1.
@@ -29,7 +29,17 @@ from ui.pages import COURSE, PAGES
 pytestmark = pytest.mark.browser
 
 PROJECTOR = {"width": 1024, "height": 768}
+LAPTOP = {"width": 1280, "height": 800}  # a student's laptop
 LESSONS = [p for p in PAGES if p.section == COURSE]
+
+
+@pytest.fixture(params=[PROJECTOR, LAPTOP], ids=["1024x768", "1280x800"])
+def screen(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:  # noqa: F811
+    context = browser.new_context(viewport=request.param)
+    p = context.new_page()
+    p.set_default_timeout(30_000)
+    yield p
+    context.close()
 
 
 @pytest.fixture
@@ -42,17 +52,19 @@ def projector(browser: Any) -> Iterator[Any]:  # noqa: F811
 
 
 def _shot(page: Any, name: str) -> None:
-    """The whole lesson at the projector's width (the height grown to the page's)."""
+    """The whole lesson at the page's width (the height grown to the page's); the projector's
+    go to the README with PUDD_UPDATE_SCREENSHOTS=1."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    target = ARTIFACTS / f"{name}.png"
+    size = dict(page.viewport_size)
+    target = ARTIFACTS / f"{name}-{size['width']}.png"
     height = page.evaluate(
         "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
-    page.set_viewport_size({"width": PROJECTOR["width"],
-                            "height": min(max(height, PROJECTOR["height"]), 8000)})
+    page.set_viewport_size({"width": size["width"],
+                            "height": min(max(height, size["height"]), 8000)})
     page.wait_for_timeout(800)  # plotly redraws at the new size
     page.screenshot(path=str(target), full_page=True)
-    page.set_viewport_size(PROJECTOR)
-    if os.environ.get("PUDD_UPDATE_SCREENSHOTS") == "1":
+    page.set_viewport_size(size)
+    if os.environ.get("PUDD_UPDATE_SCREENSHOTS") == "1" and size == PROJECTOR:
         DOCS.mkdir(parents=True, exist_ok=True)
         _save_small(target, DOCS / f"{name}.png")
 
@@ -98,10 +110,10 @@ def _nudge_sliders(page: Any, heading: str) -> None:
         _assert_no_exception(page)
 
 
-def test_the_whole_course_at_1024x768_shows_no_exception_after_any_action(
-    projector: Any, app_url: str  # noqa: F811
+def test_the_whole_course_shows_no_exception_after_any_action(
+    screen: Any, app_url: str  # noqa: F811
 ) -> None:
-    page = projector
+    page = screen
     page.goto(app_url)
     _settle(page, "PUDD Lab")
     answered = 0
