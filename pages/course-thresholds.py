@@ -6,9 +6,11 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.views.course import (
+    LESSON1_STREAMS,
     STUDY_CHUNK_SIZE,
     STUDY_CHUNKS,
     SWEEP_CHUNKS,
+    SWEEP_DATASET,
     threshold_question,
 )
 from ui import cache, controls, course, state
@@ -41,7 +43,8 @@ if course.ask(threshold_question(study, 0.05)):
 st.subheader("Delay against false alarms on a drifting stream")
 swept = cache.course_sweep(seed)
 sweep, n_drifts = swept.frame, len(swept.drift_chunks)
-st.markdown(f"SEA with 10% label noise, {SWEEP_CHUNKS} chunks, true drifts at chunks "
+st.markdown(f"{SWEEP_DATASET} (SEA, {LESSON1_STREAMS[SWEEP_DATASET]}), {SWEEP_CHUNKS} chunks, "
+            "true drifts at chunks "
             f"{', '.join(map(str, swept.drift_chunks))}; PUDD at each α from 10⁻¹ to 10⁻¹⁰. "
             "Move the threshold.")
 alpha = controls.alpha_selector(state.COURSE_ALPHA_EXP)
@@ -73,7 +76,7 @@ st.markdown(
     "explorer can switch it off (`clamp_min=0`)."
 )
 course.try_it("pages/thresholds.py",
-              {state.THRESHOLDS_DATASET: "sea10", state.THRESHOLDS_CLASSIFIER: "gnb",
+              {state.THRESHOLDS_DATASET: SWEEP_DATASET, state.THRESHOLDS_CLASSIFIER: "gnb",
                state.THRESHOLDS_EXPONENTS: (1, 10), state.THRESHOLDS_SEEDS: 1,
                state.THRESHOLDS_N_CHUNKS: SWEEP_CHUNKS, state.THRESHOLDS_ALPHA_EXP: exponent},
               "this sweep in the Threshold lab")

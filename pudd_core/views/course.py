@@ -27,6 +27,7 @@ from pudd_core.experiments.sweep import (
     threshold_sweep,
 )
 from pudd_core.pu_index import is_correct, pu_index
+from pudd_core.streams.synth import SPECS
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 from pudd_core.views.illustration import Theorem2Result
 
@@ -40,6 +41,7 @@ __all__ = [
     "STUDY_CHUNKS",
     "STUDY_CHUNK_SIZE",
     "SWEEP_CHUNKS",
+    "SWEEP_DATASET",
     "PUPoints",
     "PowerComparison",
     "Question",
@@ -140,8 +142,9 @@ def option_of(value: float | None, bounds: Sequence[float]) -> int:
 
 # --- lesson 1: a known drift, and how late an error-rate detector sees it ----------------------
 #: Lesson 1's streams: SEA with its label noise (the share of labels flipped at random).
-LESSON1_STREAMS: dict[str, str] = {"sea0": "no label noise", "sea10": "10% label noise",
-                                   "sea20": "20% label noise"}
+LESSON1_STREAMS: dict[str, str] = {
+    name: f"{SPECS[name].noise:.0%} label noise" if SPECS[name].noise else "no label noise"
+    for name in ("sea0", "sea10", "sea20")}
 
 
 @dataclass(frozen=True)
@@ -560,8 +563,8 @@ def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS) -> FalseAla
                              seed=seed)
 
 
-#: Length of lesson 5's drifting stream (one of the Threshold lab's lengths).
-SWEEP_CHUNKS = 30
+#: Lesson 5's drifting stream and its length (one of the Threshold lab's lengths).
+SWEEP_DATASET, SWEEP_CHUNKS = "sea10", 30
 
 
 @dataclass(frozen=True)
@@ -573,12 +576,12 @@ class Sweep:
 
 
 def drifting_sweep(seed: int = 0) -> Sweep:
-    """PUDD at α = 10⁻¹ … 10⁻¹⁰ on SEA with 10% label noise (30 chunks, drifts at 10 and 20).
+    """PUDD at α = 10⁻¹ … 10⁻¹⁰ on :data:`SWEEP_DATASET` (:data:`SWEEP_CHUNKS` chunks).
 
     One row per exponent, as :func:`~pudd_core.experiments.sweep.threshold_sweep`: the
     Threshold lab's sweep of the same stream, classifier, length and seed.
     """
-    cfg = RunConfig("sea10", "gnb", n_chunks=SWEEP_CHUNKS, seed=seed)
+    cfg = RunConfig(SWEEP_DATASET, "gnb", n_chunks=SWEEP_CHUNKS, seed=seed)
     return Sweep(threshold_sweep(cfg, ALPHA_EXPONENTS, (seed,)),
                  tuple(run_stream(cfg).drift_chunks or ()))
 

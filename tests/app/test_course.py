@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.views import course as views
-from tests.app._apptest import figures, open_page, shown
+from tests.app._apptest import ROOT, figures, open_page, shown
 
 TIMEOUT = 60
 
@@ -237,3 +237,35 @@ def test_every_lesson_links_the_next_and_answers_count_across_lessons() -> None:
     assert any("all lessons: 2." in c.value for c in at.caption)
     page, _ = _link(at, "Next:")
     assert page == "course-test"
+
+
+@pytest.mark.slow
+@pytest.mark.datasets
+def test_lesson6_shows_the_cifar_pages_finished_runs_without_recomputing() -> None:
+    from pudd_core.experiments.runner import run_experiment
+    from ui import cache
+    from ui.cifar import CifarConfig
+
+    cfg = CifarConfig(0, 3, "small-cnn", ("pudd",), 3)  # the cheapest CIFAR page run
+    [(name, run_cfg)] = cfg.runs().items()
+    result = run_experiment(run_cfg)
+    cache.keep(("run", run_cfg), result)  # as the CIFAR-10-CD page keeps a finished run
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["cifar_n_chunks"] = 3
+    at.session_state["cifar_classifier"] = "small-cnn"
+    at.session_state["cifar_detectors"] = ("pudd",)
+    at.run()
+    at.switch_page("pages/course-cifar.py").run()
+    assert not at.exception
+    spec = figures(at)["course_cifar_runs"]
+    error = next(t for t in spec["data"] if t.get("name", "").startswith(name))
+    y = error["y"]
+    if isinstance(y, dict):  # plotly's typed-array JSON
+        import base64
+
+        import numpy as np
+
+        y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]).tolist()
+    assert [round(100 * (1 - c.accuracy), 6) for c in result.chunks] == [round(v, 6) for v in y]
+    [summary] = at.dataframe
+    assert summary.value.iloc[0, 0] == name
