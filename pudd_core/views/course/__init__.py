@@ -1,0 +1,64 @@
+"""The course's lessons as data: each lesson's live computation and its questions.
+
+A :class:`Question` is built from a finished computation: its right option and the numbers
+in its feedback come from that computation, never from typed text, so a new seed or setting
+gives a new right answer with new numbers. One module per lesson (``delay``,
+``probabilities``, ``cuts``, ``power``, ``thresholds``, ``interests``) beside ``questions``;
+nothing here draws or knows Streamlit.
+"""
+
+from __future__ import annotations
+
+from pudd_core.views.course.cuts import CutLesson, cut_lesson
+from pudd_core.views.course.delay import LESSON1_STREAMS, DelayConfig, DelayLesson, delay_lesson
+from pudd_core.views.course.interests import cifar_question, flipped_share
+from pudd_core.views.course.power import (
+    PowerComparison,
+    power_comparison,
+    power_question,
+    theorem2_question,
+)
+from pudd_core.views.course.probabilities import PUPoints, pu_points
+from pudd_core.views.course.questions import Feedback, Question, option_of
+from pudd_core.views.course.thresholds import (
+    STUDY_CHUNK_SIZE,
+    STUDY_CHUNKS,
+    SWEEP_CHUNKS,
+    SWEEP_DATASET,
+    FloorEffect,
+    Sweep,
+    drifting_sweep,
+    floor_effect,
+    stationary_study,
+    threshold_question,
+)
+
+__all__ = [
+    "CutLesson",
+    "DelayConfig",
+    "DelayLesson",
+    "Feedback",
+    "FloorEffect",
+    "LESSON1_STREAMS",
+    "PUPoints",
+    "PowerComparison",
+    "Question",
+    "STUDY_CHUNKS",
+    "STUDY_CHUNK_SIZE",
+    "SWEEP_CHUNKS",
+    "SWEEP_DATASET",
+    "Sweep",
+    "cifar_question",
+    "cut_lesson",
+    "delay_lesson",
+    "drifting_sweep",
+    "flipped_share",
+    "floor_effect",
+    "option_of",
+    "power_comparison",
+    "power_question",
+    "pu_points",
+    "stationary_study",
+    "theorem2_question",
+    "threshold_question",
+]

@@ -1,0 +1,129 @@
+"""Lesson 5: false alarms without drift, delay against alpha, and the count floor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pudd_core.experiments.runner import RunConfig, run_stream
+from pudd_core.experiments.sweep import (
+    ALPHA_EXPONENTS,
+    FLOOR_VARIANTS,
+    FalseAlarmStudy,
+    false_alarm_study,
+    pu_false_alarm_rates,
+    threshold_sweep,
+)
+from pudd_core.views.course.questions import Question, option_of
+
+__all__ = [
+    "FloorEffect",
+    "STUDY_CHUNKS",
+    "STUDY_CHUNK_SIZE",
+    "SWEEP_CHUNKS",
+    "SWEEP_DATASET",
+    "Sweep",
+    "drifting_sweep",
+    "floor_effect",
+    "stationary_study",
+    "threshold_question",
+]
+
+
+#: Lesson 5's stream without drift: this many chunks of this many predictions.
+STUDY_CHUNKS, STUDY_CHUNK_SIZE = 40, 500
+
+
+def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS) -> FalseAlarmStudy:
+    """PUDD's tests on SEA without drift (Gaussian NB), for the threshold lesson.
+
+    Examples
+    --------
+    >>> study = stationary_study(0, n_chunks=6)
+    >>> list(study.chunk_p.columns), bool((study.chunk_p["min_p"] <= 1).all())
+    (['chunk', 'min_p', 'n_cuts'], True)
+    """
+    return false_alarm_study("sea0", "gnb", n_chunks=n_chunks, chunk_size=STUDY_CHUNK_SIZE,
+                             seed=seed)
+
+
+#: Lesson 5's drifting stream and its length (one of the Threshold lab's lengths).
+SWEEP_DATASET, SWEEP_CHUNKS = "sea10", 30
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Lesson 5's sweep (one row per exponent) and its stream's true drift chunks."""
+
+    frame: pd.DataFrame = field(repr=False)
+    drift_chunks: tuple[int, ...]
+
+
+def drifting_sweep(seed: int = 0) -> Sweep:
+    """PUDD at α = 10⁻¹ … 10⁻¹⁰ on :data:`SWEEP_DATASET` (:data:`SWEEP_CHUNKS` chunks).
+
+    One row per exponent, as :func:`~pudd_core.experiments.sweep.threshold_sweep`: the
+    Threshold lab's sweep of the same stream, classifier, length and seed.
+    """
+    cfg = RunConfig(SWEEP_DATASET, "gnb", n_chunks=SWEEP_CHUNKS, seed=seed)
+    return Sweep(threshold_sweep(cfg, ALPHA_EXPONENTS, (seed,)),
+                 tuple(run_stream(cfg).drift_chunks or ()))
+
+
+@dataclass(frozen=True)
+class FloorEffect:
+    """Alarms per chunk on chunks of 100 predictions without any error, at α = 10⁻³.
+
+    ``with_floor``: the authors' floor of 5 on every cell; ``without``: no floor, sparse
+    columns merged until every expected count reaches 5 (the calibrated variant).
+    """
+
+    n_chunks: int
+    with_floor: float
+    without: float
+
+
+def floor_effect(seed: int = 0, *, n_chunks: int = 200) -> FloorEffect:
+    """What the count floor does where a column is empty: the false-alarm rate with and without.
+
+    Examples
+    --------
+    >>> f = floor_effect(0, n_chunks=100)
+    >>> f.with_floor > 0.05, f.without
+    (True, 0.0)
+    """
+    rates = [pu_false_alarm_rates(100, 0.0, n_chunks=n_chunks, seed=seed,
+                                  detector_options=dict(FLOOR_VARIANTS[v]))["per_chunk"]
+             for v in ("default (floor 5)", "clamp_min=0, min_expected=5")]
+    return FloorEffect(n_chunks, float(rates[0]), float(rates[1]))
+
+
+def threshold_question(study: FalseAlarmStudy, alpha: float = 0.05) -> Question:
+    """"How many chunks of a stream without drift alarm at ``alpha``?", answered by ``study``.
+
+    Examples
+    --------
+    >>> chunks = pd.DataFrame({"chunk": [2, 3, 4, 5], "min_p": [0.5, 0.01, 0.2, 0.04],
+    ...                        "n_cuts": [1, 2, 2, 3]})
+    >>> q = threshold_question(FalseAlarmStudy(pd.DataFrame(), chunks))
+    >>> q.options[q.answers[0]]
+    'more than 10% of them'
+    """
+    n = len(study.chunk_p)
+    hits = int((study.chunk_p["min_p"] < alpha).sum())
+    share = hits / n if n else 0.0
+    cuts = float(study.chunk_p["n_cuts"].mean()) if n else 0.0
+    why = (f"{hits} of the {n} tested chunks ({share:.0%}) had a cut with p < {alpha:g}, though "
+           f"the concept never changed. Each chunk runs {cuts:.1f} cut tests on average and "
+           "alarms if any of them is below α, so the chance of a false alarm per chunk is up "
+           f"to about {cuts:.1f} × α; over a long stream small α is what keeps alarms rare.")
+    return Question(
+        "lesson5_alpha", f"{n} chunks, α = {alpha:g}",
+        f"A stream without drift: PUDD tests {n} chunks at α = {alpha:g}. How many of them "
+        "will alarm (a false alarm, since nothing changed)?",
+        ("none", f"up to 10% of them (at most {int(0.1 * n)})", "more than 10% of them"),
+        (option_of(hits, [0, 0.1 * n, np.inf]),), why,
+        ("", "α is the false-alarm rate of *one* test; a chunk runs several.", ""),
+    )
