@@ -48,6 +48,18 @@ def _float_in(lo: float, hi: float) -> Callable[[str], float]:
     return parse
 
 
+def _float_step(lo: float, hi: float, decimals: int) -> Callable[[str], float]:
+    """A number the slider can show: in [lo, hi] with at most ``decimals`` decimals."""
+    def parse(text: str) -> float:
+        value = _float_in(lo, hi)(text)
+        if round(value, decimals) != value:
+            raise ValueError(f"expected a number from {lo} to {hi} with at most {decimals} "
+                             "decimals")
+        return value
+
+    return parse
+
+
 def _range_in(lo: float, hi: float) -> Callable[[str], tuple[float, float]]:
     def parse(text: str) -> tuple[float, float]:
         try:
@@ -335,7 +347,7 @@ COURSE_POWER_N_CHOICES = (200, 500, 1000, 2000, 5000, 10_000)
 COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2",
                         _int_of(COURSE_POWER_N_CHOICES))
 COURSE_POWER_ERROR2 = _value("course_theorem2_error2", 0.13, "error2", "course-theorem2",
-                             _float_in(0.11, 0.5), "{:g}".format)
+                             _float_step(0.11, 0.5, 2), "{:g}".format)
 COURSE_POWER_K = _value("course_theorem2_k", 5, "k", "course-theorem2", _int_in(1, 10))
 COURSE_ALPHA_EXP = _value("course_thresholds_alpha", 3, "alpha", "course-thresholds",
                           _int_in(1, 10))

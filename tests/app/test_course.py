@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
 from pudd_core.views import course as views
@@ -269,3 +271,24 @@ def test_lesson6_shows_the_cifar_pages_finished_runs_without_recomputing() -> No
     assert [round(100 * (1 - c.accuracy), 6) for c in result.chunks] == [round(v, 6) for v in y]
     [summary] = at.dataframe
     assert summary.value.iloc[0, 0] == name
+
+
+@given(hst.one_of(hst.text(max_size=12), hst.integers(-10, 20_000).map(str),
+                  hst.floats(-1, 2).map(str), hst.just("nan")))
+@settings(max_examples=300, deadline=None)
+def test_every_course_link_value_parses_to_a_showable_value_or_says_what_it_expects(
+    text: str,
+) -> None:
+    from ui import state
+
+    course_params = {k: q for k, q in state.QUERY.items() if q.page.startswith("course-")}
+    assert course_params  # the lessons have link parameters
+    for key, spec in course_params.items():
+        try:
+            value = spec.parse(text)
+        except ValueError as err:
+            assert str(err).startswith("expected"), (key, text, err)
+        else:
+            assert spec.parse(spec.fmt(value)) == value  # written back, read back the same
+            if key == state.COURSE_POWER_N:
+                assert value in state.COURSE_POWER_N_CHOICES  # the select slider can show it
