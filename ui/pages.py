@@ -65,7 +65,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/course-thresholds.py", "5. Thresholds", "course-thresholds",
              ":material/school:", "Delay against false alarms, α = 10⁻³ or 0.05, the count "
              "floor.", COURSE),
-    PageSpec("pages/course-cifar.py", "6. A real demo: labels drift on images", "course-cifar",
+    PageSpec("pages/course-cifar.py", "6. A real demo on CIFAR images", "course-cifar",
              ":material/school:", "Interest drift on images: what to watch for.", COURSE),
     PageSpec("pages/explorer.py", "Stream explorer", "explorer", ":material/timeline:",
              "Pick a stream, a classifier and PUDD's threshold, add baseline detectors, and "
