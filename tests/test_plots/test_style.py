@@ -62,6 +62,7 @@ def test_the_package_reexports_the_public_names_of_its_modules():
         _style,
         ablation,
         cifar,
+        course,
         reproduction,
         significance,
         stream,
@@ -72,7 +73,7 @@ def test_the_package_reexports_the_public_names_of_its_modules():
 
     from_modules = {}
     for mod in (stream, windows, teaching, cifar, thresholds, reproduction, significance,
-                ablation):
+                ablation, course):
         assert list(mod.__all__) == sorted(mod.__all__)
         from_modules |= {name: getattr(mod, name) for name in mod.__all__}
     # the rest of plots.__all__ is the look: palette, styles, template, p_text, detector_colour
