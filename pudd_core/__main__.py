@@ -180,6 +180,7 @@ def _prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None
 def _run(args: argparse.Namespace) -> int:
     import statistics
 
+    from pudd_core.experiments.detectors import takes_alpha
     from pudd_core.experiments.grid import parse_seeds, run_grid
     from pudd_core.experiments.runner import RunConfig, parse_option_pairs
 
@@ -227,7 +228,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2, default=_jsonable))
     else:
         print(f"{base.dataset} / {base.classifier} / {base.detector}"
-              f"{f' alpha={base.alpha:g}' if base.detector in ('pudd', 'ek') else ''}"
+              f"{f' alpha={base.alpha:g}' if takes_alpha(base.detector) else ''}"
               f" / {base.regime}: accuracy {100 * summary['accuracy_mean']:.2f}"
               f" ± {100 * summary['accuracy_std']:.2f} % over {len(accs)} seed(s),"
               f" {summary['alarms_mean']:.1f} alarms per run"
@@ -511,6 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
     True
 
     """
+    from pudd_core.experiments.baselines import ALIASES
+    from pudd_core.experiments.detectors import DETECTORS
     from pudd_core.paper import REGIMES
 
     common = _Parser(add_help=False)
@@ -534,7 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
                               help="run one configuration over one or more seeds")
     run.add_argument("--dataset", default="sea0")
     run.add_argument("--classifier", default="gnb")
-    run.add_argument("--detector", default="pudd")
+    run.add_argument("--detector", default="pudd", choices=(*DETECTORS, *ALIASES))
     run.add_argument("--alpha", type=float, default=1e-3, help="PUDD-x is 10^-x (default 1e-3)")
     run.add_argument("--regime", default=REGIMES[0], choices=REGIMES)
     run.add_argument("--adaptation", default="window", choices=("window", "chunk"))
@@ -673,7 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
              "test-then-train loop, without adaptation")
     exp.add_argument("--dataset", default="sea0")
     exp.add_argument("--classifier", default="gnb")
-    exp.add_argument("--regime", default="incremental", choices=("incremental", "train-once"))
+    exp.add_argument("--regime", default=REGIMES[0], choices=REGIMES)
     exp.add_argument("--seed", type=int, default=0)
     exp.add_argument("--n-chunks", type=int, default=None)
     exp.add_argument("--chunk-size", type=int, default=None)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from pudd_core.experiments.baselines import BASELINES
 from pudd_core.experiments.cifar_comparison import paired_ranks
-from pudd_core.experiments.runner import DETECTORS, RunConfig
+from pudd_core.experiments.detectors import DETECTORS, detector_names
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.streams import StreamInfo
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
@@ -26,7 +26,7 @@ CLASSIFIERS = {
     "resnet18": "ResNet-18, the authors' recipe (~25 s/chunk on CPU)",
 }
 CHUNK_CHOICES = state.CIFAR_CHUNK_CHOICES
-DETECTOR_NAMES = {d: DETECTORS[d] for d in ("pudd", *BASELINES)}  # the detectors offered here
+DETECTOR_NAMES = {d: DETECTORS[d] for d in ("pudd", *detector_names("errors"))}  # offered here
 
 
 @dataclass(frozen=True)

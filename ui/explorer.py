@@ -22,8 +22,8 @@ import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
 from pudd_core.experiments import cost
+from pudd_core.experiments.detectors import DETECTORS
 from pudd_core.experiments.runner import (
-    DETECTORS,
     WORKER_IDLE_S,
     RunConfig,
     RunResult,
@@ -34,9 +34,9 @@ from pudd_core.experiments.runner import (
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
-    COMPARED,
     Comparison,
     ExplorerConfig,
+    compared_detectors,
     compatible_classifiers,
     cuts_frame,
     error_field,
@@ -175,7 +175,7 @@ def settings() -> Settings:
     seeds, band = pudd_settings.seeds_controls(mid[2])
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
-    mid[3].multiselect("Baseline detectors beside PUDD", list(COMPARED),
+    mid[3].multiselect("Baseline detectors beside PUDD", list(compared_detectors()),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
                             "alarms; all get the same stream and seed (sidebar).")

@@ -135,9 +135,9 @@ def _image_classifiers() -> tuple[str, ...]:
 
 
 def _explorer_baselines() -> tuple[str, ...]:
-    from pudd_core.views.explorer import COMPARED
+    from pudd_core.views.explorer import compared_detectors
 
-    return COMPARED
+    return compared_detectors()
 
 
 def _exponent_range(text: str) -> tuple[int, int]:
@@ -162,9 +162,9 @@ def _stream_names() -> tuple[str, ...]:
 
 
 def _cifar_detectors() -> tuple[str, ...]:
-    from pudd_core.experiments.baselines import BASELINES
+    from pudd_core.experiments.detectors import detector_names
 
-    return ("pudd", *BASELINES)
+    return ("pudd", *detector_names("errors"))
 
 
 def _paper_datasets() -> tuple[str, ...]:

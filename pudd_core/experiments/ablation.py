@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from pudd_core.experiments.reproduce import ACCEPTANCE_DATASETS, detector_label
 from pudd_core.experiments.runner import RunConfig
-from pudd_core.paper import DATASETS, DISPLAY_NAMES, REGIMES
+from pudd_core.paper import DATASETS, DISPLAY_NAMES, REGIMES, Regime
 
 if TYPE_CHECKING:
     import os
@@ -40,6 +40,8 @@ EK_ALPHAS = (1e-1, 1e-3, 1e-5)
 EK_CLASSIFIERS = ("gnb", "vfdt", "dnn")
 #: Our default datasets: the paper's, less airline (substitute data, see ``results/README.md``).
 EK_DATASETS = ACCEPTANCE_DATASETS
+#: The two partitions compared: PUDD's Adaptive PU-index Bucketing and plain Ei-kMeans.
+_DETECTORS = ("pudd", "ek")
 
 
 def ek_ablation_configs(
@@ -67,10 +69,10 @@ def ek_ablation_configs(
     out = []
     for dataset in datasets:
         for regime in regimes:
-            for detector in ("pudd", "ek"):
+            for detector in _DETECTORS:
                 for alpha in alphas:
                     cfgs = [RunConfig(dataset, classifier, detector, alpha=float(alpha),
-                                      regime=cast(Literal["incremental", "train-once"], regime),
+                                      regime=cast(Regime, regime),
                                       seed=s, n_chunks=n_chunks) for s in seed_list]
                     cfgs[0].validate()
                     out.extend(cfgs)
@@ -104,7 +106,7 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     """
     import pandas as pd
 
-    df = summaries[summaries["detector"].isin(("pudd", "ek"))].copy()
+    df = summaries[summaries["detector"].isin(_DETECTORS)].copy()
     if configs is not None:  # these runs, whatever their stream length
         df = df[df["key"].isin({c.key() for c in configs})]
     elif "n_chunks" in df:  # the paper's stream lengths only: a shorter run is another protocol

@@ -36,7 +36,7 @@ class BaselineSpec(NamedTuple):
     --------
     >>> BASELINES["hddma"]
     BaselineSpec(display_name='HDDM-A', detector_class=<class 'river.drift.binary.hddm_a.HDDMA'>,
-                 consumes='0/1 errors')
+                 consumes='0/1 errors', colour='vermillion')
     """
 
     display_name: str
@@ -45,6 +45,8 @@ class BaselineSpec(NamedTuple):
     """The river class, built with river's default parameters."""
     consumes: str
     """What the class accepts; every baseline is fed per-instance 0/1 errors here."""
+    colour: str | None = None
+    """Its colour in every figure (an Okabe-Ito colour name; None: a palette colour)."""
 
 
 _BINARY = "0/1 errors"
@@ -53,14 +55,17 @@ _REAL = "real values (fed 0/1 errors)"
 #: Baseline name -> spec, in the paper's order.
 BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
     {
-        "adwin": BaselineSpec(DISPLAY_NAMES["adwin"], drift.ADWIN, _REAL),
-        "ddm": BaselineSpec(DISPLAY_NAMES["ddm"], drift.binary.DDM, _BINARY),
-        "eddm": BaselineSpec(DISPLAY_NAMES["eddm"], drift.binary.EDDM, _BINARY),
-        "hddma": BaselineSpec(DISPLAY_NAMES["hddma"], drift.binary.HDDMA, _BINARY),
-        "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY),
+        "adwin": BaselineSpec(DISPLAY_NAMES["adwin"], drift.ADWIN, _REAL, "sky_blue"),
+        "ddm": BaselineSpec(DISPLAY_NAMES["ddm"], drift.binary.DDM, _BINARY, "orange"),
+        "eddm": BaselineSpec(DISPLAY_NAMES["eddm"], drift.binary.EDDM, _BINARY, "green"),
+        # the other baselines: clear of the colours above (the error-rate test is never
+        # beside them)
+        "hddma": BaselineSpec(DISPLAY_NAMES["hddma"], drift.binary.HDDMA, _BINARY, "vermillion"),
+        "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY, "black"),
         # river's KSWIN with memoised KS p-values: the same alarms, several times faster
-        "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], FastKSWIN, _REAL),
-        "pagehinkley": BaselineSpec(DISPLAY_NAMES["pagehinkley"], drift.PageHinkley, _REAL),
+        "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], FastKSWIN, _REAL, "purple"),
+        "pagehinkley": BaselineSpec(DISPLAY_NAMES["pagehinkley"], drift.PageHinkley, _REAL,
+                                    "yellow"),
     }
 )
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from pudd_core import _options
 from pudd_core._validation import ParameterError
+from pudd_core.experiments.detectors import DETECTORS, takes_alpha
 from pudd_core.experiments.runner import RunConfig, run_experiment
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
 
 EXECUTORS = ("serial", "joblib", "ray", "dask")
 _CONFIG_FIELDS = tuple(f.name for f in fields(RunConfig))
-_ALPHA_DETECTORS = ("pudd", "ek")
 
 
 #: Most seeds one spec may name: a typo such as "0-100000000" is refused, not allocated.
@@ -148,7 +148,8 @@ def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
     out: list[RunConfig] = []
     for combo in itertools.product(*axes.values()):
         kwargs = dict(zip(axes, combo, strict=True))
-        if kwargs.get("detector", "pudd") not in _ALPHA_DETECTORS:
+        detector = kwargs.get("detector", RunConfig.detector)
+        if not (isinstance(detector, str) and detector in DETECTORS and takes_alpha(detector)):
             kwargs["alpha"] = default_alpha
         cfg = RunConfig(**kwargs)
         if cfg not in seen:

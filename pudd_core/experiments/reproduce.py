@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
-from pudd_core.experiments.runner import DETECTORS, RunConfig
+from pudd_core.experiments.detectors import DETECTORS, takes_alpha
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import (
     DATASETS,
     DISPLAY_NAMES,
@@ -162,7 +163,7 @@ def detector_label(detector: str, alpha: float) -> str:
     ('pudd-3', 'pagehinkley', 'pudd@0.05')
     """
     detector = ALIASES.get(detector, detector)
-    if detector not in ("pudd", "ek"):
+    if detector not in DETECTORS or not takes_alpha(detector):
         return detector
     x = -math.log10(alpha)
     return f"{detector}-{round(x)}" if abs(x - round(x)) < 1e-9 else f"{detector}@{alpha:g}"

@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core import _options, _validation, classifiers
 from pudd_core.classifiers import CLASSIFIERS, make_classifier
-from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments import baselines
-from pudd_core.experiments.baselines import ALIASES, BASELINES, feed_errors, make
+from pudd_core.experiments import detectors
+from pudd_core.experiments.baselines import ALIASES
+from pudd_core.experiments.detectors import DETECTORS, ChunkDetector, chunk_detector
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
-from pudd_core.experiments.mcdd import MCDDD
-from pudd_core.experiments.records import (
-    CutTest,
-    WindowRecord,
-    cut_tests,
-    window_record,
-)
+from pudd_core.experiments.records import CutTest, WindowRecord
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
@@ -36,22 +29,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "DETECTORS", "RUN_COLUMNS", "BaselineAdapter", "ChunkDetector", "ChunkLog", "ChunkPUDDAdapter",
-    "ChunkVerdict", "CutTest", "FeatureAdapter", "FixedAlarms", "RunConfig", "RunResult",
-    "RunSeeds", "WindowRecord",
-    "chunk_detector", "parse_option_pairs", "run_chunks", "run_experiment", "run_experiments",
-    "run_model", "run_seeds", "run_stream", "runs_frame", "warm_workers",
+    "RUN_COLUMNS", "ChunkLog", "CutTest", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
+    "parse_option_pairs", "run_chunks", "run_experiment", "run_experiments", "run_model",
+    "run_seeds", "run_stream", "runs_frame", "warm_workers",
 ]
 
-#: Detector name -> display name. PUDD-x is ``detector="pudd"`` with ``alpha=10**-x``.
-DETECTORS: Mapping[str, str] = {
-    "pudd": "PUDD",
-    "ek": "EK (Ei-kMeans ablation)",
-    **{name: spec.display_name for name, spec in BASELINES.items()},
-    "mcd-dd": "MCD-DD (label-free, on the features; SOTA, Table 2)",
-    "none": "No adaptation",
-    "oracle": "Oracle (true drifts)",
-}
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
 
 Options = tuple[tuple[str, Any], ...]
@@ -62,17 +44,6 @@ def _as_options(value: Mapping[str, Any] | Options | None) -> Options:
         return ()
     items = value.items() if isinstance(value, Mapping) else value
     return tuple(sorted((str(k), v) for k, v in items))
-
-
-def _detector_option_names(detector: str) -> list[str]:
-    if detector in ("pudd", "ek"):
-        set_here = {"alpha", "seed"} | ({"partition"} if detector == "ek" else set())
-        return [p for p in inspect.signature(ChunkPUDD).parameters if p not in set_here]
-    if detector in BASELINES:
-        return baselines.option_names(detector)
-    if detector == "mcd-dd":
-        return [p for p in inspect.signature(MCDDD).parameters if p != "seed"]
-    return []  # "none" and "oracle" have no detector
 
 
 def _check_option_names(what: str, param: str, given: Options, valid: list[str]) -> None:
@@ -89,11 +60,7 @@ def _check_option_names(what: str, param: str, given: Options, valid: list[str])
 def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callable[..., Any]:
     if kind == "classifier":
         return classifiers.classifier_class(name)
-    if name in ("pudd", "ek"):
-        return ChunkPUDD
-    if name == "mcd-dd":
-        return MCDDD
-    return baselines.baseline_spec(name).detector_class
+    return detectors.option_target(name)
 
 
 def parse_option_pairs(
@@ -118,7 +85,7 @@ def parse_option_pairs(
             raise _validation.ParameterError(
                 "detector", f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}",
                 tuple(DETECTORS))
-        valid = _detector_option_names(name)
+        valid = detectors.option_names(name)
     else:
         if name not in CLASSIFIERS:
             raise _validation.ParameterError(
@@ -147,12 +114,12 @@ class RunConfig:
     dataset
         A stream name of the registry (``pudd_core.streams.list_streams``).
     classifier
-        ``"gnb"``, ``"vfdt"``, ``"dnn"``, ``"dnn-ensemble"``, ``"pretrained-cnn"``,
-        ``"small-cnn"`` or ``"resnet18"``.
+        A key of :data:`~pudd_core.classifiers.CLASSIFIERS` that can learn the stream.
     detector
-        ``"pudd"``, ``"ek"``, a river baseline (``"adwin"``, ``"ddm"``, ``"eddm"``,
-        ``"hddma"``, ``"hddmw"``, ``"kswin"``, ``"pagehinkley"``), ``"mcd-dd"`` (label-free,
-        on the chunk's features), ``"none"`` or ``"oracle"``.
+        A key of :data:`~pudd_core.experiments.detectors.DETECTORS` (or an alias such as
+        ``"ph"``): PUDD, its EK ablation, the river baselines, MCD-DD (label-free, on the
+        chunk's features), ``"none"`` (never adapts) or ``"oracle"`` (adapts at the true
+        drifts).
     alpha
         PUDD's threshold: PUDD-x is ``alpha = 10**-x``.
     regime
@@ -240,7 +207,7 @@ class RunConfig:
         )
         _check_option_names(
             f"detector {self.detector!r}", "detector_options", self.detector_options,
-            _detector_option_names(self.detector),
+            detectors.option_names(self.detector),
         )
         _validation.check_open_unit("alpha", self.alpha)
         _validation.check_choice("regime", self.regime, REGIMES)
@@ -251,16 +218,16 @@ class RunConfig:
                                        why=" (chunk 0 trains, the rest are tested)")
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
-        if self.detector in ("pudd", "ek", "mcd-dd"):
-            _make_detector(self, 0)  # its own checks: option values, before any work
-        elif self.detector in BASELINES and self.detector_options:
-            try:
-                _make_detector(self, 0)
-            except (TypeError, ValueError) as exc:
-                raise _validation.ParameterError(
-                    "detector_options",
-                    f"detector {self.detector!r} refused its options "
-                    f"{dict(self.detector_options)}: {exc}") from None
+        try:  # the detector's own checks of its option values, before any work
+            detectors.make_detector(self.detector, alpha=self.alpha, seed=0,
+                                    **dict(self.detector_options))
+        except _validation.ParameterError:
+            raise
+        except (TypeError, ValueError) as exc:  # a class that raises its own errors (river)
+            raise _validation.ParameterError(
+                "detector_options",
+                f"detector {self.detector!r} refused its options "
+                f"{dict(self.detector_options)}: {exc}") from None
         if stream is not None:
             if stream.name != self.dataset:
                 raise _validation.ParameterError(
@@ -471,158 +438,13 @@ def run_model(config: RunConfig, stream: Stream, *, seed: int | None = None) -> 
     )
 
 
-def _make_detector(cfg: RunConfig, seed: int) -> Any:
-    opts = dict(cfg.detector_options)
-    if cfg.detector == "pudd":
-        return ChunkPUDD(cfg.alpha, seed=seed, **opts)
-    if cfg.detector == "ek":
-        opts.setdefault("clamp_min", 0)
-        return ChunkPUDD(cfg.alpha, partition="ek", seed=seed, **opts)
-    if cfg.detector in BASELINES:
-        return make(cfg.detector, seed=seed, **opts)
-    if cfg.detector == "mcd-dd":
-        return MCDDD(seed=seed, **opts)
-    return None
-
-
-# --- detectors, as the chunk loop sees them -------------------------------------------------
-@dataclass(frozen=True)
-class ChunkVerdict:
-    """A detector's answer on one tested chunk: the detector part of its :class:`ChunkLog`."""
-
-    alarm: bool
-    #: Chunks to retrain on at the next chunk, when ``alarm`` (the last one: the current chunk).
-    retrain_chunks: int = 1
-    p_value: float = float("nan")
-    cut_point: int | None = None
-    cut_p_values: tuple[tuple[int, float], ...] = ()
-    detections: tuple[int, ...] = ()
-    floored_cells: int = 0
-    window: WindowRecord | None = None
-    cut_tests: tuple[CutTest, ...] = ()
-
-
-class ChunkDetector(Protocol):
-    """What :func:`run_chunks` asks of a detector: one verdict per tested chunk."""
-
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
-             features: NDArray[Any] | None = None) -> ChunkVerdict:
-        """Take chunk ``t``'s PU values and correctness; say whether it is an alarm.
-
-        ``features`` is the chunk's input (what a label-free detector such as MCD-DD reads);
-        the others ignore it.
-        """
-        ...
-
-
-@dataclass
-class ChunkPUDDAdapter:
-    """:class:`~pudd_core.detector.ChunkPUDD` (PUDD and its EK ablation): one update per chunk.
-
-    On an alarm the model retrains on the winning cut's recent window (``adaptation="window"``)
-    or on the current chunk only (``"chunk"``); ChunkPUDD clears its own history.
-    """
-
-    detector: ChunkPUDD
-    adaptation: Literal["window", "chunk"] = "window"
-    record_windows: bool = False
-
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
-             features: NDArray[Any] | None = None) -> ChunkVerdict:
-        """One ``update`` of the detector with the chunk."""
-        det = self.detector
-        det.update(u, correct)
-        cut = det.cut_point
-        scan = det.last_scan
-        win = scan.winner if scan is not None else None
-        return ChunkVerdict(
-            alarm=det.drift_detected,
-            retrain_chunks=(cut or 1) if self.adaptation == "window" else 1,
-            p_value=float(det.p_value),
-            cut_point=cut,
-            cut_p_values=tuple((c.cut, c.p_value) for c in scan.cuts) if scan else (),
-            floored_cells=win.test.floored_cells if win is not None and win.test is not None
-            else 0,
-            window=window_record(det) if self.record_windows else None,
-            cut_tests=cut_tests(scan) if self.record_windows and scan is not None else (),
-        )
-
-
-@dataclass
-class BaselineAdapter:
-    """A river detector fed the chunk's 0/1 errors in order; a fresh clone after each alarm."""
-
-    detector: baselines.Detector
-
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
-             features: NDArray[Any] | None = None) -> ChunkVerdict:
-        """Feed the chunk's errors; any detection within it is the chunk's alarm."""
-        hits = feed_errors(self.detector, (~correct).astype(np.int64))
-        if hits:
-            self.detector = self.detector.clone()
-        return ChunkVerdict(alarm=bool(hits), detections=hits)
-
-
-@dataclass(frozen=True)
-class FixedAlarms:
-    """No detector: an alarm at the given chunks only.
-
-    ``"none"`` gives no chunks; ``"oracle"`` the stream's true drifts.
-    """
-
-    chunks: frozenset[int] = frozenset()
-
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
-             features: NDArray[Any] | None = None) -> ChunkVerdict:
-        """An alarm exactly when ``t`` is one of the given chunks."""
-        return ChunkVerdict(alarm=t in self.chunks)
-
-
-@dataclass
-class FeatureAdapter:
-    """A label-free detector (MCD-DD) fed the chunk's features; the model retrains on the chunk."""
-
-    detector: MCDDD
-
-    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
-             features: NDArray[Any] | None = None) -> ChunkVerdict:
-        """Update the detector with the chunk's features."""
-        if features is None:
-            raise ValueError("MCD-DD reads the chunk's features: pass features=X")
-        self.detector.update(features)
-        return ChunkVerdict(alarm=self.detector.drift_detected)
-
-
-def chunk_detector(
-    config: RunConfig, seed: int, drift_chunks: Sequence[int] | None = None
-) -> ChunkDetector:
-    """The detector of ``config`` (seeded with ``seed``) behind its chunk-loop adapter.
-
-    Examples
-    --------
-    >>> type(chunk_detector(RunConfig(detector="ek"), 0)).__name__
-    'ChunkPUDDAdapter'
-    >>> chunk_detector(RunConfig(detector="oracle"), 0, (10, 20))
-    FixedAlarms(chunks=frozenset({10, 20}))
-    """
-    detector = _make_detector(config, seed)
-    if isinstance(detector, ChunkPUDD):
-        return ChunkPUDDAdapter(detector, config.adaptation, config.record_windows)
-    if isinstance(detector, MCDDD):
-        return FeatureAdapter(detector)
-    if detector is not None:
-        return BaselineAdapter(detector)
-    return FixedAlarms(frozenset(drift_chunks or ()) if config.detector == "oracle"
-                       else frozenset())
-
-
 # --- the run ------------------------------------------------------------------------------
 def run_chunks(
     stream: Stream,
     model: Any,
     detector: ChunkDetector,
     *,
-    regime: Literal["incremental", "train-once"] = "incremental",
+    regime: Regime = "incremental",
     double_initial_fit: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[ChunkLog]:

@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 
 from pudd_core import _validation
 from pudd_core.detector import ChunkPUDD
+from pudd_core.experiments.detectors import ChunkVerdict
 from pudd_core.experiments.runner import (
-    ChunkVerdict,
     RunConfig,
     run_chunks,
     run_experiment,

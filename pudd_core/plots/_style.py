@@ -7,7 +7,7 @@ thresholds and bucket edges are defined once here; every builder in ``pudd_core.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,19 +31,38 @@ PALETTE: tuple[str, ...] = tuple(
 )
 #: Reference (old) window / test set 1, then recent (new) window / test set 2.
 WINDOW_COLOURS: tuple[str, str] = (OKABE_ITO["blue"], OKABE_ITO["vermillion"])
-#: One colour per detector, so PUDD looks the same on every page.
-DETECTOR_COLOURS: Mapping[str, str] = {
-    "PUDD": OKABE_ITO["blue"],
-    "DDM": OKABE_ITO["orange"],
-    "Error-rate test": OKABE_ITO["vermillion"],
-    "EDDM": OKABE_ITO["green"],
-    "ADWIN": OKABE_ITO["sky_blue"],
-    "KSWIN": OKABE_ITO["purple"],
-    # the other baselines: clear of the colours above (the error-rate test is never beside them)
-    "HDDM-A": OKABE_ITO["vermillion"],
-    "HDDM-W": OKABE_ITO["black"],
-    "PH": OKABE_ITO["yellow"],
-}
+#: Colours of the tests that are not detectors of the registry (the teaching pages').
+_TEST_COLOURS: Mapping[str, str] = {"Error-rate test": "vermillion"}
+
+
+class _DetectorColours(Mapping[str, str]):
+    """Display name -> colour: each detector's colour in the registry, as the registry is now.
+
+    The registry (``pudd_core.experiments.detectors``) names a colour of :data:`OKABE_ITO`
+    or a CSS colour; it is read at each use, so ``import pudd_core.plots`` does not load it.
+    """
+
+    def _colours(self) -> dict[str, str]:
+        from pudd_core.experiments.detectors import detector_colours
+
+        named = {**detector_colours(), **_TEST_COLOURS}
+        return {name: OKABE_ITO.get(colour, colour) for name, colour in named.items()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._colours()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._colours())
+
+    def __len__(self) -> int:
+        return len(self._colours())
+
+    def __repr__(self) -> str:
+        return repr(self._colours())
+
+
+#: One colour per detector, so PUDD looks the same on every page: display name -> colour.
+DETECTOR_COLOURS: Mapping[str, str] = _DetectorColours()
 POSITIVE_COLOUR = OKABE_ITO["orange"]  # an interest class (label 1) of CIFAR-10-CD
 NEGATIVE_COLOUR = "#E8E8E8"
 REFERENCE_GREY = "#777777"  # reference lines: true drift count, bounds, "ours = paper"

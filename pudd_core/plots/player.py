@@ -208,7 +208,7 @@ def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
 
 # --- the whole spec -----------------------------------------------------------------------------
 def _name(run: RunResult) -> str:
-    from pudd_core.experiments.runner import DETECTORS
+    from pudd_core.experiments.detectors import DETECTORS
 
     return str(DETECTORS[run.config.detector])
 

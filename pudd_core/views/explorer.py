@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pudd_core import _validation, classifiers
 from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments.baselines import BASELINES
+from pudd_core.experiments.detectors import DETECTORS, detector_names
 from pudd_core.experiments.records import HIST_EDGES
 from pudd_core.experiments.runner import (
-    DETECTORS,
     ChunkLog,
     CutTest,
     RunConfig,
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "COMPARED",
     "MAX_SEEDS",
     "MAX_SETTINGS",
     "VARIANTS",
@@ -53,6 +51,7 @@ __all__ = [
     "ExplorerView",
     "PUDDSetting",
     "VariantOption",
+    "compared_detectors",
     "compatible_classifiers",
     "csv_columns",
     "read_setting",
@@ -305,9 +304,17 @@ class Comparison:
     baselines: tuple[tuple[RunResult, ...], ...]
 
 
-#: Detectors the explorer can run beside PUDD: the river baselines, then MCD-DD (Table 2's
-#: label-free SOTA detector, on the chunk's features).
-COMPARED: tuple[str, ...] = (*BASELINES, "mcd-dd")
+def compared_detectors() -> tuple[str, ...]:
+    """The detectors the explorer can run beside PUDD: those fed the errors or the features.
+
+    The registry's river baselines, then MCD-DD (Table 2's label-free SOTA detector).
+
+    Examples
+    --------
+    >>> compared_detectors()[-2:]
+    ('pagehinkley', 'mcd-dd')
+    """
+    return detector_names("errors", "features")
 
 
 @dataclass(frozen=True)
@@ -323,8 +330,8 @@ class ExplorerConfig:
     settings
         One to four :class:`PUDDSetting`, each its own run; their labels must differ.
     baselines
-        Detectors run beside PUDD, each on its own model: the river baselines (keys of
-        ``BASELINES``) and the label-free SOTA detector MCD-DD (:data:`COMPARED`).
+        Detectors run beside PUDD, each on its own model: the river baselines and the
+        label-free SOTA detector MCD-DD (:func:`compared_detectors`).
     seeds
         Runs over seeds ``seed .. seed + seeds - 1`` (at most ``MAX_SEEDS``).
     chunk_size, n_chunks
@@ -351,11 +358,12 @@ class ExplorerConfig:
     n_chunks: int | None = None
 
     def __post_init__(self) -> None:
-        unknown = [b for b in self.baselines if b not in COMPARED]
+        compared = compared_detectors()
+        unknown = [b for b in self.baselines if b not in compared]
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
-                             f"{', '.join(COMPARED)}")
-        object.__setattr__(self, "baselines", tuple(b for b in COMPARED if b in self.baselines))
+                             f"{', '.join(compared)}")
+        object.__setattr__(self, "baselines", tuple(b for b in compared if b in self.baselines))
         if not 1 <= len(self.settings) <= MAX_SETTINGS:
             raise _validation.ParameterError(
                 "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from pudd_core._validation import ParameterError
+from pudd_core.experiments.detectors import DETECTORS
 from pudd_core.experiments.mcdd import MCDDD
-from pudd_core.experiments.runner import DETECTORS, RunConfig, run_experiment
+from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.streams import load_stream
 
 

@@ -245,7 +245,8 @@ def test_run_seeds_are_the_first_words_of_three_spawned_children():
 
 
 def test_the_chunk_loop_with_fixed_alarms_at_the_drifts_is_the_oracle_run():
-    from pudd_core.experiments.runner import FixedAlarms, run_chunks, run_model, run_stream
+    from pudd_core.experiments.detectors import FixedAlarms
+    from pudd_core.experiments.runner import run_chunks, run_model, run_stream
 
     cfg = RunConfig(**SMALL, detector="oracle", seed=2)
     stream = run_stream(cfg)
@@ -255,7 +256,8 @@ def test_the_chunk_loop_with_fixed_alarms_at_the_drifts_is_the_oracle_run():
 
 
 def test_the_chunk_loop_retrains_on_the_window_a_verdict_asks_for():
-    from pudd_core.experiments.runner import ChunkVerdict, run_chunks, run_model, run_stream
+    from pudd_core.experiments.detectors import ChunkVerdict
+    from pudd_core.experiments.runner import run_chunks, run_model, run_stream
 
     class AlarmAtFive:
         def test(self, t, u, correct, features=None):
@@ -275,7 +277,7 @@ def test_the_chunk_loop_retrains_on_the_window_a_verdict_asks_for():
 
 def test_a_baseline_adapter_replaces_its_detector_with_a_fresh_clone_after_an_alarm():
     from pudd_core.experiments.baselines import make
-    from pudd_core.experiments.runner import BaselineAdapter
+    from pudd_core.experiments.detectors import BaselineAdapter
 
     adapter = BaselineAdapter(make("ddm"))
     first = adapter.detector
@@ -291,7 +293,7 @@ def test_a_baseline_adapter_replaces_its_detector_with_a_fresh_clone_after_an_al
 @pytest.mark.parametrize(("adaptation", "expected"), [("window", "cut"), ("chunk", 1)])
 def test_chunk_pudd_adapter_retrains_on_the_winning_window_or_the_chunk(adaptation, expected):
     from pudd_core.detector import ChunkPUDD
-    from pudd_core.experiments.runner import ChunkPUDDAdapter
+    from pudd_core.experiments.detectors import ChunkPUDDAdapter
 
     rng = np.random.default_rng(0)
     adapter = ChunkPUDDAdapter(ChunkPUDD(1e-3, seed=0), adaptation)

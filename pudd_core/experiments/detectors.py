@@ -1,0 +1,410 @@
+"""The detector registry: every detector a run can use, and how the chunk loop feeds it.
+
+One :class:`DetectorSpec` per detector in ``_ENTRIES`` (its display name, what it reads of a
+chunk, the class whose keyword parameters are its options, its chunk-loop adapter, its colour)
+is the one source of every list of detectors: the runner's :data:`DETECTORS` and checks, the
+command line's choices, the grids, the explorer's detectors and the figures' colours all read
+it. A river detector is one :class:`~pudd_core.experiments.baselines.BaselineSpec` in
+``baselines.BASELINES``, which this table takes in whole. docs/architecture.md, "How to add a
+detector", walks through adding one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pudd_core import _validation
+from pudd_core.detector import ChunkPUDD
+from pudd_core.experiments import baselines
+from pudd_core.experiments.baselines import ALIASES, BASELINES, BaselineSpec, feed_errors
+from pudd_core.experiments.mcdd import MCDDD
+from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, window_record
+
+__all__ = [
+    "DETECTORS", "KINDS", "BaselineAdapter", "ChunkDetector", "ChunkPUDDAdapter", "ChunkVerdict",
+    "DetectorSpec", "FeatureAdapter", "FixedAlarms", "Kind", "chunk_detector",
+    "detector_colours", "detector_names", "detector_spec", "make_detector", "option_names",
+    "option_target", "takes_alpha",
+]
+
+#: What a detector reads of each tested chunk: the PU-index values and correctness
+#: (``"pu-index"``), the 0/1 errors in order (``"errors"``), the chunk's features
+#: (``"features"``, label-free), or nothing: alarms fixed in advance (``"reference"``).
+Kind = Literal["pu-index", "errors", "features", "reference"]
+KINDS: tuple[Kind, ...] = ("pu-index", "errors", "features", "reference")
+
+
+# --- detectors, as the chunk loop sees them -------------------------------------------------
+@dataclass(frozen=True)
+class ChunkVerdict:
+    """A detector's answer on one tested chunk: the detector part of the runner's ``ChunkLog``."""
+
+    alarm: bool
+    #: Chunks to retrain on at the next chunk, when ``alarm`` (the last one: the current chunk).
+    retrain_chunks: int = 1
+    p_value: float = float("nan")
+    cut_point: int | None = None
+    cut_p_values: tuple[tuple[int, float], ...] = ()
+    detections: tuple[int, ...] = ()
+    floored_cells: int = 0
+    window: WindowRecord | None = None
+    cut_tests: tuple[CutTest, ...] = ()
+
+
+class ChunkDetector(Protocol):
+    """What the runner's chunk loop asks of a detector: one verdict per tested chunk."""
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """Take chunk ``t``'s PU values and correctness; say whether it is an alarm.
+
+        ``features`` is the chunk's input (what a label-free detector such as MCD-DD reads);
+        the others ignore it.
+        """
+        ...
+
+
+@dataclass
+class ChunkPUDDAdapter:
+    """:class:`~pudd_core.detector.ChunkPUDD` (PUDD and its EK ablation): one update per chunk.
+
+    On an alarm the model retrains on the winning cut's recent window (``adaptation="window"``)
+    or on the current chunk only (``"chunk"``); ChunkPUDD clears its own history.
+    """
+
+    detector: ChunkPUDD
+    adaptation: Literal["window", "chunk"] = "window"
+    record_windows: bool = False
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """One ``update`` of the detector with the chunk."""
+        det = self.detector
+        det.update(u, correct)
+        cut = det.cut_point
+        scan = det.last_scan
+        win = scan.winner if scan is not None else None
+        return ChunkVerdict(
+            alarm=det.drift_detected,
+            retrain_chunks=(cut or 1) if self.adaptation == "window" else 1,
+            p_value=float(det.p_value),
+            cut_point=cut,
+            cut_p_values=tuple((c.cut, c.p_value) for c in scan.cuts) if scan else (),
+            floored_cells=win.test.floored_cells if win is not None and win.test is not None
+            else 0,
+            window=window_record(det) if self.record_windows else None,
+            cut_tests=cut_tests(scan) if self.record_windows and scan is not None else (),
+        )
+
+
+@dataclass
+class BaselineAdapter:
+    """A river detector fed the chunk's 0/1 errors in order; a fresh clone after each alarm."""
+
+    detector: baselines.Detector
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """Feed the chunk's errors; any detection within it is the chunk's alarm."""
+        hits = feed_errors(self.detector, (~correct).astype(np.int64))
+        if hits:
+            self.detector = self.detector.clone()
+        return ChunkVerdict(alarm=bool(hits), detections=hits)
+
+
+@dataclass(frozen=True)
+class FixedAlarms:
+    """No detector: an alarm at the given chunks only.
+
+    ``"none"`` gives no chunks; ``"oracle"`` the stream's true drifts.
+    """
+
+    chunks: frozenset[int] = frozenset()
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """An alarm exactly when ``t`` is one of the given chunks."""
+        return ChunkVerdict(alarm=t in self.chunks)
+
+
+@dataclass
+class FeatureAdapter:
+    """A label-free detector (MCD-DD) fed the chunk's features; the model retrains on the chunk."""
+
+    detector: MCDDD
+
+    def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
+             features: NDArray[Any] | None = None) -> ChunkVerdict:
+        """Update the detector with the chunk's features."""
+        if features is None:
+            raise ValueError("MCD-DD reads the chunk's features: pass features=X")
+        self.detector.update(features)
+        return ChunkVerdict(alarm=self.detector.drift_detected)
+
+
+class RunSettings(Protocol):
+    """What an adapter reads of a run's configuration (``RunConfig`` has these fields)."""
+
+    @property
+    def detector(self) -> str: ...  # noqa: D102
+    @property
+    def alpha(self) -> float: ...  # noqa: D102
+    @property
+    def adaptation(self) -> Literal["window", "chunk"]: ...  # noqa: D102
+    @property
+    def record_windows(self) -> bool: ...  # noqa: D102
+    @property
+    def detector_options(self) -> tuple[tuple[str, Any], ...]: ...  # noqa: D102
+
+
+#: ``adapter(detector, config, drift_chunks)``: the built detector (None for a reference)
+#: behind what the chunk loop calls.
+Adapter = Callable[[Any, RunSettings, Sequence[int] | None], ChunkDetector]
+
+
+def _pu_adapter(detector: Any, config: RunSettings, drift: Sequence[int] | None) -> ChunkDetector:
+    return ChunkPUDDAdapter(detector, config.adaptation, config.record_windows)
+
+
+def _errors_adapter(detector: Any, config: RunSettings,
+                    drift: Sequence[int] | None) -> ChunkDetector:
+    return BaselineAdapter(detector)
+
+
+def _features_adapter(detector: Any, config: RunSettings,
+                      drift: Sequence[int] | None) -> ChunkDetector:
+    return FeatureAdapter(detector)
+
+
+def _no_alarms(detector: Any, config: RunSettings, drift: Sequence[int] | None) -> ChunkDetector:
+    return FixedAlarms(frozenset())
+
+
+def _true_drifts(detector: Any, config: RunSettings,
+                 drift: Sequence[int] | None) -> ChunkDetector:
+    return FixedAlarms(frozenset(drift or ()))
+
+
+# --- the registry ----------------------------------------------------------------------------
+class DetectorSpec(NamedTuple):
+    """One detector of the registry.
+
+    Examples
+    --------
+    >>> detector_spec("ek").fixed, detector_spec("ek").defaults
+    (mappingproxy({'partition': 'ek'}), mappingproxy({'clamp_min': 0}))
+    """
+
+    display_name: str
+    """The name in tables, legends and the app's pickers (a chart's trace name)."""
+    kind: Kind
+    """What it reads of a chunk (:data:`Kind`)."""
+    adapter: Adapter
+    """Wraps the built detector for the chunk loop: ``adapter(detector, config, drift_chunks)``."""
+    target: Callable[..., Any] | None = None
+    """The class built for a run; its keyword parameters are the options (None: none)."""
+    colour: str | None = None
+    """Its colour in every figure: an Okabe-Ito colour name or a CSS colour (None: a palette
+    colour by position)."""
+    fixed: Mapping[str, object] = MappingProxyType({})
+    """Keywords the entry sets itself (not options), e.g. EK's ``partition="ek"``."""
+    defaults: Mapping[str, object] = MappingProxyType({})
+    """The entry's own defaults, overridden by the run's options."""
+    alpha: bool = False
+    """Takes the run's ``alpha`` (PUDD-x is ``alpha = 10**-x``)."""
+
+
+def _river(spec: BaselineSpec) -> DetectorSpec:
+    return DetectorSpec(spec.display_name, "errors", _errors_adapter, spec.detector_class,
+                        colour=spec.colour)
+
+
+_ENTRIES: dict[str, DetectorSpec] = {
+    "pudd": DetectorSpec("PUDD", "pu-index", _pu_adapter, ChunkPUDD, colour="blue", alpha=True),
+    "ek": DetectorSpec("EK (Ei-kMeans ablation)", "pu-index", _pu_adapter, ChunkPUDD,
+                       fixed=MappingProxyType({"partition": "ek"}),
+                       defaults=MappingProxyType({"clamp_min": 0}), alpha=True),
+    **{name: _river(spec) for name, spec in BASELINES.items()},
+    "mcd-dd": DetectorSpec("MCD-DD (label-free, on the features; SOTA, Table 2)", "features",
+                           _features_adapter, MCDDD),
+    "none": DetectorSpec("No adaptation", "reference", _no_alarms),
+    "oracle": DetectorSpec("Oracle (true drifts)", "reference", _true_drifts),
+}
+
+
+class _Field(Mapping[str, Any]):
+    """A read-only view of one field of the registry, current as entries come and go."""
+
+    def __init__(self, pick: Callable[[DetectorSpec], Any]) -> None:
+        self._pick = pick
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._pick(_ENTRIES[name])
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, e in _ENTRIES.items() if self._pick(e) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Detector name -> display name, in the registry's order. PUDD-x is ``detector="pudd"`` with
+#: ``alpha=10**-x``.
+DETECTORS: Mapping[str, str] = _Field(lambda e: e.display_name)
+
+
+def detector_colours() -> Mapping[str, str]:
+    """Display name -> colour (as its entry names it) of the detectors that have one.
+
+    Examples
+    --------
+    >>> detector_colours()["PUDD"], detector_colours()["DDM"]
+    ('blue', 'orange')
+    """
+    return MappingProxyType({e.display_name: e.colour for e in _ENTRIES.values()
+                             if e.colour is not None})
+
+
+def detector_spec(name: str) -> DetectorSpec:
+    """The registry entry of detector ``name`` (an alias such as ``"ph"`` too).
+
+    Raises :class:`~pudd_core._validation.ParameterError` (``detector``) for an unknown name.
+
+    Examples
+    --------
+    >>> detector_spec("ph").display_name, detector_spec("mcd-dd").kind
+    ('PH', 'features')
+    """
+    spec = _ENTRIES.get(ALIASES.get(name, name)) if isinstance(name, str) else None
+    if spec is None:
+        raise _validation.ParameterError(
+            "detector", f"unknown detector {name!r}; choose one of {', '.join(_ENTRIES)}",
+            tuple(_ENTRIES))
+    return spec
+
+
+def detector_names(*kinds: Kind) -> tuple[str, ...]:
+    """The detectors of the given kinds (all without any), in the registry's order.
+
+    Examples
+    --------
+    >>> detector_names("features", "errors")
+    ('adwin', 'ddm', 'eddm', 'hddma', 'hddmw', 'kswin', 'pagehinkley', 'mcd-dd')
+    >>> detector_names("reference")
+    ('none', 'oracle')
+    """
+    return tuple(k for k, e in _ENTRIES.items() if not kinds or e.kind in kinds)
+
+
+def takes_alpha(name: str) -> bool:
+    """Whether detector ``name`` reads the run's ``alpha`` (PUDD and EK).
+
+    Examples
+    --------
+    >>> takes_alpha("ek"), takes_alpha("ddm")
+    (True, False)
+    """
+    return detector_spec(name).alpha
+
+
+def _reserved(spec: DetectorSpec) -> set[str]:
+    return {"seed", *spec.fixed, *(("alpha",) if spec.alpha else ())}
+
+
+def option_names(name: str) -> list[str]:
+    """The options detector ``name`` takes: its class's parameters but those the run sets.
+
+    Examples
+    --------
+    >>> option_names("ph")
+    ['min_instances', 'delta', 'threshold', 'alpha', 'mode']
+    >>> "partition" in option_names("pudd"), "partition" in option_names("ek")
+    (True, False)
+    >>> option_names("oracle")
+    []
+    """
+    spec = detector_spec(name)
+    if spec.target is None:
+        return []
+    reserved = _reserved(spec)
+    return [p for p in inspect.signature(spec.target).parameters if p not in reserved]
+
+
+def option_target(name: str) -> Callable[..., Any]:
+    """The class whose parameter types read detector ``name``'s option values.
+
+    Examples
+    --------
+    >>> option_target("ek").__name__, option_target("ph").__name__
+    ('ChunkPUDD', 'PageHinkley')
+    """
+    target = detector_spec(name).target
+    if target is None:
+        raise _validation.ParameterError("detector_options", f"detector {name!r} has no options")
+    return target
+
+
+def make_detector(name: str, *, alpha: float = 1e-3, seed: int | None = None,
+                  **options: Any) -> Any:
+    """Build detector ``name`` with ``options`` (None for a reference: no detector).
+
+    ``alpha`` goes to the detectors that take it, ``seed`` to those whose class has one.
+    An unknown option raises :class:`~pudd_core._validation.ParameterError`; a bad value
+    whatever the detector's class raises.
+
+    Examples
+    --------
+    >>> make_detector("ek", alpha=1e-5).clamp_min, make_detector("kswin", seed=3).seed
+    (0, 3)
+    >>> make_detector("none") is None
+    True
+    """
+    spec = detector_spec(name)
+    valid = option_names(name)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise _validation.ParameterError(
+            "detector_options",
+            f"unknown detector {name!r} option(s) {', '.join(map(repr, unknown))}; "
+            f"valid options: {', '.join(valid) or 'none'}", valid)
+    if spec.target is None:
+        return None
+    kwargs: dict[str, Any] = {**spec.defaults, **options, **spec.fixed}
+    if spec.alpha:
+        kwargs["alpha"] = alpha
+    if "seed" in inspect.signature(spec.target).parameters:
+        kwargs["seed"] = seed
+    return spec.target(**kwargs)
+
+
+def chunk_detector(
+    config: RunSettings, seed: int, drift_chunks: Sequence[int] | None = None
+) -> ChunkDetector:
+    """The detector of ``config`` (seeded with ``seed``) behind its chunk-loop adapter.
+
+    ``drift_chunks`` are the stream's true drifts (the oracle alarms there).
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import RunConfig
+    >>> type(chunk_detector(RunConfig(detector="ek"), 0)).__name__
+    'ChunkPUDDAdapter'
+    >>> chunk_detector(RunConfig(detector="oracle"), 0, (10, 20))
+    FixedAlarms(chunks=frozenset({10, 20}))
+    """
+    detector = make_detector(config.detector, alpha=config.alpha, seed=seed,
+                             **dict(config.detector_options))
+    return detector_spec(config.detector).adapter(detector, config, drift_chunks)
