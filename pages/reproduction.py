@@ -233,7 +233,7 @@ else:
     if outcome.computed:
         # show the group just run, read again from the store
         st.session_state[state.REPRODUCTION_VIEW] = group_key(small.classifier, small.n_chunks)
-        st.session_state.pop(f"w_{state.REPRODUCTION_VIEW}", None)
+        state.forget_widget(state.REPRODUCTION_VIEW)
         st.rerun()
     if outcome.complete:
         st.success(f"All {len(configs)} runs of this selection are in the store: choose "

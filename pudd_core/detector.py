@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from river import base
@@ -118,6 +122,39 @@ class ChunkPUDD(LastScan, base.Base):
     >>> fresh.n_chunks, fresh.seed, fresh.cut_points, fresh.last_scan is None
     (0, 0, 'pow2', True)
     """
+
+    #: The variants of the authors' defaults that the paper describes, as data: option -> its
+    #: help, the entry of ``Parameters`` above word for word (``tests/test_detector.py`` holds
+    #: the two equal). Their values are those of the type hints; the app offers these options.
+    variant_options: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "cut_points": '``"pow2"`` (authors: recent windows of 1, 2, 4, ... chunks) or '
+                      '``"all"`` (paper).',
+        "skip_rule": (
+            """``"accuracy"`` (authors: skip a cut when the old window's mean chunk accuracy """
+            """is lower than the recent one's), ``"pu_mean"`` (paper: test only when the old """
+            "window's mean misclassified PU is at least the recent one's) or ``None`` (test "
+            "every cut). The paper contradicts itself here (spec sections 2 row 2 and 10.2): "
+            r"Algorithm 1, line 4 tests when $\mathrm{Mean}(u^M_{old}) \geq "
+            r"\mathrm{Mean}(u^M_{new})$, while the appendix prose skips the test when the old "
+            """mean is the larger. ``"pu_mean"`` implements Algorithm 1's rule (skip iff the """
+            "old mean is strictly smaller); a window without misclassified predictions has "
+            "no mean, and the cut is then tested."),
+        "clamp_min": (
+            "Floor on every observed cell before the test (0: none). The authors' floor of 5 "
+            "decides tests where the misclassified column is (nearly) empty in both windows: "
+            "on a stationary stream with few errors it raises the false-alarm rate far above "
+            "``alpha`` (``sweep.pu_false_alarm_table``; ``results/false_alarms.md``)."),
+        "yates": "Yates' correction on 2 x 2 tables (scipy's default, used by the authors).",
+        "partition": (
+            '``"pu"``: Adaptive PU-index Bucketing (PUDD); ``"ek"``: the paper\'s "EK" '
+            "ablation (Fig. 5), a plain Ei-kMeans partition of the first ``sample_size`` PU "
+            "values of the old window with every value bucketed and no misclassified column "
+            "(use ``clamp_min=0`` for the authors' unused variant, which has no floor)."),
+        "cache_buckets": (
+            "Fit each old window's buckets once and reuse them (Algorithm 2's caching, "
+            "default); ``False`` refits them at every test, drawing a new sample each time, "
+            "as the authors."),
+    })
 
     def __init__(
         self,

@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import inspect
+import re
+import types
+import typing
+
 import numpy as np
 import pytest
 
@@ -310,3 +315,35 @@ def test_prefixes_beyond_the_largest_power_of_two_cut_are_forgotten():
     prefixes = det._history.prefixes
     assert min(prefixes) >= 600 - 512 and len(prefixes) <= 512
     assert det.last_scan.cuts[-1].cut == 512  # the largest cut still finds its prefix
+
+
+# --- the variant options: data on the class, restated by the docstring -------------------------
+def _parameters_section(cls) -> dict[str, str]:
+    """The numpydoc ``Parameters`` of ``cls``: name -> its paragraph, whitespace folded."""
+    doc = inspect.getdoc(cls) or ""
+    section = doc.split("Parameters\n----------\n", 1)[1]
+    section = re.split(r"\n\n[A-Z][a-z]+\n-+\n", section, maxsplit=1)[0]
+    out: dict[str, str] = {}
+    name = ""
+    for line in section.splitlines():
+        if line and not line.startswith(" "):
+            name = line.strip()
+            out[name] = ""
+        elif name:
+            out[name] = f"{out[name]} {line.strip()}".strip()
+    return out
+
+
+def test_the_docstring_says_what_the_variant_options_data_say():
+    documented = _parameters_section(ChunkPUDD)
+    for name, help_text in ChunkPUDD.variant_options.items():
+        assert documented[name] == " ".join(help_text.split()), name
+
+
+def test_the_variant_options_are_keyword_options_with_a_finite_set_of_values_or_an_integer():
+    params = inspect.signature(ChunkPUDD).parameters
+    hints = typing.get_type_hints(ChunkPUDD.__init__)
+    for name in ChunkPUDD.variant_options:
+        assert params[name].kind is params[name].KEYWORD_ONLY
+        assert hints[name] in (bool, int) or typing.get_origin(hints[name]) in (
+            typing.Literal, types.UnionType, typing.Union), name

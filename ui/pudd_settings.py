@@ -31,7 +31,7 @@ _WORDS = {"pow2": "powers of 2", "all": "all", "accuracy": "accuracy", "pu_mean"
 
 
 def _key(i: int, name: str) -> str:
-    return f"w_explorer_s{st.session_state.get(_GENERATION, 0)}_{i}_{name}"
+    return state.free_widget_key(f"explorer_s{st.session_state.get(_GENERATION, 0)}_{i}_{name}")
 
 
 def _texts() -> list[str]:

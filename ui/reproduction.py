@@ -137,7 +137,7 @@ def committed_selector(reports: Sequence[CommittedReport]) -> CommittedReport:
     by_file = {r.file: r for r in reports}
     if state.get(state.REPRODUCTION_COMMITTED) not in by_file:
         st.session_state[state.REPRODUCTION_COMMITTED] = reports[0].file
-        st.session_state.pop(f"w_{state.REPRODUCTION_COMMITTED}", None)
+        state.forget_widget(state.REPRODUCTION_COMMITTED)
     st.selectbox("Committed report", list(by_file),
                  format_func=lambda f: f"{by_file[f].label} (results/{f})",
                  **state.bound(state.REPRODUCTION_COMMITTED),

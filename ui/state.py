@@ -434,6 +434,11 @@ def bound(key: str) -> dict[str, Any]:
     return {"key": widget_key(key), "on_change": commit, "args": (key,)}
 
 
+def free_widget_key(name: str) -> str:
+    """The key of a widget bound to no canonical key (its value is read where it is drawn)."""
+    return _WIDGET_PREFIX + name
+
+
 def forget_widget(key: str) -> None:
     """Drop ``key``'s widget value, so the widget is re-seeded from the canonical value."""
     st.session_state.pop(_WIDGET_PREFIX + key, None)

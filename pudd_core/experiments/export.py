@@ -6,8 +6,8 @@ the p-values :func:`~pudd_core.experiments.runner.run_experiment`'s PUDD gave, c
 
 Why that is exact, and when:
 
-* the loop is the runner's, step for step (``run_experiment``'s docstring): the same
-  ``SeedSequence(config.seed).spawn(3)`` seeds the stream, the classifier and the detector;
+* the loop is the runner's, step for step (``run_experiment``'s docstring): the stream and
+  the classifier are the runner's own (``run_stream``, ``run_model``, seeded by ``run_seeds``);
   chunk 0 trains (twice with ``double_initial_fit``); each later chunk is predicted, then
   trained on in the ``"incremental"`` regime (never in ``"train-once"``);
 * there is **no adaptation**: nothing here reacts to an alarm, so the model's predictions
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pudd_core.experiments.runner import RunConfig
+from pudd_core.experiments.runner import RunConfig, run_model, run_seeds, run_stream
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,15 +44,14 @@ START = "2024-01-01T00:00:00"
 
 
 def detector_seed(config: RunConfig) -> int:
-    """The seed ``run_experiment`` gives its detector for ``config`` (the third spawned seed).
+    """The seed ``run_experiment`` gives its detector for ``config`` (``run_seeds``' third).
 
     Examples
     --------
     >>> detector_seed(RunConfig(seed=0)) == detector_seed(RunConfig(seed=0, detector="none"))
     True
     """
-    seq = np.random.SeedSequence(config.seed).spawn(3)[2]
-    return int(seq.generate_state(1)[0])
+    return run_seeds(config.seed).detector
 
 
 def export_predictions(config: RunConfig, *, data_dir: str | None = None,
@@ -73,18 +72,10 @@ def export_predictions(config: RunConfig, *, data_dir: str | None = None,
 
     import pandas as pd
 
-    from pudd_core.classifiers import make_classifier
-    from pudd_core.streams import load_stream
-
     config = dataclasses.replace(config, detector="none")
     config.validate(data_dir)
-    stream_seq, model_seq, _ = np.random.SeedSequence(config.seed).spawn(3)
-    stream = load_stream(config.dataset, seed=int(stream_seq.generate_state(1)[0]),
-                         chunk_size=config.chunk_size, n_chunks=config.n_chunks,
-                         data_dir=data_dir, **dict(config.stream_options))
-    model = make_classifier(config.classifier, input_shape=stream.feature_shape,
-                            n_classes=stream.n_classes, seed=int(model_seq.generate_state(1)[0]),
-                            dataset=config.dataset, **dict(config.classifier_options))
+    stream = run_stream(config, data_dir=data_dir)
+    model = run_model(config, stream)
     X0, y0 = stream.chunk(0)
     model.fit(X0, y0)
     if config.double_initial_fit:

@@ -14,7 +14,6 @@ import inspect
 import io
 import json
 import math
-import re
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -105,19 +104,6 @@ class VariantOption:
     online: bool
 
 
-def _doc_params(doc: str) -> dict[str, str]:
-    """Numpydoc ``Parameters`` of ``doc``: name -> one paragraph (RST literals as Markdown)."""
-    section = doc.split("Parameters\n    ----------\n", 1)[-1].split("\n\n    Examples", 1)[0]
-    out: dict[str, str] = {}
-    for block in re.split(r"\n(?=    \S)", "\n" + section.strip("\n")):
-        lines = block.strip("\n").split("\n")
-        if lines and lines[0].strip():
-            for name in lines[0].split(","):
-                text = " ".join(line.strip() for line in lines[1:])
-                out[name.strip()] = text.replace("``", "`")
-    return out
-
-
 def _choices(hint: Any, default: Any) -> tuple[Any, ...] | None:
     if hint is bool:
         return (True, False)
@@ -135,14 +121,14 @@ def _choices(hint: Any, default: Any) -> tuple[Any, ...] | None:
 def _variant_options() -> dict[str, VariantOption]:
     hints = typing.get_type_hints(ChunkPUDD.__init__)
     params = inspect.signature(ChunkPUDD).parameters
-    docs = _doc_params(ChunkPUDD.__doc__ or "")
     online = set(inspect.signature(PUDD).parameters)
-    names = ("cut_points", "skip_rule", "clamp_min", "yates", "partition", "cache_buckets")
     return {n: VariantOption(n, params[n].default, _choices(hints[n], params[n].default),
-                             docs.get(n, ""), n in online) for n in names}
+                             text.replace("``", "`"), n in online)  # RST literals as Markdown
+            for n, text in ChunkPUDD.variant_options.items()}
 
 
-#: The variant options the explorer offers, with ``ChunkPUDD``'s own defaults and help.
+#: The variant options the explorer offers (``ChunkPUDD.variant_options``), with
+#: ``ChunkPUDD``'s own defaults and help.
 VARIANTS: Mapping[str, VariantOption] = types.MappingProxyType(_variant_options())
 _SHORT: dict[str, dict[Any, str]] = {
     "cut_points": {"all": "all cuts"}, "skip_rule": {"pu_mean": "PU-mean skip", None: "no skip"},
