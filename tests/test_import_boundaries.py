@@ -197,7 +197,7 @@ def test_no_module_uses_another_modules_private_names():
 LAYERS: dict[str, int] = {
     "pudd_core._validation": 0, "pudd_core._options": 0,
     **{f"pudd_core.{m}": 1 for m in ("pu_index", "bucketing", "chi2", "detector", "online",
-                                      "theorems")},
+                                      "theorems", "_scan")},
     "pudd_core": 1,  # the package's own namespace re-exports the paper's method
     "pudd_core.streams": 2, "pudd_core.classifiers": 2, "pudd_core.paper": 2,
     "pudd_core.experiments": 3, "pudd_core.monitoring": 3,
