@@ -189,7 +189,12 @@ def _no_alarms(detector: Any, config: RunSettings, drift: Sequence[int] | None) 
 
 def _true_drifts(detector: Any, config: RunSettings,
                  drift: Sequence[int] | None) -> ChunkDetector:
-    return FixedAlarms(frozenset(drift or ()))
+    if drift is None:
+        raise _validation.ParameterError(
+            "detector", "the oracle alarms at the stream's true drifts, and this stream's are "
+                        "unknown (a real stream or your file): use a synthetic stream, or "
+                        "detector='none' for a model that never adapts")
+    return FixedAlarms(frozenset(drift))
 
 
 # --- the registry ----------------------------------------------------------------------------
@@ -395,7 +400,8 @@ def chunk_detector(
 ) -> ChunkDetector:
     """The detector of ``config`` (seeded with ``seed``) behind its chunk-loop adapter.
 
-    ``drift_chunks`` are the stream's true drifts (the oracle alarms there).
+    ``drift_chunks`` are the stream's true drifts (the oracle alarms there; it refuses a
+    stream whose drifts are unknown, ``None``).
 
     Examples
     --------

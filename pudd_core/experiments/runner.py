@@ -119,7 +119,7 @@ class RunConfig:
         A key of :data:`~pudd_core.experiments.detectors.DETECTORS` (or an alias such as
         ``"ph"``): PUDD, its EK ablation, the river baselines, MCD-DD (label-free, on the
         chunk's features), ``"none"`` (never adapts) or ``"oracle"`` (adapts at the true
-        drifts).
+        drifts, on a stream whose drifts are known).
     alpha
         PUDD's threshold: PUDD-x is ``alpha = 10**-x``.
     regime

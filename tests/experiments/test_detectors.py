@@ -165,3 +165,31 @@ def test_the_oracle_alarms_at_the_true_drifts_and_none_never():
 def test_an_unknown_detector_is_a_parameter_error_naming_the_choices():
     with pytest.raises(ParameterError, match="unknown detector 'cusum'; choose one of pudd, ek"):
         make_detector("cusum")
+
+
+def test_the_oracle_refuses_a_stream_whose_drifts_are_unknown():
+    import io
+
+    from pudd_core.streams import stream_from_csv
+
+    rows = "".join(f"{i % 7},{i % 2}\n" for i in range(400))
+    stream = stream_from_csv(io.StringIO("a,label\n" + rows), label="label", chunk_size=100,
+                             name="mine")
+    assert stream.drift_chunks is None
+    with pytest.raises(ParameterError, match="oracle alarms at the stream's true drifts"):
+        run_experiment(RunConfig("mine", "gnb", "oracle"), stream=stream)
+    assert run_experiment(RunConfig("mine", "gnb", "none"), stream=stream).alarms == ()
+
+
+@pytest.mark.parametrize("detector", ["none", "oracle"])
+def test_the_references_run_from_the_command_line(detector, tmp_path, capsys):
+    import json
+
+    from pudd_core.__main__ import main
+
+    code = main(["run", "--dataset", "sea0", "--detector", detector, "--n-chunks", "25",
+                 "--json", "--store", str(tmp_path), "--executor", "serial"])
+    out = json.loads(capsys.readouterr().out)
+    again = run_experiment(RunConfig("sea0", detector=detector, n_chunks=25))
+    assert code == 0 and out["runs"][0]["accuracy"] == again.accuracy
+    assert out["runs"][0]["n_alarms"] == len(again.alarms) == (2 if detector == "oracle" else 0)
