@@ -232,8 +232,7 @@ else:
     outcome = progress.run_tasks(state.REPRODUCTION_JOB, tasks, what="runs", auto=False)
     if outcome.computed:
         # show the group just run, read again from the store
-        st.session_state[state.REPRODUCTION_VIEW] = group_key(small.classifier, small.n_chunks)
-        state.forget_widget(state.REPRODUCTION_VIEW)
+        state.set_value(state.REPRODUCTION_VIEW, group_key(small.classifier, small.n_chunks))
         st.rerun()
     if outcome.complete:
         st.success(f"All {len(configs)} runs of this selection are in the store: choose "

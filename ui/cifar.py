@@ -71,8 +71,7 @@ def _default_for_this_machine(device: str) -> None:
     st.session_state[flag] = True
     untouched = state.get(state.CIFAR_CLASSIFIER) == state.DEFAULTS[state.CIFAR_CLASSIFIER]
     if device == "cuda" and untouched and "classifier" not in st.query_params:
-        st.session_state[state.CIFAR_CLASSIFIER] = "resnet18"
-        state.forget_widget(state.CIFAR_CLASSIFIER)
+        state.set_value(state.CIFAR_CLASSIFIER, "resnet18")
 
 
 def current_config(seed: int) -> CifarConfig:
@@ -135,8 +134,7 @@ def source_name(source: str) -> str:
 def chunk_slider(n_chunks: int) -> int:
     """The chunk whose images are shown (kept inside the run's chunks)."""
     if int(state.get(state.CIFAR_CHUNK)) >= n_chunks:
-        st.session_state[state.CIFAR_CHUNK] = n_chunks - 1
-        state.forget_widget(state.CIFAR_CHUNK)
+        state.set_value(state.CIFAR_CHUNK, n_chunks - 1)
     st.slider("Chunk", 0, n_chunks - 1, **state.bound(state.CIFAR_CHUNK))
     return int(state.get(state.CIFAR_CHUNK))
 

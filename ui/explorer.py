@@ -62,12 +62,6 @@ _KEPT_UPLOAD = "explorer_kept_upload"  # (file name, bytes) of the last upload
 _STREAM_CHUNK_DEFAULT = 1000
 
 
-def _set(key: str, value: Any) -> None:
-    """Change canonical ``key`` and re-seed its widget (only before the widget is drawn)."""
-    st.session_state[key] = value
-    state.forget_widget(key)
-
-
 def _infos() -> dict[str, StreamInfo]:
     return {info.name: info for info in cache.streams()}
 
@@ -76,10 +70,10 @@ def _dataset_changed() -> None:
     """New dataset: its own chunk size, and a classifier that can learn it."""
     state.commit(state.EXPLORER_DATASET)
     info = _infos().get(state.get(state.EXPLORER_DATASET))
-    _set(state.EXPLORER_CHUNK_SIZE, info.chunk_size if info else _STREAM_CHUNK_DEFAULT)
+    state.set_value(state.EXPLORER_CHUNK_SIZE, info.chunk_size if info else _STREAM_CHUNK_DEFAULT)
     allowed = compatible_classifiers(info) if info else TABULAR_CLASSIFIERS
     if state.get(state.EXPLORER_CLASSIFIER) not in allowed:
-        _set(state.EXPLORER_CLASSIFIER, allowed[0])
+        state.set_value(state.EXPLORER_CLASSIFIER, allowed[0])
 
 
 @dataclass(frozen=True)
@@ -148,7 +142,7 @@ def settings() -> Settings:
     allowed = compatible_classifiers(info) if info else TABULAR_CLASSIFIERS
     wanted = state.get(state.EXPLORER_CLASSIFIER)
     if wanted not in allowed:  # e.g. a link asking for gnb on CIFAR-10-CD
-        _set(state.EXPLORER_CLASSIFIER, allowed[0])
+        state.set_value(state.EXPLORER_CLASSIFIER, allowed[0])
     top[1].selectbox("Classifier", allowed, format_func=_classifier_label,
                      **state.bound(state.EXPLORER_CLASSIFIER),
                      help="\n\n".join(f"**{c}**: {CLASSIFIERS[c]}" for c in allowed))
@@ -242,7 +236,7 @@ def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
                               icon=":material/error:")
         return None, False
     if state.get(state.EXPLORER_LABEL) not in columns:
-        _set(state.EXPLORER_LABEL, columns[-1])
+        state.set_value(state.EXPLORER_LABEL, columns[-1])
     cols[1].selectbox("Label column", columns, **state.bound(state.EXPLORER_LABEL),
                       help="The column that holds each row's class; the others are features.")
     if state.get(state.EXPLORER_LABEL) == columns[-1]:

@@ -31,8 +31,7 @@ def view_selector(groups: Sequence[StoreGroup]) -> StoreGroup:
     """The stored reproduction to compare with the paper (the largest by default)."""
     by_key = {g.key: g for g in groups}
     if state.get(state.REPRODUCTION_VIEW) not in by_key:
-        st.session_state[state.REPRODUCTION_VIEW] = groups[0].key
-        state.forget_widget(state.REPRODUCTION_VIEW)
+        state.set_value(state.REPRODUCTION_VIEW, groups[0].key)
     st.selectbox("Reproduction in the store", list(by_key),
                  format_func=lambda k: by_key[k].label, **state.bound(state.REPRODUCTION_VIEW),
                  help="Runs are grouped by classifier and stream length: a report never "
@@ -136,8 +135,7 @@ def committed_selector(reports: Sequence[CommittedReport]) -> CommittedReport:
     """The committed report to show (``results/table1_gnb.csv`` by default)."""
     by_file = {r.file: r for r in reports}
     if state.get(state.REPRODUCTION_COMMITTED) not in by_file:
-        st.session_state[state.REPRODUCTION_COMMITTED] = reports[0].file
-        state.forget_widget(state.REPRODUCTION_COMMITTED)
+        state.set_value(state.REPRODUCTION_COMMITTED, reports[0].file)
     st.selectbox("Committed report", list(by_file),
                  format_func=lambda f: f"{by_file[f].label} (results/{f})",
                  **state.bound(state.REPRODUCTION_COMMITTED),

@@ -444,6 +444,12 @@ def forget_widget(key: str) -> None:
     st.session_state.pop(_WIDGET_PREFIX + key, None)
 
 
+def set_value(key: str, value: Any) -> None:
+    """Change canonical ``key`` and re-seed its widget (only before the widget is drawn)."""
+    st.session_state[key] = value
+    forget_widget(key)
+
+
 def get(key: str) -> Any:
     """The canonical value of ``key``."""
     return st.session_state[key]
