@@ -23,6 +23,7 @@ import pytest
 from pudd_core import PUDD, ChunkPUDD
 from pudd_core._validation import ParameterError
 from pudd_core.chi2 import pu_chi2_test
+from pudd_core.experiments.detectors import DETECTORS, option_names, option_target
 from pudd_core.experiments.grid import expand_grid, load_grid_file, parse_seeds
 from pudd_core.experiments.runner import RunConfig, parse_option_pairs
 from pudd_core.pu_index import is_correct, pu_index
@@ -465,15 +466,13 @@ def test_no_parameter_takes_a_string_for_a_number_or_flag(cls):
             assert info.value.param == name, (name, text, str(info.value))
 
 
-@pytest.mark.parametrize("detector", ["pudd", "ek", "adwin", "ddm", "kswin", "pagehinkley"])
+@pytest.mark.parametrize("detector", [d for d in DETECTORS if option_names(d)])
 def test_cli_option_text_is_parsed_to_the_parameter_type_or_refused(detector):
     """Whatever text a user writes, an option value is never a stray string for a non-text
     parameter: it parses to the parameter's type or raises, naming the option."""
-    from pudd_core.experiments.runner import _detector_option_names, _option_target
-
-    target = _option_target("detector", detector)
+    target = option_target(detector)
     defaults = dict(_typed_parameters(target))
-    for name in _detector_option_names(detector):
+    for name in option_names(detector):
         for text in ("False", "no", "None", "1", "1.5", "foo", "[1]"):
             try:
                 value = dict(parse_option_pairs("detector", detector, [f"{name}={text}"]))[name]
