@@ -3,6 +3,7 @@
 ``runner`` runs one configuration chunk by chunk (test, then train); ``grid`` expands grids of
 configurations and keeps their results in a Parquet store; ``reproduce`` lists the runs behind
 the paper's Tables 1 and 2 and reports against them; ``sweep`` studies PUDD's threshold and
-false alarms; ``evaluation`` scores a run against its true drifts; ``baselines`` names river's
-detectors; ``cost`` estimates a run's wall-clock time before it starts.
+false alarms; ``evaluation`` scores a run against its true drifts; ``detectors`` is the
+registry of every detector a run can use (and how the chunk loop feeds it); ``baselines``
+names river's detectors; ``cost`` estimates a run's wall-clock time before it starts.
 """
