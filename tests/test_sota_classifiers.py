@@ -85,20 +85,75 @@ def test_booster_contributions_equal_sklearn_predict(depth):
 # --- NS -------------------------------------------------------------------------------------
 
 
-def test_ns_pruning_rules_follow_the_loss_improvement_ratio():
+def test_ns_naive_pruning_drops_every_tree_after_the_first_whose_ratio_is_not_negative():
     clf = NSClassifier(n_features=1, n_classes=2)
-    # losses after the prior and after each of 3 trees, for 4 rows
-    losses = np.array([[0.5, 0.4, 0.5, 0.3],
-                       [0.5, 0.4, 0.5, 0.3],
-                       [0.5, 0.4, 0.5, 0.3],
-                       [0.5, 0.6, 0.3, 0.3]])
-    # tree 1: mean 0.5 -> 0.45, LIR -0.1; tree 2: 0.45 -> 0.45, LIR 0 (kept by both);
-    # tree 3: 0.45 -> 0.3 (kept)
-    assert clf.prune_mask(losses, "naive").tolist() == [True, True, True]
-    losses[3, 2] = 0.35  # tree 2 now raises the mean: LIR > 0, three rows up by 0.1, one down
-    assert clf.prune_mask(losses, "naive").tolist() == [True, False, True]
-    # one-sided t-test of the increases (0.1, 0.1, 0.1, -0.25): p > 0.05, so kept
-    assert clf.prune_mask(losses, "statistical").tolist() == [True, True, True]
+    # per row: the loss after the prior (unused), then after each of 4 trees
+    losses = np.array([[0.9, 0.5, 0.5, 0.4, 0.45],
+                       [0.9, 0.5, 0.5, 0.4, 0.35],
+                       [0.9, 0.5, 0.5, 0.4, 0.45]])
+    # means after trees 1..4: 0.5, 0.5, 0.4, 0.4167. Tree 2: LIR 0 (a tie: pruned, as the
+    # script's `portion <= 0`); tree 3: LIR -0.2 (kept); tree 4: LIR +0.04 (pruned). Tree 1
+    # is never tested.
+    assert clf.prune_mask(losses, "naive").tolist() == [True, False, True, False]
+    losses[:, 0] = 0.1  # tree 1 raising the loss above the prior's changes nothing
+    assert clf.prune_mask(losses, "naive").tolist() == [True, False, True, False]
+
+
+def test_ns_statistical_pruning_is_scipys_two_sample_ks_of_consecutive_per_row_ratios():
+    rng = np.random.default_rng(0)
+    n, trees = 300, 12
+    # losses that fall tree by tree, except trees 5 and 9 which raise them on most rows
+    steps = rng.uniform(0.96, 0.99, size=(n, trees))
+    steps[:, 4] = rng.uniform(0.99, 1.06, size=n)   # tree 5: up on average, clearly
+    steps[:, 8] = rng.uniform(0.985, 1.02, size=n)  # tree 9: slightly up on average
+    after = 0.5 * np.cumprod(steps, axis=1)
+    losses = np.column_stack([np.full(n, 0.5), after])
+    from scipy import stats
+
+    ratio = np.diff(after, axis=1) / after[:, :-1]
+    mean = after.mean(axis=0)
+    expected = [True, True]
+    for j in range(2, trees):  # tree j + 1 against tree j, as the authors' loop
+        p = stats.ks_2samp(ratio[:, j - 2], ratio[:, j - 1], alternative="greater").pvalue
+        expected.append(not ((mean[j] - mean[j - 1]) / mean[j - 1] >= 0 and p < 0.001))
+    clf = NSClassifier(n_features=1, n_classes=2)
+    got = clf.prune_mask(losses, "statistical").tolist()
+    assert got == expected
+    assert got[4] is False and got.count(False) >= 1  # tree 5 is pruned: the test can fail
+    # the naive rule prunes both trees that raised the mean loss
+    naive = clf.prune_mask(losses, "naive")
+    assert not naive[4] and not naive[8]
+    # at a looser level the slightly harmful tree goes too, or stays: monotone in alpha
+    loose = NSClassifier(n_features=1, n_classes=2, alpha=0.5).prune_mask(losses, "statistical")
+    assert (loose <= np.array(got)).all()
+
+
+def test_ns_new_trees_fit_the_residuals_of_the_unpruned_scores():
+    import copy
+
+    X, y = sea(0)
+    clf = NSClassifier(n_features=3, n_classes=2, n_trees=30, n_new=4, seed=0)
+    clf.fit(X, y)
+    Xn, yn = sea(1)
+    yn = 1 - yn  # labels flipped: every tree hurts on average, the naive rule prunes
+    by_hand, pruned_scores = copy.deepcopy(clf), copy.deepcopy(clf)
+    clf.partial_fit(Xn, yn)
+    for rule in ("naive", "statistical"):
+        for twin, scores_of in ((by_hand, "unpruned"), (pruned_scores, "pruned")):
+            model = twin.models[rule]
+            scores = model.cumulative_scores(Xn)
+            mask = twin.prune_mask(np.abs(yn[:, None] - scores), rule)
+            assert rule == "statistical" or not mask.all()
+            model.keep(mask)
+            grow = 4 + max(0, 30 - len(model))
+            model.grow(Xn, yn.astype(float), grow,
+                       scores=scores[:, -1] if scores_of == "unpruned" else None)
+    for rule in ("naive", "statistical"):
+        np.testing.assert_array_equal(clf.models[rule].scores(Xn),
+                                      by_hand.models[rule].scores(Xn))
+    # growing on the pruned model's scores instead would give another model
+    assert not np.array_equal(clf.models["naive"].scores(Xn),
+                              pruned_scores.models["naive"].scores(Xn))
 
 
 def test_ns_regrows_to_its_initial_size_plus_the_new_trees():
@@ -174,6 +229,29 @@ def test_adlter_retrains_a_member_after_a_severe_drift():
     clf.partial_fit(X, 1 - y)
     assert clf.retrained == [True]
     assert (clf.predict_proba(X).argmax(axis=1) == 1 - y).mean() > 0.8
+
+
+def test_adlter_grows_a_full_increment_while_at_most_max_trees_then_stops():
+    X, y = sea(0)
+    clf = ADLTERClassifier(n_features=3, n_classes=2, n_trees=5, increments=(4,),
+                           max_trees=6, seed=0)
+    clf.fit(X, y)
+    sizes = []
+    for _ in range(3):  # the same concept: the loss falls tree by tree, no roll-back
+        clf.partial_fit(X, y)
+        sizes.append(len(clf.members[0]))
+    # 5 <= 6: grow 4 (to 9, past the cap, as the script does); 9 > 6: no growth after
+    assert sizes == [9, 9, 9]
+
+
+def test_adlter_gets_the_authors_tree_cap_on_real_streams_only():
+    caps = {d: make_classifier("adlter", input_shape=(3,), n_classes=2, dataset=d).max_trees
+            for d in ("elec2", "powersupply", "airline", "sea0", "sine", "mixed", None)}
+    assert caps == {"elec2": 1000, "powersupply": 1000, "airline": 1000, "sea0": 10000,
+                    "sine": 10000, "mixed": 10000, None: 10000}
+    # an explicit option wins over the stream's setting
+    assert make_classifier("adlter", input_shape=(3,), n_classes=2, dataset="elec2",
+                           max_trees=5000).max_trees == 5000
 
 
 @pytest.mark.parametrize("name", ["ns", "adlter"])

@@ -134,6 +134,8 @@ _DATASET_PRESETS: dict[tuple[str, str], dict[str, object]] = {
     ("vfdt", "airline"): {"leaf_prediction": "mc"},
     ("dnn", "airline"): {"hidden": (512, 256, 64)},
     ("dnn-ensemble", "airline"): {"reinit_on_adapt": False},
+    # AdIter's scripts cap trees at 1000 on real streams, 10000 on synthetic ones
+    **{("adlter", real): {"max_trees": 1000} for real in ("elec2", "powersupply", "airline")},
 }
 
 
@@ -180,8 +182,9 @@ def make_classifier(
         Makes the networks' weights reproducible; gnb and vfdt are deterministic and ignore it.
     dataset
         ``"airline"`` switches on the authors' airline settings (vfdt ``leaf_prediction="mc"``,
-        dnn ``hidden=(512, 256, 64)``, dnn-ensemble ``reinit_on_adapt=False``); other names
-        change nothing.
+        dnn ``hidden=(512, 256, 64)``, dnn-ensemble ``reinit_on_adapt=False``); the real
+        streams ``"elec2"``, ``"powersupply"`` and ``"airline"`` give adlter the authors'
+        ``max_trees=1000``; other names change nothing.
     options
         Keyword options of the classifier's class, e.g. ``epochs=100`` or
         ``reproduce_frozen_head=True``; they override the dataset settings.
@@ -199,6 +202,9 @@ def make_classifier(
     [[1.0, 0.0], [0.0, 1.0]]
     >>> make_classifier("vfdt", input_shape=(679,), n_classes=2, dataset="airline").leaf_prediction
     'mc'
+    >>> [make_classifier("adlter", input_shape=(3,), n_classes=2, dataset=d).max_trees
+    ...  for d in ("elec2", "sea0")]
+    [1000, 10000]
     >>> make_classifier("svm", input_shape=(3,), n_classes=2)
     Traceback (most recent call last):
     ...

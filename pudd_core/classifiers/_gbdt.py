@@ -222,13 +222,23 @@ class _ChunkBoosting:
 class NSClassifier(_ChunkBoosting):
     """NS (LIR-eGB): naive and statistical pruning by loss improvement ratio, switched.
 
-    Two boosted models learn the stream side by side. After a chunk is tested, each tree's
-    loss improvement ratio on it is computed, ``LIR_i = (L_i - L_(i-1)) / L_(i-1)`` with
-    ``L_i`` the mean ``|y - score|`` after the first *i* trees. The *naive* model drops every
-    tree with ``LIR_i > 0``; the *statistical* model drops a tree only when the increase is
-    significant, a one-sided t-test of the per-row loss increase ``> 0`` at ``alpha``. Each
-    model then grows ``n_new`` trees on the chunk's residuals, plus as many as it needs to
-    get back to ``n_trees``, up to ``max_trees`` (Wang et al., IEEE TCYB 2023).
+    Two boosted models learn the stream side by side, as in the authors' script
+    (github.com/kunkun111/TCYB-LIR-eGB @5ce095e, ``Binary_stream experiment/N_S_gbdt.py``
+    and ``N_S_exp.py``; written here, not copied). After a chunk is tested, with ``L_i`` the
+    mean ``|y - score|`` on it after the first *i* trees, tree *i*'s loss improvement ratio
+    is ``LIR_i = (L_i - L_(i-1)) / L_(i-1)``:
+
+    - the *naive* model drops every tree *i >= 2* with ``LIR_i >= 0`` (the loss did not
+      fall); the first tree is kept;
+    - the *statistical* model drops tree *i >= 3* when ``LIR_i >= 0`` **and** the per-row
+      ratios ``(l_i - l_(i-1)) / l_(i-1)`` of tree *i* are significantly larger than those of
+      tree *i - 1*: a two-sample Kolmogorov-Smirnov test (scipy's ``ks_2samp``,
+      ``alternative="greater"``) at ``p < alpha`` (0.001); the first two trees are kept.
+
+    Each model then grows ``n_new`` trees on the chunk, plus as many as it needs to get back
+    to ``n_trees``, each fitted to the residuals of the scores the **unpruned** model gave
+    the chunk (the script passes the scores it predicted before pruning), up to
+    ``max_trees`` (the script's cap of 10000 is never applied to NS; 100 chunks add 2500).
 
     **The switch uses the previous chunk only.** The authors' script reports, on each chunk,
     the better of the two models *on that chunk's own labels*, which scores a choice made
@@ -245,7 +255,7 @@ class NSClassifier(_ChunkBoosting):
     n_new
         Trees added per chunk (25).
     alpha
-        Significance level of statistical pruning.
+        Significance level of statistical pruning's KS test (0.001, the script's).
     learning_rate, max_depth, subsample
         Each tree's shrinkage (0.01), depth (4) and row subsample (0.8).
     max_trees
@@ -271,14 +281,15 @@ class NSClassifier(_ChunkBoosting):
     name = "ns"
 
     def __init__(self, n_features: int, n_classes: int, *, n_trees: int = 200, n_new: int = 25,
-                 alpha: float = 0.05, learning_rate: float = 0.01, max_depth: int = 4,
+                 alpha: float = 0.001, learning_rate: float = 0.01, max_depth: int = 4,
                  subsample: float = 0.8, max_trees: int = 10000, seed: int | None = None
                  ) -> None:
         super().__init__(n_features, n_classes, n_trees=n_trees, learning_rate=learning_rate,
                          max_depth=max_depth, subsample=subsample, max_trees=max_trees,
                          seed=seed)
         self.n_new = _validation.check_positive_int("n_new", n_new, minimum=0)
-        if not (isinstance(alpha, float | int) and 0 < alpha < 1):
+        if not (isinstance(alpha, float | int) and not isinstance(alpha, bool)
+                and 0 < alpha < 1):
             raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
         self.alpha = float(alpha)
         self.models: dict[str, Booster] = {}
@@ -301,30 +312,38 @@ class NSClassifier(_ChunkBoosting):
         """Which trees to keep (``rule``: ``"naive"`` or ``"statistical"``).
 
         ``losses`` is ``(n, n_trees + 1)``: each row's ``|y - score|`` after the prior and
-        after each tree, on the newest chunk.
+        after each tree, on the newest chunk. The prior column is not used (the authors'
+        ratios start at the first tree).
 
         Examples
         --------
-        >>> clf = NSClassifier(n_features=1, n_classes=2, alpha=0.05)
-        >>> losses = np.array([[0.5, 0.4, 0.45, 0.3], [0.5, 0.4, 0.45, 0.3],
-        ...                    [0.5, 0.4, 0.46, 0.3]])  # tree 2 raises every row's loss
-        >>> clf.prune_mask(losses, "naive").tolist(), clf.prune_mask(losses, "statistical").tolist()
-        ([True, False, True], [True, False, True])
-        >>> losses = np.array([[0.5, 0.4, 0.6, 0.3], [0.5, 0.4, 0.3, 0.3],
-        ...                    [0.5, 0.4, 0.35, 0.3]])  # on average up, but not significantly
-        >>> clf.prune_mask(losses, "naive").tolist(), clf.prune_mask(losses, "statistical").tolist()
-        ([True, False, True], [True, True, True])
+        >>> clf = NSClassifier(n_features=1, n_classes=2)
+        >>> losses = np.array([[0.5, 0.4, 0.3, 0.35, 0.3]] * 3)  # tree 3 raises the loss
+        >>> clf.prune_mask(losses, "naive").tolist()
+        [True, True, False, True]
+        >>> clf.prune_mask(losses, "statistical").tolist()  # 3 rows: never significant
+        [True, True, True, True]
         """
-        diff = np.diff(losses, axis=1)  # per row: loss after tree i minus before it
-        mean_before = losses[:, :-1].mean(axis=0)
-        lir = diff.mean(axis=0) / np.where(mean_before > 0, mean_before, np.inf)
+        after = losses[:, 1:]  # column i: after tree i + 1
+        keep = np.ones(after.shape[1], dtype=bool)
+        if after.shape[1] < 2:
+            return keep
+        mean = after.mean(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lir = (mean[1:] - mean[:-1]) / mean[:-1]  # tree i + 1 against tree i
         if rule == "naive":
-            return np.asarray(~(lir > 0))
-        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)  # constant columns: p is NaN
-            p = stats.ttest_1samp(diff, 0.0, axis=0, alternative="greater").pvalue
-        significant = (lir > 0) & (np.nan_to_num(p, nan=1.0) < self.alpha)
-        return np.asarray(~significant)
+            keep[1:] = ~(lir >= 0)
+            return keep
+        if after.shape[1] < 3:
+            return keep
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.diff(after, axis=1) / after[:, :-1]  # per row, trees 2 .. n
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NaN ratios: p is NaN, kept
+            p = stats.ks_2samp(ratio[:, :-1], ratio[:, 1:], alternative="greater",
+                               axis=0).pvalue
+        keep[2:] = ~((lir[1:] >= 0) & (np.nan_to_num(p, nan=1.0) < self.alpha))
+        return keep
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
         """Score both models on the chunk (this sets the next chunk's model), prune, regrow."""
@@ -336,12 +355,13 @@ class NSClassifier(_ChunkBoosting):
             return
         for rule, model in self.models.items():
             scores = model.cumulative_scores(Xa)
+            unpruned = scores[:, -1].copy()
             # the runner's rule: class 1 when its probability is the strict arg-max
-            self.last_accuracy[rule] = float(((scores[:, -1] > 0.5) == (ya == 1)).mean())
-            losses = np.abs(ya[:, None] - scores)
-            model.keep(self.prune_mask(losses, rule))
+            self.last_accuracy[rule] = float(((unpruned > 0.5) == (ya == 1)).mean())
+            model.keep(self.prune_mask(np.abs(ya[:, None] - scores), rule))
             grow = self.n_new + max(0, self.n_trees - len(model))
-            model.grow(Xa, ya, min(grow, self.max_trees - len(model)))
+            # new trees fit the residuals of the unpruned model's scores, as the script does
+            model.grow(Xa, ya, min(grow, self.max_trees - len(model)), scores=unpruned)
         naive, stat = self.last_accuracy["naive"], self.last_accuracy["statistical"]
         self.active = "naive" if naive > stat else "statistical"
 
@@ -360,9 +380,14 @@ class ADLTERClassifier(_ChunkBoosting):
     25, 50, 75, 100 and 125). After a chunk is tested, each member rolls back to the prefix
     of its trees with the lowest mean ``|y - score|`` on it (at least one tree). A member
     left with fewer than ``n_trees`` trees is retrained from scratch on the chunk (the drift
-    was severe); otherwise it grows its increment of trees on the chunk's residuals, up to
-    ``max_trees``. The prediction averages the members' scores (Wang et al., Neurocomputing
-    2022).
+    was severe); otherwise, while it has at most ``max_trees`` trees, it grows its increment
+    of trees on the residuals of its rolled-back scores (so it may end up to one increment
+    above the cap). The prediction averages the members' scores (Wang et al.,
+    Neurocomputing 2022; the authors' scripts, github.com/kunkun111/AdIter @a8e429f,
+    ``real_exp/re_AdIter_exp.py`` and ``syn_exp/sy_AdIter_exp.py``, written here, not
+    copied). The scripts cap trees at 1000 on real streams and 10000 on synthetic ones;
+    :func:`~pudd_core.classifiers.make_classifier` gives ``max_trees=1000`` to the real
+    streams of the registry (elec2, powersupply, airline).
 
     Parameters
     ----------
@@ -375,7 +400,8 @@ class ADLTERClassifier(_ChunkBoosting):
     learning_rate, max_depth, subsample
         Each tree's shrinkage (0.01), depth (4) and row subsample (0.8).
     max_trees
-        A member stops growing at this many trees (10000).
+        A member grows only while it has at most this many trees (10000, the synthetic
+        streams' setting; 1000 on real streams).
     seed
         Seeds the subsamples and the trees.
 
@@ -435,8 +461,8 @@ class ADLTERClassifier(_ChunkBoosting):
             self.retrained[i] = best < self.n_trees
             if self.retrained[i]:
                 self.members[i] = self._new_booster(Xa, ya)
-            else:
-                member.grow(Xa, ya, min(inc, self.max_trees - len(member)))
+            elif len(member) <= self.max_trees:  # the script's cap: grow while <= max_trees
+                member.grow(Xa, ya, inc)
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """``[1 - s, s]`` with ``s`` the members' mean score clipped to [0, 1]."""

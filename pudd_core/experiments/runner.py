@@ -35,6 +35,9 @@ __all__ = [
 ]
 
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
+#: Methods whose default procedure changed after runs were stored (docs/sota-procedures.md):
+#: their configurations' keys carry the revision, so a store never answers with old runs.
+_REVISIONS: Mapping[str, int] = {"mcd-dd": 2, "ns": 2, "adlter": 2}
 
 Options = tuple[tuple[str, Any], ...]
 
@@ -176,7 +179,11 @@ class RunConfig:
         >>> RunConfig(seed=1).key() == RunConfig(seed=1).key() != RunConfig(seed=2).key()
         True
         """
-        blob = json.dumps(asdict(self), sort_keys=True, default=str).encode()
+        fields_ = asdict(self)
+        revised = {n: _REVISIONS[n] for n in (self.detector, self.classifier) if n in _REVISIONS}
+        if revised:  # only these keys change: every other stored run stays valid
+            fields_["revision"] = revised
+        blob = json.dumps(fields_, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def validate(self, data_dir: str | None = None, *, stream: Stream | None = None) -> None:
