@@ -114,6 +114,9 @@ else:
             "`ours − paper` in accuracy points; – where a cell was not run or the paper gives "
             "no number. airline runs on substitute data: its rows are marked not comparable "
             "and left out of the chart.")
+        if shown.caveats:
+            with st.expander("Where these runs differ from the paper's (the report's caveats)"):
+                st.markdown("\n".join(f"- {c}" for c in shown.caveats))
 
 st.subheader("2. Rankings and their significance")
 st.markdown(

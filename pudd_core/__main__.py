@@ -316,6 +316,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     if len(chosen) != 1:
         raise ParameterError("table", "give one of --table 1|2|cifar, --claims or --fig5"
                              + (f", not {' and '.join(chosen)}" if chosen else ""))
+    if args.replace and not args.add:
+        raise ParameterError("replace", "--replace goes with --add: it says that this "
+                             "command's cells replace the report's whatever their seeds")
     if args.add and (args.claims or args.fig5 or args.table == "cifar"):
         raise ParameterError("add", "--add puts cells into a --table 1 or 2 report; the "
                              "CIFAR-10-CD comparison, Fig. 5 and the claims are made whole")
@@ -358,9 +361,11 @@ def _reproduce(args: argparse.Namespace) -> int:
     if base is not None:
         from pudd_core.experiments.reproduce import merge_reports
 
-        report = merge_reports(base, report, note=(
+        report = merge_reports(base, report, replace=args.replace, note=(
             f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
-            f"{text}); a cell run before with more seeds kept its own."))
+            f"{text}); " + ("they replace the cells run before, whatever their seeds (a "
+                            "changed procedure)." if args.replace else
+                            "a cell run before with more seeds kept its own.")))
     md_path, csv_path = report.save(args.out)
     print(report.markdown())
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
@@ -609,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="--table 1|2: put this command's cells into the report already in "
                           "--out (a new row, more seeds; its other cells and caveats kept) "
                           "instead of writing a report of these runs alone")
+    rep.add_argument("--replace", action="store_true",
+                     help="with --add: this command's cells replace the report's whatever "
+                          "their seeds (after a method's procedure changed)")
     rep.add_argument("--data-dir", default=None)
     rep.set_defaults(handler=_reproduce)
 
@@ -700,7 +708,7 @@ _FLAGS = {
     "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
     "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
-    "add": "--add",
+    "add": "--add", "replace": "--replace",
 }
 
 

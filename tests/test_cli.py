@@ -195,6 +195,29 @@ def test_reproduce_add_puts_new_cells_into_the_committed_report(tmp_path, capsys
     assert "— /" not in ddm_row  # the row kept, with its number, in the Markdown
 
 
+def test_reproduce_add_replace_puts_a_changed_methods_fewer_seeds_in(tmp_path, capsys):
+    import pandas as pd
+
+    out, store = tmp_path / "out", str(tmp_path / "s")
+    small = ["--table", "1", "--classifier", "gnb", "--datasets", "sea0", "--regimes",
+             "incremental", "--n-chunks", "6", "--executor", "serial", "--store", store,
+             "--out", str(out), "--detectors", "ddm"]
+    assert main(["reproduce", *small, "--seeds", "2"]) == 0
+    assert main(["reproduce", *small, "--seeds", "2-2", "--add"]) == 0
+    kept = pd.read_csv(out / "table1_gnb.csv").set_index("detector")
+    assert kept.loc["ddm", "n_seeds"] == 2  # without --replace: the two seeds stay
+    assert main(["reproduce", *small, "--seeds", "2-2", "--add", "--replace"]) == 0
+    replaced = pd.read_csv(out / "table1_gnb.csv").set_index("detector")
+    alone = main(["reproduce", *small, "--seeds", "2-2", "--out", str(tmp_path / "alone")])
+    one = pd.read_csv(tmp_path / "alone" / "table1_gnb.csv").set_index("detector")
+    assert alone == 0 and replaced.loc["ddm", "n_seeds"] == 1
+    assert replaced.loc["ddm", "ours"] == pytest.approx(one.loc["ddm", "ours"], abs=1e-12)
+    assert "they replace the cells run before" in (out / "table1_gnb.md").read_text()
+    capsys.readouterr()
+    assert main(["reproduce", *small, "--seeds", "1", "--replace"]) == 2
+    assert "--replace goes with --add" in capsys.readouterr().err
+
+
 def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys):
     code = main(["reproduce", "--table", "1", "--seeds", "1", "--datasets", "sea0",
                  "--detectors", "ddm", "--add", "--store", str(tmp_path / "s"),

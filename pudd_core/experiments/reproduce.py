@@ -388,7 +388,19 @@ def _caveats(table: int, classifier: str, runs: pd.DataFrame) -> tuple[str, ...]
                if paper_only else "")
         )
         out += [why for name, why in SOTA_NOT_RUN.items() if name not in ran]
-        if {"ns"} & ran:
+        if {"ns", "adlter", "mcd-dd"} & ran:
+            out.append("NS, ADLTER and MCD-DD follow their authors' published code "
+                       "(docs/sota-procedures.md compares them point by point): NS prunes by "
+                       "a two-sample KS test at p < 0.001 and fits new trees to the unpruned "
+                       "scores; ADLTER caps trees at 1000 on the real streams and 10000 on "
+                       "the synthetic ones; MCD-DD slides a 5000-row window in sub-windows of "
+                       "500, each tested before its encoder trains on it.")
+        if "mcd-dd" in ran:
+            out.append("MCD-DD on chunks: a chunk of 1000 rows is two slides of its window, "
+                       "and an alarm on either is the chunk's alarm; it sees the features "
+                       "from chunk 1 on (chunk 0 trains the model), so chunks 1-5 only fill "
+                       "its first window and cannot raise an alarm.")
+        if "ns" in ran:
             out.append("NS switches between its naive- and statistical-pruning models by "
                        "their accuracy on the previous chunk; the authors' script picks, on "
                        "each chunk, the better of the two on that chunk's own labels, which "
@@ -566,12 +578,14 @@ def read_report(csv: str | os.PathLike[str], table: int,
 
 
 def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
-                  note: str | None = None) -> ReproductionReport:
+                  note: str | None = None, replace: bool = False) -> ReproductionReport:
     """``base`` with the cells ``added`` ran put in, e.g. a new row or more seeds of one.
 
-    A cell run in both keeps the one with more seeds (``added``'s when they have as many);
-    cells ``added`` did not run stay as in ``base``. The caveats are ``base``'s, then
-    ``added``'s new ones, then ``note`` (say which command added what).
+    A cell run in both keeps the one with more seeds (``added``'s when they have as many),
+    or, with ``replace`` (a method whose procedure changed: its old cells are void),
+    ``added``'s whatever their seeds; cells ``added`` did not run stay as in ``base``. The
+    caveats are ``base``'s, then ``added``'s new ones, then ``note`` (say which command
+    added what).
 
     Examples
     --------
@@ -585,6 +599,12 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
     8   pudd-3  95.1        2
     >>> merged.caveats[-1]
     'PUDD-3 with seeds 0-1 added'
+    >>> redone = reproduction_report(runs[(runs["detector"] == "pudd") & (runs["seed"] == 1)],
+    ...                              1, "gnb")
+    >>> merge_reports(merged, redone).cells.query("n_seeds > 0")["n_seeds"].tolist()
+    [1, 2]
+    >>> merge_reports(merged, redone, replace=True).cells.query("n_seeds > 0")["n_seeds"].tolist()
+    [1, 1]
     """
     import pandas as pd
 
@@ -594,7 +614,8 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
     cells = base.cells.set_index(_CELL)
     new = added.cells[added.cells["n_seeds"] > 0].set_index(_CELL)
     both = new.index.intersection(cells.index)
-    new = new.drop(index=both[new.loc[both, "n_seeds"] < cells.loc[both, "n_seeds"]])
+    if not replace:
+        new = new.drop(index=both[new.loc[both, "n_seeds"] < cells.loc[both, "n_seeds"]])
     columns = [c for c in cells.columns if c in new.columns]
     replaced = new.index.intersection(cells.index)
     cells.loc[replaced, columns] = new.loc[replaced, columns]

@@ -201,3 +201,14 @@ def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -
     text = shown.astype(str).to_numpy().ravel().tolist()
     assert "None" not in text and "nan" not in text
     assert not at.exception
+
+
+def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
+    from pudd_core.experiments.reproduce import read_report
+
+    at = _page()
+    [box] = [e for e in at.expander if e.label.startswith("Where these runs differ")]
+    text = "\n".join(m.value for m in box.markdown)
+    # the report on show by default, as the table test above reads it
+    caveats = read_report(RESULTS / "table1_gnb.csv", 1, "gnb").caveats
+    assert caveats and all(c in text for c in caveats)
