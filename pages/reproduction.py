@@ -162,6 +162,10 @@ if comparison == "fig5":
 
 st.subheader("3. The paper's claims, checked")
 claims, claims_text = cache.claims(str(results), stamp)
+# a counted claim: whether the count is right (the verdict) and whether it is significant
+claims = claims.assign(verdict=[
+    f"{v} (count {s})" if s and v != "not checkable" else v
+    for v, s in zip(claims["verdict"], claims["significance"], strict=True)])
 verdicts = claims.pivot_table(index=["claim", "statement"], columns="evidence",
                               values="verdict", aggfunc="first").reset_index()
 verdicts = verdicts.rename(columns={"statement": "the paper says",
@@ -170,7 +174,8 @@ verdicts = verdicts[["claim", "the paper says", "on its own tables", "on our run
 st.dataframe(reproduction.styled(verdicts), hide_index=True)
 st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not significant**: "
            "they point that way, the test does not reject; **does not hold**; **not "
-           "checkable**: the numbers are not there. `python -m pudd_core reproduce --claims` "
+           "checkable**: the numbers are not there. A counted claim holds when the count is "
+           "right; \"count significant\" says it is also above chance (binomial test). `python -m pudd_core reproduce --claims` "
            "writes the same report to `results/claims.md`.")
 with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
     # the claims one by one: the report's own title and verdict table are above already

@@ -13,6 +13,11 @@ Verdicts:
 - ``does not hold``: the numbers contradict the claim (or its count);
 - ``not checkable``: the numbers the claim needs are not there (e.g. Fig. 5 is an image).
 
+A *counted* claim ("first in 17 of 24") is a statement about a count: its verdict says
+whether **the count is right** (``holds`` or ``does not hold``), and its ``significance``
+says separately whether **the count is significant**, i.e. above what exchangeable rows
+would give by chance (a one-sided binomial test at 0.05).
+
 Tests: Friedman and Nemenyi (Demšar 2006) for rankings, Wilcoxon signed-rank (one-sided)
 for a pair over blocks, and for counted claims ("first in 17 of 24") a one-sided binomial
 test against the chance a PUDD row would have if all rows were exchangeable.
@@ -21,7 +26,9 @@ Examples
 --------
 >>> checks = check_claims(paper_cells(), "paper")
 >>> [(c.claim, c.verdict) for c in checks][:4]
-[('1a', 'holds'), ('1b', 'not significant'), ('1c', 'holds'), ('1d', 'not significant')]
+[('1a', 'holds'), ('1b', 'holds'), ('1c', 'holds'), ('1d', 'holds')]
+>>> [c.significance for c in checks][:4]
+['significant', 'not significant', 'significant', 'not significant']
 """
 
 from __future__ import annotations
@@ -92,6 +99,9 @@ class ClaimCheck:
     """What the numbers give."""
     test: str
     """The test behind the verdict, with its blocks and its p-value."""
+    significance: str = ""
+    """A counted claim's count against chance: ``"significant"`` or ``"not significant"``
+    (empty for the other claims, whose verdict says it)."""
 
 
 def paper_cells() -> pd.DataFrame:
@@ -182,14 +192,18 @@ def _binom(k: int, n: int, p: float) -> float:
     return float(stats.binomtest(k, n, p, alternative="greater").pvalue) if n else math.nan
 
 
-def _count_verdict(count: int, n: int, claimed: int, claimed_n: int, p: float,
-                   evidence: str) -> str:
+def _count_verdict(count: int, n: int, claimed: int, claimed_n: int, evidence: str) -> str:
+    """Whether the count is right: the paper's exact count, or our share at least the claim's.
+
+    Its significance is a separate question (:func:`_significance`).
+    """
     if evidence == "paper" and n == claimed_n:
-        if count < claimed:
-            return FAILS
-    elif n == 0 or count / n < claimed / claimed_n:
-        return FAILS
-    return HOLDS if p < ALPHA else NOT_SIGNIFICANT
+        return HOLDS if count >= claimed else FAILS
+    return FAILS if n == 0 or count / n < claimed / claimed_n else HOLDS
+
+
+def _significance(p: float) -> str:
+    return "significant" if p < ALPHA else "not significant"
 
 
 def _pudd_rank_counts(wide: pd.DataFrame, classic: Sequence[str]) -> tuple[int, int, int]:
@@ -223,10 +237,11 @@ def _obs1(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
         missing = [d for d in CLASSIC_DETECTORS if d not in classic]
         note = f" (without {', '.join(map(_name, missing))})" if missing else ""
         out.append(ClaimCheck(
-            cid, statement, evidence, _count_verdict(count, n, claimed, 24, p, evidence),
+            cid, statement, evidence, _count_verdict(count, n, claimed, 24, evidence),
             f"{count} of {n} cases{note}",
-            f"one-sided binomial test against {p0:.3f}, the chance of a PUDD row if all {m} "
-            f"rows were exchangeable, over {n} cases taken as independent: p = {p:.2g}"))
+            f"the count against chance: one-sided binomial test against {p0:.3f}, the chance "
+            f"of a PUDD row if all {m} rows were exchangeable, over {n} cases taken as "
+            f"independent: p = {p:.2g}", _significance(p)))
     out.append(_obs1_cd(cells, evidence))
     out.append(_obs1_cifar(cells, evidence))
     return out
@@ -335,8 +350,8 @@ def _obs2_threshold(cells: pd.DataFrame, evidence: str) -> ClaimCheck:
     adjusted = holm([p.p_value for p in pairs])
     ordered = res.ranks["pudd-5"] <= res.ranks["pudd-3"] <= res.ranks["pudd-1"]
     sig = res.significant and adjusted[0] < ALPHA
-    verdict = HOLDS if ordered and sig else (NOT_SIGNIFICANT if pairs[0].mean_difference > 0
-                                             else FAILS)
+    # the claim is an order: PUDD-3 ranked ahead of PUDD-5 contradicts it, whatever the tests
+    verdict = HOLDS if ordered and sig else NOT_SIGNIFICANT if ordered else FAILS
     text = "; ".join(f"{_name(p.a)} vs {_name(p.b)}: {p.wins} wins, {p.losses} losses, "
                      f"{p.ties} ties, mean {p.mean_difference:+.2f} points, Holm p = {q:.2g}"
                      for p, q in zip(pairs, adjusted, strict=True))
@@ -369,11 +384,12 @@ def _obs3(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     note = f" (without {', '.join(map(_name, missing))})" if missing else ""
     out = [ClaimCheck(
         "3a", statements["3a"], evidence,
-        _count_verdict(int(first.sum()), n, 7, 8, p, evidence),
+        _count_verdict(int(first.sum()), n, 7, 8, evidence),
         f"{int(first.sum())} of {n} datasets{note}; PUDD not first on "
         + (", ".join(_name(d) for d in table.index[~first]) or "none"),
-        f"one-sided binomial test against {3 / (3 + len(sota)):.3f} (a PUDD row first if all "
-        f"rows were exchangeable): p = {p:.2g}")]
+        f"the count against chance: one-sided binomial test against "
+        f"{3 / (3 + len(sota)):.3f} (a PUDD row first if all rows were exchangeable): "
+        f"p = {p:.2g}", _significance(p))]
     if "sea0" in table.index:
         gap = float(table.loc["sea0", "pudd-5"] - best_sota["sea0"])
         who = _name(str(table.loc["sea0", sota].astype(float).idxmax()))
@@ -563,12 +579,23 @@ def claims_frame(checks: Sequence[ClaimCheck]) -> pd.DataFrame:
     Examples
     --------
     >>> claims_frame(check_claims(paper_cells(), "paper")).columns.tolist()
-    ['claim', 'statement', 'evidence', 'verdict', 'finding', 'test']
+    ['claim', 'statement', 'evidence', 'verdict', 'significance', 'finding', 'test']
     """
     import pandas as pd
 
     return pd.DataFrame([c.__dict__ for c in checks],
-                        columns=["claim", "statement", "evidence", "verdict", "finding", "test"])
+                        columns=["claim", "statement", "evidence", "verdict", "significance",
+                                 "finding", "test"])
+
+
+def _verdict_text(c: ClaimCheck, *, long: bool = False) -> str:
+    """``**holds**``, with a counted claim's significance beside it."""
+    if not c.significance or c.verdict == NOT_CHECKABLE:
+        return f"**{c.verdict}**"
+    if long:
+        right = "the count is right" if c.verdict == HOLDS else "the count is wrong"
+        return f"**{c.verdict}** ({right}; the count is {c.significance} against chance)"
+    return f"**{c.verdict}** (count {c.significance})"
 
 
 def _cell(text: str) -> str:
@@ -595,7 +622,9 @@ def claims_markdown(paper: Sequence[ClaimCheck], ours: Sequence[ClaimCheck],
         "counted claim, evaluated on the paper's own Tables 1 and 2 and on our committed "
         "reproductions. Verdicts: **holds** (the numbers give it and the test rejects at "
         "0.05), **not significant** (the numbers point that way, the test does not reject), "
-        "**does not hold**, **not checkable** (the numbers are not there). Written by "
+        "**does not hold**, **not checkable** (the numbers are not there). A counted claim "
+        "(\"first in 17 of 24\") holds when the count is right; whether the count is "
+        "significant (above chance, a one-sided binomial test) is said beside it. Written by "
         "`python -m pudd_core reproduce --claims`.",
         "",
         *(f"- Our evidence: {s}" for s in sources),
@@ -605,12 +634,13 @@ def claims_markdown(paper: Sequence[ClaimCheck], ours: Sequence[ClaimCheck],
     ]
     for cid, by in by_claim.items():
         statement = next(iter(by.values())).statement
-        cols = [f"**{by[e].verdict}**" if e in by else "–" for e in ("paper", "ours")]
+        cols = [_verdict_text(by[e]) if e in by else "–" for e in ("paper", "ours")]
         lines.append(f"| {cid} | {_cell(statement)} | {cols[0]} | {cols[1]} |")
     for cid, by in by_claim.items():
         lines += ["", f"## {cid}. {next(iter(by.values())).statement}", ""]
         for e, label in (("paper", "Paper's tables"), ("ours", "Our runs")):
             if e in by:
                 c = by[e]
-                lines.append(f"- {label}: **{c.verdict}**. {c.finding}. Test: {c.test}")
+                lines.append(f"- {label}: {_verdict_text(c, long=True)}. {c.finding}. "
+                             f"Test: {c.test}")
     return "\n".join(lines) + "\n"

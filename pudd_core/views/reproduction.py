@@ -20,7 +20,7 @@ from pudd_core.experiments.reproduce import (
     read_report,
     reproduction_report,
 )
-from pudd_core.paper import LAYOUTS, PUDD_DETECTORS
+from pudd_core.paper import DISPLAY_NAMES, LAYOUTS, PUDD_DETECTORS
 from pudd_core.streams.locate import project_root
 
 if TYPE_CHECKING:
@@ -314,20 +314,18 @@ class CommittedReport:
 #: Table 5 is the paper's Fig. 5 (the EK ablation, no published numbers).
 COMMITTED_REPORTS: tuple[CommittedReport, ...] = (
     CommittedReport("table1_gnb_acceptance_100seeds.csv", 1, "gnb",
-                    "Table 1, GNB: PUDD-1/3/5 on the seven acceptance datasets, 100 seeds",
+                    "Table 1, GNB: the acceptance run (PUDD on the seven comparable datasets)",
                     claims=False),
-    CommittedReport("table1_gnb.csv", 1, "gnb", "Table 1, GNB: every row, 10 seeds"),
-    CommittedReport("table1_vfdt.csv", 1, "vfdt",
-                    "Table 1, VFDT: every row but KSWIN, seven datasets, 3 seeds"),
+    CommittedReport("table1_gnb.csv", 1, "gnb", "Table 1, GNB"),
+    CommittedReport("table1_vfdt.csv", 1, "vfdt", "Table 1, VFDT"),
     CommittedReport("table1_dnn.csv", 1, "dnn",
-                    "Table 1, DNN: PUDD rows, 3 seeds, the authors' frozen head (their protocol)"),
+                    "Table 1, DNN: the authors' frozen head (their protocol)"),
     CommittedReport("table1_dnn_fixed_head.csv", 1, "dnn",
-                    "Table 1, DNN: PUDD rows, 3 seeds, our fixed adaptation", claims=False,
+                    "Table 1, DNN: our fixed adaptation", claims=False,
                     comparable=False,
                     note="not the paper's protocol: the published DNN numbers come from the "
                          "authors' frozen-head bug"),
-    CommittedReport("table2_dnn-ensemble.csv", 2, "dnn-ensemble",
-                    "Table 2, 5-DNN ensemble: PUDD rows 3 seeds, SOTA rows seed 0 where they ran"),
+    CommittedReport("table2_dnn-ensemble.csv", 2, "dnn-ensemble", "Table 2, 5-DNN ensemble"),
 )
 
 #: The EK ablation's committed cells (``pudd_core.experiments.ablation``).
@@ -429,17 +427,59 @@ def _cifar_cells(path: Path) -> pd.DataFrame | None:
         "n_seeds": 1})
 
 
-def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]:
-    """One line per committed report the claims check reads: file and what it holds.
+def report_contents(cells: pd.DataFrame) -> str:
+    """What a report's cells hold, read from them: each row's seeds and datasets run.
+
+    Rows alike (same seeds, same datasets) are named together; rows with no cell run last.
 
     Examples
     --------
-    >>> committed_sources()[0]
-    '`table1_gnb.csv`: Table 1, GNB: every row, 10 seeds'
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({
+    ...     "detector": ["pudd-3", "pudd-3", "ddm", "ddm", "kswin", "kswin"],
+    ...     "dataset": ["sea0", "elec2"] * 3, "n_seeds": [3, 3, 3, 3, 0, 0]})
+    >>> report_contents(cells)
+    'PUDD-3, DDM: 3 seeds on all 2 datasets; not run: KSWIN'
+    >>> report_contents(cells.assign(n_seeds=[3, 1, 3, 3, 0, 1]))
+    'PUDD-3: 1-3 seeds on all 2 datasets; DDM: 3 seeds on all 2 datasets; KSWIN: 1 seed on 1 of 2 datasets (elec2)'
+    """
+    datasets = list(dict.fromkeys(cells["dataset"]))
+    parts: dict[str, list[str]] = {}
+    idle = []
+    for det, rows in cells.groupby("detector", sort=False):
+        run = rows[rows["n_seeds"] > 0]
+        if run.empty:
+            idle.append(DISPLAY_NAMES.get(str(det), str(det)))
+            continue
+        lo, hi = int(run["n_seeds"].min()), int(run["n_seeds"].max())
+        seeds = f"{lo} seed{'s' * (hi > 1)}" if lo == hi else f"{lo}-{hi} seeds"
+        on = list(dict.fromkeys(run["dataset"]))
+        where = (f"all {len(datasets)} datasets" if len(on) == len(datasets)
+                 else f"{len(on)} of {len(datasets)} datasets ({', '.join(on)})")
+        parts.setdefault(f"{seeds} on {where}", []).append(DISPLAY_NAMES.get(str(det),
+                                                                            str(det)))
+    out = [f"{', '.join(names)}: {what}" for what, names in parts.items()]
+    if idle:
+        out.append(f"not run: {', '.join(idle)}")
+    return "; ".join(out)
+
+
+def committed_sources(folder: str | os.PathLike[str] | None = None) -> list[str]:
+    """One line per committed report the claims check reads: file, what it is, what it holds.
+
+    What it holds is read from its cells (:func:`report_contents`), never typed.
+
+    Examples
+    --------
+    >>> committed_sources()[0].startswith("`table1_gnb.csv`: Table 1, GNB — ")
+    True
     """
     base = Path(folder) if folder is not None else results_dir()
-    out = [f"`{r.file}`: {r.label}" for r in COMMITTED_REPORTS
-           if r.claims and (base / r.file).is_file()]
+    out = []
+    for r in COMMITTED_REPORTS:
+        if r.claims and (base / r.file).is_file():
+            report = read_report(base / r.file, r.table, r.classifier)
+            out.append(f"`{r.file}`: {r.label} — {report_contents(report.cells)}")
     if (base / FIG5_REPORT).is_file():
         out.append(f"`{FIG5_REPORT}`: Fig. 5, the EK ablation (PUDD-x and EK-x, same runs)")
     if (base / CIFAR_REPORT).is_file():

@@ -175,9 +175,12 @@ def test_the_claims_table_is_the_claims_check(empty_store: Path) -> None:
 
     at = _page()
     claims = next(d.value for d in at.dataframe if "the paper says" in d.value.columns)
-    expected = {c.claim: c.verdict for c in check_claims(paper_cells(), "paper")}
+    expected = {c.claim: c.verdict + (f" (count {c.significance})" if c.significance else "")
+                for c in check_claims(paper_cells(), "paper")}
     assert dict(zip(claims["claim"], claims["on its own tables"], strict=True)) == expected
     assert expected["3b"] == "does not hold"  # 98.49 is 0.83 points above MCD-DD, not 2.8
+    # the paper's count 20 of 24 is right, and not above chance: both are said
+    assert expected["1b"] == "holds (count not significant)"
 
 
 def test_a_short_stream_group_is_marked_not_comparable(store: Path) -> None:

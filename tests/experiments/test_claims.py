@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -181,3 +182,44 @@ def test_the_cifar_figure_claim_is_checked_paired_by_seed():
     assert fails.verdict == "does not hold" and "does not rank first" in fails.finding
     # one seed: no test
     assert _by_id(check_claims(_cifar("pudd-5", 1), "ours"))["1f"].verdict == "not checkable"
+
+
+def test_a_counted_claim_says_apart_whether_the_count_is_right_and_whether_significant():
+    # PUDD first in 7 of 8 cases: the count beats the claimed share and chance
+    strong = _by_id(check_claims(_table1(pudd_first=7, n_cases=8), "ours"))["1a"]
+    assert (strong.verdict, strong.significance) == ("holds", "significant")
+    # 2 of 2 cases: the share is right (2/2 >= 17/24), but two cases cannot beat chance
+    few = _by_id(check_claims(_table1(pudd_first=2, n_cases=2), "ours"))["1a"]
+    assert (few.verdict, few.significance) == ("holds", "not significant")
+    assert "binomial" in few.test
+    # the paper's own 1b: 20 of 24 exactly as printed, not above chance (p = 0.08)
+    paper = _by_id(check_claims(paper_cells(), "paper"))["1b"]
+    assert (paper.verdict, paper.significance) == ("holds", "not significant")
+    text = claims_markdown([paper], [])
+    assert "**holds** (count not significant)" in text
+    assert "the count is right; the count is not significant against chance" in text
+    # a claim that is not a count carries no separate significance
+    assert _by_id(check_claims(paper_cells(), "paper"))["3d"].significance == ""
+
+
+def _thresholds(order: dict[str, float], n: int = 10) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([
+        {"table": 1, "classifier": "gnb", "detector": d, "dataset": f"d{i}",
+         "regime": "incremental", "accuracy": 80.0 + shift + rng.normal(0, 0.01)}
+        for i in range(n) for d, shift in order.items()])
+
+
+def test_2c_is_an_order_a_pudd3_ahead_of_pudd5_contradicts_it():
+    # PUDD-5 beats PUDD-1 on every case, but PUDD-3 beats PUDD-5: the order 5 > 3 > 1 fails
+    wrong = _by_id(check_claims(_thresholds({"pudd-1": 0.0, "pudd-3": 2.0, "pudd-5": 1.0}),
+                                "ours"))["2c"]
+    assert wrong.verdict == "does not hold"
+    right = _by_id(check_claims(_thresholds({"pudd-1": 0.0, "pudd-3": 1.0, "pudd-5": 2.0}),
+                                "ours"))["2c"]
+    assert right.verdict == "holds"
+    short = _by_id(check_claims(_thresholds({"pudd-1": 0.0, "pudd-3": 1.0, "pudd-5": 2.0},
+                                            n=3), "ours"))["2c"]
+    assert short.verdict == "not significant"  # in order, but 3 cases cannot reject
+    # on the paper's own table PUDD-3 ranks ahead of PUDD-5 (1.94 against 1.95)
+    assert _by_id(check_claims(paper_cells(), "paper"))["2c"].verdict == "does not hold"

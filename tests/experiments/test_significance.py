@@ -107,6 +107,30 @@ def test_groups_are_maximal_runs_shorter_than_cd():
     assert r.differs("a", "d") and not r.differs("a", "c")
 
 
+def test_the_statistic_is_tie_corrected_and_iman_davenport_follows_from_it():
+    # blocks with ties: the uncorrected rank formula is smaller than the tie-corrected chi2
+    t = pd.DataFrame({"a": [3, 3, 2, 3, 3, 1], "b": [3, 2, 2, 2, 1, 1],
+                      "c": [1, 1, 2, 1, 2, 1]}, dtype=float)
+    r = friedman_nemenyi(t)
+    n, k = t.shape
+    ranks = r.ranks.reindex(list("abc")).to_numpy()
+    plain = 12 * n / (k * (k + 1)) * (np.sum(ranks**2) - k * (k + 1) ** 2 / 4)
+    # ties per block: 2 tied in block 1 (a, b), all 3 in blocks 3 and 6
+    ties = sum(g**3 - g for g in (2, 3, 3))
+    corrected = plain / (1 - ties / (n * (k**3 - k)))
+    assert r.statistic == pytest.approx(corrected) and r.statistic > plain
+    f, p = r.iman_davenport
+    assert f == pytest.approx((n - 1) * corrected / (n * (k - 1) - corrected))
+    assert p == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
+    text = r.caption()
+    assert "tie-corrected chi2" in text and f"Iman-Davenport F(2, 10) = {f:.2f}" in text
+
+
+def test_iman_davenport_is_infinite_when_every_block_ranks_alike():
+    t = pd.DataFrame({"a": [3.0, 3.0, 3.0], "b": [2.0, 2.0, 2.0], "c": [1.0, 1.0, 1.0]})
+    assert friedman_nemenyi(t).iman_davenport == (math.inf, 0.0)
+
+
 def test_caption_names_test_blocks_and_alpha():
     text = friedman_nemenyi(TINY, alpha=0.1, blocks="4 toy datasets").caption(None)
     assert "Friedman" in text and "4 toy datasets" in text and "alpha = 0.1" in text

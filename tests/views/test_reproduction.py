@@ -101,3 +101,22 @@ def test_the_headline_of_a_committed_report_agrees_with_its_markdown(name: str) 
     assert head.runs == pudd["n_seeds"].sum()
     assert head.largest_gap == round(pudd["difference"].abs().max(), 2)
     assert (head.largest_gap > 1.5) == (outside > 0)
+
+
+def test_the_evidence_lines_are_read_from_the_committed_reports(tmp_path: Path) -> None:
+    import shutil
+
+    from pudd_core.views.reproduction import committed_sources, results_dir
+
+    for name in ("table2_dnn-ensemble.csv", "table2_dnn-ensemble.md"):
+        shutil.copy(results_dir() / name, tmp_path / name)
+    cells = pd.read_csv(tmp_path / "table2_dnn-ensemble.csv", float_precision="round_trip")
+    ns = cells["detector"] == "ns"
+    cells.loc[ns, "n_seeds"] = 1  # the report now holds one seed of NS
+    cells.loc[ns & (cells["dataset"] == "sine"), ["n_seeds", "ours"]] = [0, float("nan")]
+    cells.to_csv(tmp_path / "table2_dnn-ensemble.csv", index=False)
+    [line] = [s for s in committed_sources(tmp_path) if s.startswith("`table2")]
+    n = cells["dataset"].nunique()
+    assert f"NS: 1 seed on {n - 1} of {n} datasets (" in line and "sine" not in line.split(
+        "NS: ")[1].split(";")[0]
+    assert "not run: IWE" in line
