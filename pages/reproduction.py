@@ -175,8 +175,9 @@ st.dataframe(reproduction.styled(verdicts), hide_index=True)
 st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not significant**: "
            "they point that way, the test does not reject; **does not hold**; **not "
            "checkable**: the numbers are not there. A counted claim holds when the count is "
-           "right; \"count significant\" says it is also above chance (binomial test). `python -m pudd_core reproduce --claims` "
-           "writes the same report to `results/claims.md`.")
+           "right; \"count significant\" says it is also above chance (binomial test). "
+           "`python -m pudd_core reproduce --claims` writes the same report to "
+           "`results/claims.md`.")
 with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
     # the claims one by one: the report's own title and verdict table are above already
     st.markdown(claims_text[claims_text.find("\n## ") + 1:])

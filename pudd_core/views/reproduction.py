@@ -428,7 +428,7 @@ def _cifar_cells(path: Path) -> pd.DataFrame | None:
 
 
 def report_contents(cells: pd.DataFrame) -> str:
-    """What a report's cells hold, read from them: each row's seeds and datasets run.
+    r"""What a report's cells hold, read from them: each row's seeds and datasets run.
 
     Rows alike (same seeds, same datasets) are named together; rows with no cell run last.
 
@@ -440,8 +440,10 @@ def report_contents(cells: pd.DataFrame) -> str:
     ...     "dataset": ["sea0", "elec2"] * 3, "n_seeds": [3, 3, 3, 3, 0, 0]})
     >>> report_contents(cells)
     'PUDD-3, DDM: 3 seeds on all 2 datasets; not run: KSWIN'
-    >>> report_contents(cells.assign(n_seeds=[3, 1, 3, 3, 0, 1]))
-    'PUDD-3: 1-3 seeds on all 2 datasets; DDM: 3 seeds on all 2 datasets; KSWIN: 1 seed on 1 of 2 datasets (elec2)'
+    >>> print(report_contents(cells.assign(n_seeds=[3, 1, 3, 3, 0, 1])).replace("; ", "\n"))
+    PUDD-3: 1-3 seeds on all 2 datasets
+    DDM: 3 seeds on all 2 datasets
+    KSWIN: 1 seed on 1 of 2 datasets (elec2)
     """
     datasets = list(dict.fromkeys(cells["dataset"]))
     parts: dict[str, list[str]] = {}
