@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
+from pudd_core._validation import ParameterError
+from pudd_core.theorems import error_shift_power
 from ui import cache, controls, messages, state
 from ui.pages import ensure_routed
 
@@ -115,6 +117,38 @@ with tab2:
         with st.expander("Show the code"):
             st.code(cfg.as_python(), language="python")
 
+        st.subheader("5. The other direction: a pure error-rate change")
+        st.markdown(
+            "Theorem 1 says the PU histogram *shows* every change of the error rate. That does "
+            "not make PUDD's test as *powerful* for one: when only the error rate moves (the "
+            "correct predictions' PU-index keeps its shape), PUDD's 2 × (K + 1) table has "
+            "exactly the noncentrality λ of the 2 × 2 error-rate test, spread over K degrees "
+            "of freedom instead of 1. Its power, computed below (large-sample noncentral χ², "
+            "at the α chosen above), is lower for every K > 1."
+        )
+        shift = st.slider("Window 2's error rate minus window 1's", 0.01, 0.30, step=0.01,
+                          **state.bound(state.THEOREM2_ERROR_SHIFT))
+        e1 = res.stats1.error_rate
+        try:
+            power = error_shift_power(cfg.n, cfg.n, e1, e1 + float(shift),
+                                      k=res.pudd.buckets.k, alpha=alpha)
+        except ParameterError as err:
+            st.info(f"No power to compute here: {messages.escape(err)}. Choose a window 1 "
+                    "error rate and a change that stay strictly between 0 and 1.")
+        else:
+            cols5 = st.columns(3)
+            cols5[0].metric("Noncentrality λ (both tables)", f"{power.noncentrality:.2f}")
+            cols5[1].metric("Power of the 2 × 2 error-rate test", f"{power.power_error_test:.2f}")
+            cols5[2].metric(f"Power of PUDD's 2 × {power.k + 1} table",
+                            f"{power.power_pu_test:.2f}")
+            st.caption(
+                f"n = {cfg.n} per window, error rate {e1:.3f} → {e1 + float(shift):.3f}, "
+                f"K = {power.k} buckets (PUDD's on window 1 above), α = {alpha:g}: the "
+                f"error-rate test rejects with probability {power.power_error_test:.2f}, "
+                f"PUDD's table with {power.power_pu_test:.2f}. Steps 1-4 show the other "
+                "direction: a PU shift that leaves the error rate, and so the 2 × 2 test, blind."
+            )
+
 with tab1:
     st.subheader("Theorem 1: identical PU histograms force equal error rates")
     st.markdown(
@@ -147,6 +181,8 @@ with tab1:
                     "error bins is invisible to an error rate. That is Theorem 2's situation.")
         else:
             st.warning("The error rates differ, and so must the histograms: the contrapositive "
-                       "of Theorem 1. A PU test sees every change an error-rate test sees.")
+                       "of Theorem 1. Every change of the error rate shows in the PU "
+                       "histogram, but a PU test is not as powerful against it as the 2 × 2 "
+                       "error-rate test: Theorem 2's tab, step 5, computes both powers.")
 
 state.write_query("theorem2")

@@ -73,3 +73,58 @@ def test_error_stats_rejects_windows_that_are_not_boolean(correct, match):
 def test_error_rate_test_rejects_non_boolean_windows():
     with pytest.raises(ValueError, match="correct2 must be boolean"):
         error_rate_test([True, False], ["no", "no"])
+
+
+def test_error_shift_noncentrality_is_the_same_for_the_2x2_and_the_pu_table():
+    from scipy.stats import chi2_contingency
+
+    from pudd_core.theorems import error_shift_power
+
+    n1, n2, e1, e2 = 800, 1200, 0.2, 0.26
+    r = error_shift_power(n1, n2, e1, e2, k=3, alpha=0.01)
+    q = np.array([0.5, 0.3, 0.2])  # the correct predictions' buckets, unchanged in shape
+    wide = np.array([[*(n1 * (1 - e1) * q), n1 * e1], [*(n2 * (1 - e2) * q), n2 * e2]])
+    narrow = np.array([[n1 * (1 - e1), n1 * e1], [n2 * (1 - e2), n2 * e2]])
+    for table in (wide, narrow):
+        assert chi2_contingency(table, correction=False).statistic == pytest.approx(
+            r.noncentrality)
+    assert r.power_pu_test < r.power_error_test  # the same lambda on 3 degrees of freedom
+
+
+def test_error_shift_power_matches_simulated_rejection_rates():
+    from scipy import stats
+
+    from pudd_core.theorems import error_shift_power
+
+    rng = np.random.default_rng(0)
+    n, e1, e2, k, alpha, sims = 1000, 0.10, 0.14, 4, 0.01, 4000
+    q = np.full(k, 1 / k)
+    probs = [np.append((1 - e) * q, e) for e in (e1, e2)]
+    counts = np.stack([rng.multinomial(n, p, size=sims) for p in probs], axis=1)  # sims,2,k+1
+
+    def rejects(tables: np.ndarray) -> float:
+        expected = (tables.sum(axis=2, keepdims=True) * tables.sum(axis=1, keepdims=True)
+                    / tables.sum(axis=(1, 2), keepdims=True))
+        chi2 = ((tables - expected) ** 2 / expected).sum(axis=(1, 2))
+        df = tables.shape[2] - 1
+        return float((chi2 > stats.chi2.isf(alpha, df)).mean())
+
+    two = np.stack([counts[:, :, :k].sum(axis=2), counts[:, :, k]], axis=2)
+    r = error_shift_power(n, n, e1, e2, k=k, alpha=alpha)
+    assert rejects(two) == pytest.approx(r.power_error_test, abs=0.03)
+    assert rejects(counts) == pytest.approx(r.power_pu_test, abs=0.03)
+    assert rejects(counts) < rejects(two)
+
+
+def test_error_shift_power_refuses_bad_settings():
+    from pudd_core._validation import ParameterError
+    from pudd_core.theorems import error_shift_power
+
+    for kwargs, param in (({"error1": 0.0}, "error1"), ({"error2": 1.2}, "error2"),
+                          ({"k": 0}, "k"), ({"alpha": 1.0}, "alpha"), ({"n1": 0}, "n1")):
+        args = {"n1": 100, "n2": 100, "error1": 0.1, "error2": 0.2, "k": 2, "alpha": 0.01,
+                **kwargs}
+        with pytest.raises(ParameterError) as info:
+            error_shift_power(args.pop("n1"), args.pop("n2"), args.pop("error1"),
+                              args.pop("error2"), **args)
+        assert info.value.param == param

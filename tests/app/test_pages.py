@@ -324,3 +324,24 @@ def test_the_escaping_helper_keeps_user_text_out_of_markdown_syntax() -> None:
     assert _outside_code_spans(code(EVIL)).strip() == ""
     assert _outside_code_spans(code(BREAKOUT)).strip() == ""
     assert _outside_code_spans(f"a {code('``` ` ``')} b") == "a  b"
+
+
+def test_theorem2_step5_computes_both_powers_for_a_pure_error_rate_change() -> None:
+    from pudd_core.theorems import error_shift_power
+
+    at = _app("pages/theorem2.py")
+    at.slider(key="w_theorem2_error_rate").set_value(0.2).run(timeout=TIMEOUT)
+    at.slider(key="w_theorem2_error_shift").set_value(0.04).run(timeout=TIMEOUT)
+    assert not at.exception
+    shown = _metrics(at)
+    [k] = [int(label.split("2 × ")[1].split(" ")[0]) - 1 for label in shown
+           if label.startswith("Power of PUDD's")]
+    expected = error_shift_power(1000, 1000, 0.2, 0.24, k=k, alpha=1e-5)
+    assert shown["Power of the 2 × 2 error-rate test"] == f"{expected.power_error_test:.2f}"
+    assert shown[f"Power of PUDD's 2 × {k + 1} table"] == f"{expected.power_pu_test:.2f}"
+    assert expected.power_pu_test < expected.power_error_test  # K > 1 buckets here
+    # Theorem 1's tab, error rates made to differ: the PU histogram shows the change, and the
+    # page no longer says the PU test sees every change an error-rate test sees
+    at.radio(key="w_theorem1_perturbation").set_value("correct_to_error").run(timeout=TIMEOUT)
+    [warning] = [w.value for w in at.warning if "contrapositive" in w.value]
+    assert "not as powerful" in warning and "sees every change" not in warning
