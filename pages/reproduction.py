@@ -164,7 +164,7 @@ st.subheader("3. The paper's claims, checked")
 claims, claims_text = cache.claims(str(results), stamp)
 # a counted claim: whether the count is right (the verdict) and whether it is significant
 claims = claims.assign(verdict=[
-    f"{v} (count {s})" if s and v != "not checkable" else v
+    f"{v} (count {s})" if s and v == "holds" else v
     for v, s in zip(claims["verdict"], claims["significance"], strict=True)])
 verdicts = claims.pivot_table(index=["claim", "statement"], columns="evidence",
                               values="verdict", aggfunc="first").reset_index()

@@ -592,9 +592,10 @@ def _verdict_text(c: ClaimCheck, *, long: bool = False) -> str:
     """``**holds**``, with a counted claim's significance beside it."""
     if not c.significance or c.verdict == NOT_CHECKABLE:
         return f"**{c.verdict}**"
+    if c.verdict != HOLDS:  # a wrong count: whether it beats chance says nothing more
+        return f"**{c.verdict}** (the count is wrong)" if long else f"**{c.verdict}**"
     if long:
-        right = "the count is right" if c.verdict == HOLDS else "the count is wrong"
-        return f"**{c.verdict}** ({right}; the count is {c.significance} against chance)"
+        return f"**{c.verdict}** (the count is right; the count is {c.significance} against chance)"
     return f"**{c.verdict}** (count {c.significance})"
 
 
