@@ -527,20 +527,32 @@ def _obs6(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     if not any(d in counts for d in PUDD_DETECTORS):
         return [ClaimCheck("6a", statement, evidence, NOT_CHECKABLE,
                            "PUDD not run with all of DNN, GNB and VFDT", "—")]
-    pudd = {d: v for d, v in counts.items() if d != "adwin"}
-    six = [d for d, (w, n, _) in pudd.items() if w / n >= 6 / 8]
+    # The paper names no threshold ("our approach"): the claim is PUDD's, so every PUDD-x
+    # must reach the count; picking whichever variant does would choose after the fact.
+    pudd = {d: counts[d] for d in PUDD_DETECTORS if d in counts}
+    short = [d for d, (w, n, _) in pudd.items() if w / n < 6 / 8]
     adwin = counts.get("adwin")
-    adwin_ok = adwin is not None and adwin[0] / adwin[1] <= 4 / 8
-    consistent = bool(six) and (adwin_ok or evidence == "ours")
-    sig = any(pudd[d][2] < ALPHA for d in six)
     finding = "; ".join(f"{_name(d)}: DNN best on {w} of {n} (binomial p = {p:.2g})"
                         for d, (w, n, p) in counts.items())
+    if len(pudd) < len(PUDD_DETECTORS):
+        finding += "; not run with all three classifiers: " + ", ".join(
+            _name(d) for d in PUDD_DETECTORS if d not in pudd)
+    if short:
+        verdict = FAILS
+        finding += f"; below 6 of 8: {', '.join(map(_name, short))}"
+    elif adwin is None:
+        verdict = NOT_CHECKABLE  # half of the claim is ADWIN's: it cannot be waived
+        finding += "; ADWIN was not run with all of DNN, GNB and VFDT: its half is not checked"
+    elif adwin[0] / adwin[1] > 4 / 8:
+        verdict = FAILS
+        finding += "; ADWIN with the DNN is best on more than 4 of 8"
+    else:
+        verdict = HOLDS if all(p < ALPHA for _, _, p in pudd.values()) else NOT_SIGNIFICANT
     return [ClaimCheck(
-        "6a", statement, evidence,
-        (HOLDS if sig else NOT_SIGNIFICANT) if consistent else FAILS, finding,
-        "count per PUDD threshold and for the best of PUDD-1/3/5 (the paper names no "
-        "threshold); one-sided binomial test against "
-        "1/3, the chance the DNN is the best of 3 exchangeable classifiers")]
+        "6a", statement, evidence, verdict, finding,
+        "a count for each of PUDD-1/3/5 (the paper names no threshold, so each must reach "
+        "6 of 8) and for ADWIN; one-sided binomial test against 1/3, the chance the DNN is "
+        "the best of 3 exchangeable classifiers")]
 
 
 _CHECKS: tuple[Callable[[pd.DataFrame, str], list[ClaimCheck]], ...] = (

@@ -223,3 +223,27 @@ def test_2c_is_an_order_a_pudd3_ahead_of_pudd5_contradicts_it():
     assert short.verdict == "not significant"  # in order, but 3 cases cannot reject
     # on the paper's own table PUDD-3 ranks ahead of PUDD-5 (1.94 against 1.95)
     assert _by_id(check_claims(paper_cells(), "paper"))["2c"].verdict == "does not hold"
+
+
+def _obs6(wins: dict[str, int], n: int = 8) -> pd.DataFrame:
+    """Table-1 -I cells: with detector d, the DNN beats GNB and VFDT on wins[d] of n datasets."""
+    rows = []
+    for det, k in wins.items():
+        for i in range(n):
+            for clf, acc in (("dnn", 90.0 if i < k else 70.0), ("gnb", 80.0), ("vfdt", 79.0)):
+                rows.append({"table": 1, "classifier": clf, "detector": det, "dataset": f"d{i}",
+                             "regime": "incremental", "accuracy": acc})
+    return pd.DataFrame(rows)
+
+
+def test_6a_needs_every_pudd_threshold_and_adwins_half():
+    every = {"pudd-1": 8, "pudd-3": 7, "pudd-5": 8}
+    assert _by_id(check_claims(_obs6({**every, "adwin": 4}), "ours"))["6a"].verdict == "holds"
+    # one threshold short: no other variant may stand in for it
+    one_short = _by_id(check_claims(_obs6({**every, "pudd-3": 4, "adwin": 4}), "ours"))["6a"]
+    assert one_short.verdict == "does not hold" and "below 6 of 8: PUDD-3" in one_short.finding
+    # ADWIN never run with the DNN: half of the claim cannot be waived
+    waived = _by_id(check_claims(_obs6(every), "ours"))["6a"]
+    assert waived.verdict == "not checkable" and "ADWIN was not run" in waived.finding
+    assert _by_id(check_claims(_obs6({**every, "adwin": 6}), "ours"))["6a"].verdict == \
+        "does not hold"
