@@ -242,7 +242,7 @@ THEOREM2_CORRECT2 = _value("theorem2_correct2", (0.1, 0.2), "correct2", "theorem
 THEOREM2_WRONG2 = _value("theorem2_wrong2", (0.8, 0.9), "wrong2", "theorem2",
                          _range_in(0.5, 1.0), _fmt_range)
 THEOREM2_ALPHA_EXP = _value("theorem2_alpha_exp", 5, "alpha", "theorem2", _int_in(1, 10))
-THEOREM2_ERROR_SHIFT = _value("theorem2_error_shift", 0.05)  # step 5: window 2's error rate up
+THEOREM2_ERROR_SHIFT = _value("theorem2_error_shift", 0.10)  # step 5: window 2's error rate up
 
 #: Names that older links use, read when the current name is absent (never written).
 OLD_NAMES: dict[str, QueryParam] = {}
