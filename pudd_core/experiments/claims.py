@@ -268,11 +268,22 @@ def _obs1_cifar(cells: pd.DataFrame, evidence: str) -> ClaimCheck:
                else NOT_SIGNIFICANT if first else FAILS)
     ranks = ", ".join(f"{_name(m)} {r:.2f}" for m, r in res.ranks.items())
     rest = [_name(c) for c in classic if c not in beaten]
+    # beside Nemenyi (all pairs), the paired test against the best PUDD row per seed
+    pairs = [wilcoxon_pair(table, best, c, "greater") for c in classic]
+    adjusted = holm([q.p_value for q in pairs])
+    paired = ", ".join(f"{_name(q.b)} {q.wins}-{q.losses} (Holm p = {h:.2g})"
+                       for q, h in zip(pairs, adjusted, strict=True))
+    n_paired = sum(h < ALPHA for h in adjusted)
     finding = (f"average ranks over the seeds {ranks}; {_name(best)} "
                + ("ranks first" if first else "does not rank first")
                + f", significantly better than {len(beaten)} of {len(classic)} classic "
-               "detectors" + (f" (not {', '.join(rest)})" if rest else ""))
-    return ClaimCheck("1f", statement, evidence, verdict, finding, res.caption())
+               "detectors by Nemenyi" + (f" (not {', '.join(rest)})" if rest else "")
+               + f"; paired over the seeds, {_name(best)} beats {n_paired} of {len(classic)} "
+               f"at Holm-adjusted 0.05 (seeds won-lost: {paired})")
+    return ClaimCheck("1f", statement, evidence, verdict, finding,
+                      res.caption() + f" Beside it, one-sided Wilcoxon signed-rank tests of "
+                      f"{_name(best)} against each classic detector over the seeds, "
+                      "Holm-adjusted.")
 
 
 def _obs1_cd(cells: pd.DataFrame, evidence: str) -> ClaimCheck:

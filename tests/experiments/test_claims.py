@@ -177,6 +177,10 @@ def test_the_cifar_figure_claim_is_checked_paired_by_seed():
     holds = _by_id(check_claims(_cifar("pudd-5", 10), "ours"))["1f"]
     assert holds.verdict == "not significant"
     assert "PUDD-5 ranks first, significantly better than 5 of 7" in holds.finding
+    # paired over the 10 seeds PUDD-5 wins every one against each detector: one-sided
+    # Wilcoxon p = 1/1024, times 7 by Holm at most = 0.0068 < 0.05, so all 7 beaten
+    assert "beats 7 of 7 at Holm-adjusted 0.05" in holds.finding
+    assert "ADWIN 10-0 (Holm p = 0.0068)" in holds.finding and "Wilcoxon" in holds.test
     assert "10 seeds of the CIFAR-10-CD comparison" in holds.test
     fails = _by_id(check_claims(_cifar("pagehinkley", 10), "ours"))["1f"]
     assert fails.verdict == "does not hold" and "does not rank first" in fails.finding
