@@ -440,6 +440,12 @@ def report_contents(cells: pd.DataFrame) -> str:
     ...     "dataset": ["sea0", "elec2"] * 3, "n_seeds": [3, 3, 3, 3, 0, 0]})
     >>> report_contents(cells)
     'PUDD-3, DDM: 3 seeds on all 2 datasets; not run: KSWIN'
+    >>> two = cells.assign(regime=["incremental", "train-once"] * 3,
+    ...                    n_seeds=[3, 0, 3, 3, 0, 0])
+    >>> print(report_contents(two).replace("; ", "\n"))
+    PUDD-3: 3 seeds on 1 of 2 datasets (sea0) (-I only)
+    DDM: 3 seeds on all 2 datasets
+    not run: KSWIN
     >>> print(report_contents(cells.assign(n_seeds=[3, 1, 3, 3, 0, 1])).replace("; ", "\n"))
     PUDD-3: 1-3 seeds on all 2 datasets
     DDM: 3 seeds on all 2 datasets
@@ -458,6 +464,9 @@ def report_contents(cells: pd.DataFrame) -> str:
         on = list(dict.fromkeys(run["dataset"]))
         where = (f"all {len(datasets)} datasets" if len(on) == len(datasets)
                  else f"{len(on)} of {len(datasets)} datasets ({', '.join(on)})")
+        if "regime" in cells and set(run["regime"]) != set(cells["regime"]):
+            where += " (" + ", ".join(DISPLAY_NAMES.get(str(r), str(r))
+                                      for r in dict.fromkeys(run["regime"])) + " only)"
         parts.setdefault(f"{seeds} on {where}", []).append(DISPLAY_NAMES.get(str(det),
                                                                             str(det)))
     out = [f"{', '.join(names)}: {what}" for what, names in parts.items()]
