@@ -376,6 +376,8 @@ def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
     from pudd_core.monitoring import LogFormat, monitor
 
+    if args.follow or args.state is not None or args.poll is not None:
+        return _monitor_follow(args)
     if args.report is not None:
         _check_log_path(args.report, "report")
     columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
@@ -401,6 +403,89 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.report is None:
         return 0
     return _write_monitor_report(result, args.report)
+
+
+def _monitor_follow(args: argparse.Namespace) -> int:
+    """``monitor FILE --follow``: one JSON line per chunk as the log grows, until a signal."""
+    import math
+    import select
+    import signal
+    import socket
+
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.runner import parse_option_pairs
+    from pudd_core.monitoring import Follower, LogFormat, Monitor
+
+    if not args.follow:
+        given = "--state" if args.state is not None else "--poll"
+        raise ParameterError("follow", f"{given} goes with --follow (a log that keeps growing)")
+    poll = 1.0 if args.poll is None else args.poll
+    if not math.isfinite(poll) or poll <= 0:
+        raise ParameterError("poll", f"--poll must be a number of seconds > 0, got {args.poll}")
+    if args.report is not None:
+        raise ParameterError("report", "--report draws a finished log; with --follow each "
+                                       "chunk is a JSON line (run monitor without --follow on "
+                                       "the log for a report)")
+    if not os.path.exists(args.file):
+        raise FileNotFoundError(f"no log at {args.file}: give a CSV file that rows are "
+                                "appended to, or a folder that Parquet parts are written to")
+    if args.state is not None:
+        _check_log_path(args.state, "state")
+    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
+               if args.proba_columns else ())
+    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
+    log_format = LogFormat(
+        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
+        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
+        time_column=args.time_column, positive_label=args.positive_label)
+    options = parse_option_pairs("detector", "pudd", args.detector_option)
+    baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
+
+    def make() -> Monitor:
+        return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                       alpha=args.alpha, detector_options=options, baselines=baselines,
+                       normalize=args.normalize, record_windows="none", seed=args.seed,
+                       variant=args.variant)
+
+    make()  # every option checked before the state is read or the log followed
+    key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
+           "alpha": args.alpha, "detector_options": repr(sorted(options)),
+           "variant": args.variant, "baselines": ",".join(baselines),
+           "normalize": args.normalize, "seed": args.seed}
+    follower = Follower(args.file, make, key, args.state)
+    stop: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.append(signum)
+
+    wake_r, wake_w = socket.socketpair()
+    wake_r.setblocking(False)
+    wake_w.setblocking(False)
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    old_fd = signal.set_wakeup_fd(wake_w.fileno())
+    where = f"; state in {args.state}" if args.state else ""
+    print(f"following {args.file} (one JSON line per tested chunk{where}); Ctrl-C stops",
+          file=sys.stderr, flush=True)
+    try:
+        while True:
+            while follower.outbox:
+                sys.stdout.write(follower.outbox[0] + "\n")
+                sys.stdout.flush()
+                follower.written()
+            if stop:
+                break
+            if not follower.read() and select.select([wake_r], [], [], poll)[0]:
+                wake_r.recv(4096)  # a signal woke it: the handler said what to do
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        for s, h in previous.items():
+            signal.signal(s, h)
+        wake_r.close()
+        wake_w.close()
+        follower.close()
+    kept = f"; the state is in {args.state}" if args.state else " (no --state: nothing kept)"
+    print(f"stopped at row {follower.monitor.next_row:,}{kept}", file=sys.stderr)
+    return 0
 
 
 def _print_monitor_summary(result: Any) -> None:
@@ -676,6 +761,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print one JSON object: n_chunks, alarms, p_values, accuracy, chunks")
     mon.add_argument("--report", default=None, metavar="OUT.html",
                      help="write a self-contained HTML report (works offline)")
+    mon.add_argument("--follow", action="store_true",
+                     help="FILE keeps growing (a CSV that rows are appended to, or a folder "
+                          "of Parquet parts read once each in name order): print one JSON "
+                          "line per chunk as it is tested, until Ctrl-C or SIGTERM")
+    mon.add_argument("--state", default=None, metavar="STATE",
+                     help="with --follow: keep the monitor in this file (replaced after each "
+                          "read); run again with it to go on where it stopped")
+    mon.add_argument("--poll", type=float, default=None, metavar="SECONDS",
+                     help="with --follow: look for new rows this often (default 1)")
     mon.set_defaults(handler=_monitor)
 
     exp = commands.add_parser(
@@ -708,7 +802,8 @@ _FLAGS = {
     "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
     "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
-    "add": "--add", "replace": "--replace",
+    "add": "--add", "replace": "--replace", "state": "--state", "poll": "--poll",
+    "follow": "--follow",
 }
 
 
@@ -718,7 +813,8 @@ _COMMAND_FLAGS = {
     "grid": ("store",),
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "classes", "p_true", "correct", "pred", "time_column",
-                "window", "baselines", "report", "source", "positive_label"),
+                "window", "baselines", "report", "source", "positive_label", "state", "poll",
+                "follow"),
     "export-predictions": ("n_chunks", "chunk_size", "dataset", "classifier",
                            "classifier_options", "out"),
 }

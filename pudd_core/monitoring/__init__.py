@@ -13,7 +13,8 @@ The package's rooms: ``_log`` reads a log (:class:`LogFormat`: which columns mea
 :func:`read_log_head`, :func:`guess_columns`), ``_score`` turns a batch of rows into
 PU-indices and correctness, ``_windows`` cuts time into windows, ``_incremental`` is the
 incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored), ``_batch``
-the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`) and
+the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
+a log that keeps growing (:class:`Follower`: ``monitor --follow``) and
 ``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
@@ -54,6 +55,7 @@ ChunkSpan(index=6, first_row=3000, last_row=3499, n_rows=500, n_labelled=500, st
 from __future__ import annotations
 
 from pudd_core.monitoring._batch import monitor
+from pudd_core.monitoring._follow import Follower, chunk_json
 from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
@@ -65,6 +67,6 @@ from pudd_core.monitoring._log import (
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "ChunkRecord", "ChunkSpan", "LogFormat",
-           "Monitor", "MonitorResult", "RecordWindows", "Variant", "estimate_rows", "guess_columns",
-           "monitor", "read_log_head"]
+__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "ChunkRecord", "ChunkSpan", "Follower",
+           "LogFormat", "Monitor", "MonitorResult", "RecordWindows", "Variant", "chunk_json",
+           "estimate_rows", "guess_columns", "monitor", "read_log_head"]

@@ -88,6 +88,7 @@ class _Chunks:
         self.waiting: list[_Open] = []
         self.open = _Open()
         self.n_checked = self.n_disagree = 0
+        self.drained = 0  # chunks handed out by Monitor.drain and forgotten here
 
     def add(self, scored: Scored, keys: NDArray[np.int64], offset: int,
             times: NDArray[Any] | None = None, prev_time: Any = None) -> list[int]:
@@ -140,7 +141,8 @@ class _Chunks:
 
     def pending(self) -> tuple[ChunkSpan, ...]:
         """The chunks still waiting at the end of the log: its unlabelled tail."""
-        return tuple(self._span(w, len(self.spans) + i) for i, w in enumerate(self.waiting))
+        first = self.drained + len(self.spans)
+        return tuple(self._span(w, first + i) for i, w in enumerate(self.waiting))
 
     def _span(self, p: _Open, index: int) -> ChunkSpan:
         s_text = e_text = None
@@ -150,7 +152,7 @@ class _Chunks:
         return ChunkSpan(index, p.first_row, p.first_row + p.n - 1, p.n, n_lab, s_text, e_text)
 
     def _test(self, p: _Open) -> None:
-        span = self._span(p, len(self.spans))
+        span = self._span(p, self.drained + len(self.spans))
         if span.n_labelled == 0:
             where = f" (time window {span.start} .. {span.end})" if span.start else ""
             raise ParameterError(
@@ -479,6 +481,9 @@ class Monitor:
         """
         chunks = self.chunks
         pending = chunks.pending()
+        if chunks.drained:
+            raise ParameterError("drain", f"{chunks.drained} chunk(s) were handed out by "
+                                          "drain() and forgotten: the result would lack them")
         if chunks.open.n:
             pending = (*pending, chunks._span(chunks.open, len(chunks.spans) + len(pending)))
         if not chunks.spans:
@@ -495,6 +500,24 @@ class Monitor:
             tuple(chunks.records), {k: tuple(v) for k, v in chunks.base_hits.items()},
             self.next_row, elapsed_s, pending=pending, notes=notes,
             n_checked=chunks.n_checked, n_disagree=chunks.n_disagree)
+
+    def drain(self) -> list[tuple[ChunkSpan, ChunkRecord, dict[str, tuple[int, ...]]]]:
+        """The chunks tested since the last drain, each with its baselines' hits; forgotten here.
+
+        A monitor that runs for months keeps every chunk's record for :meth:`result`; one
+        drained as it goes (``monitor --follow`` does) holds only what the detector needs, so
+        its memory stays flat. Chunk indices go on counting; :meth:`result` is refused after
+        a drain (it would lack the drained chunks).
+        """
+        c = self.chunks
+        out = [(s, r, {k: v[i] for k, v in c.base_hits.items()})
+               for i, (s, r) in enumerate(zip(c.spans, c.records, strict=True))]
+        c.drained += len(out)
+        c.spans.clear()
+        c.records.clear()
+        for hits in c.base_hits.values():
+            hits.clear()
+        return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the whole state to ``path`` (a pickle: restore only files you wrote)."""

@@ -1,0 +1,298 @@
+"""Following a log that keeps growing, fed to the incremental monitor as it grows.
+
+The log is a CSV that rows are appended to, or a folder of Parquet parts.
+
+The follower remembers where it is (the CSV's bytes read; the parts read), never reads the log
+from the start again, and hands out one line of JSON per tested chunk. Its state file holds
+the monitor, that position and the lines not yet written; it is replaced whole (write, then
+rename) after each read, before any of the read's lines is written, and a counter in its
+first bytes is advanced in place after each line. So a process killed at any moment and
+started again with the same state file repeats no chunk and loses none, except in the few
+microseconds between writing a line and advancing the counter, where the line is written
+again (each line names its chunk).
+
+The log is **appended to only**: rows already read are final. A CSV that shrinks, or whose
+first bytes change, is refused (rewritten or replaced); rows without a label stay unlabelled
+(their chunk is tested on its labelled rows, as the batch monitor does); a pending tail whose
+labels would arrive by rewriting those rows is not followed (run the batch monitor on the
+rewritten file, or :meth:`~pudd_core.monitoring.Monitor.rewind` in the library).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import pickle
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pudd_core._validation import ParameterError
+from pudd_core.monitoring._incremental import Monitor
+from pudd_core.monitoring._log import BATCH_ROWS, batches
+from pudd_core.monitoring._result import ChunkRecord, ChunkSpan
+
+__all__ = ["Follower", "chunk_json"]
+
+#: The state file's first bytes (then 8 bytes: lines written of the saved outbox).
+MAGIC = b"PUDDFLW1"
+#: Bytes of a CSV read per step at most (about 100k rows of a 10-class log).
+MAX_READ = 16 << 20
+#: Bytes at the start of a CSV whose hash is kept, to recognise the same log on a restart.
+HEAD_BYTES = 1 << 16
+
+
+def chunk_json(span: ChunkSpan, record: ChunkRecord,
+               hits: Mapping[str, tuple[int, ...]]) -> dict[str, Any]:
+    """One tested chunk as a strict-JSON object (NaN as null): where it lies, PUDD's result.
+
+    The keys are the columns of :meth:`MonitorResult.to_frame`, with ``cut_p_values`` a list
+    and ``baselines`` the baselines that fired on the chunk.
+    """
+
+    def num(v: float) -> float | None:
+        return None if math.isnan(v) else float(v)
+
+    return {
+        "chunk": span.index, "first_row": span.first_row, "last_row": span.last_row,
+        "n_rows": span.n_rows, "n_labelled": span.n_labelled, "start": span.start,
+        "end": span.end, "accuracy": num(record.accuracy), "pu_mean": num(record.pu_mean),
+        "pu_median": num(record.pu_median), "p_value": num(record.p_value),
+        "cut_point": record.cut_point, "alarm": bool(record.alarm),
+        "floored_cells": record.floored_cells, "no_test": record.no_test,
+        "cut_p_values": [[k, num(p)] for k, p in record.cut_p_values],
+        "baselines": sorted(name for name, h in hits.items() if h),
+    }
+
+
+@dataclass
+class _Position:
+    """Where the follower is in the log."""
+
+    kind: str  # "csv" or "parts"
+    offset: int = 0  # csv: bytes read, header included
+    header: bytes = b""
+    head_sha: str = ""  # csv: sha256 of the first min(offset, HEAD_BYTES) bytes
+    parts: list[str] = field(default_factory=list)  # parts: the names read, in order
+
+
+def _head_sha(path: str, n: int) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read(min(n, HEAD_BYTES))).hexdigest()
+
+
+class Follower:
+    """A growing log fed to a :class:`Monitor`, its lines handed out, its state kept.
+
+    ``source``: a CSV file that rows are appended to, or a folder whose ``*.parquet`` parts
+    are read once each, in name order. ``key`` says which log and options the state belongs
+    to; a state file written with another key is refused. Call :meth:`read` until it returns
+    False (nothing new), write each of :attr:`outbox`'s lines and call :meth:`written` after
+    each.
+    """
+
+    def __init__(self, source: str | os.PathLike[str], make_monitor: Callable[[], Monitor],
+                 key: Mapping[str, Any], state: str | os.PathLike[str] | None = None) -> None:
+        self.source = os.path.abspath(os.fspath(source))
+        kind = "parts" if os.path.isdir(self.source) else "csv"
+        if kind == "csv" and not os.path.isfile(self.source):
+            raise FileNotFoundError(f"no prediction log at {os.fspath(source)}: give a CSV file "
+                                    "that rows are appended to, or a folder of Parquet parts")
+        self.key = {"source": self.source, "kind": kind, **key}
+        self.state = None if state is None else os.fspath(state)
+        self.outbox: list[str] = []
+        self._fd: int | None = None
+        self._written = 0
+        if self.state is not None and os.path.exists(self.state):
+            self.monitor, self.pos = self._load(self.state)
+        else:
+            self.monitor, self.pos = make_monitor(), _Position(kind)
+            if kind == "csv":
+                with open(self.source, "rb") as fh:
+                    if fh.read(4) == b"PAR1":
+                        raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
+                                             "file, which cannot grow: follow a CSV, or a "
+                                             "folder that new Parquet parts are written to")
+            self._start()
+
+    # --- the state file ---------------------------------------------------------------------
+    def _load(self, path: str) -> tuple[Monitor, _Position]:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        if raw[:len(MAGIC)] != MAGIC:
+            raise ParameterError("state", f"--state {path} is not a state file of monitor "
+                                          "--follow; give a new path, or the file it wrote")
+        try:
+            saved = pickle.loads(raw[len(MAGIC) + 8:])
+            written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
+        except Exception as exc:  # a truncated or foreign file
+            raise ParameterError("state", f"--state {path} cannot be read ({exc}); give a "
+                                          "new path") from None
+        if not isinstance(saved, dict) or not isinstance(saved.get("monitor"), Monitor):
+            raise ParameterError("state", f"--state {path} is not a state file of monitor "
+                                          "--follow")
+        if saved["key"] != self.key:
+            diff = [f"{k}: {saved['key'].get(k)!r} there, {v!r} here"
+                    for k, v in self.key.items() if saved["key"].get(k) != v]
+            raise ParameterError("state", f"--state {path} was written for another log or "
+                                 f"other options ({'; '.join(diff)}); give the same log and "
+                                 "options, or a new state path")
+        pos: _Position = saved["pos"]
+        if pos.kind == "csv":
+            size = os.path.getsize(self.source)
+            if size < pos.offset or _head_sha(self.source, pos.offset) != pos.head_sha:
+                raise ParameterError("state", f"{self.source} is not the log --state {path} "
+                                     f"was written for: its first {pos.offset:,} bytes, "
+                                     "read then, have changed (the log was rewritten or "
+                                     "replaced); give a new state path")
+        self.outbox = list(saved["outbox"][written:])
+        self._written = written
+        self._fd = os.open(path, os.O_WRONLY)
+        return saved["monitor"], pos
+
+    def _save(self) -> None:
+        """Replace the state file whole: the monitor, the position, the lines to write."""
+        if self.state is None:
+            return
+        blob = pickle.dumps({"key": self.key, "pos": self.pos, "monitor": self.monitor,
+                             "outbox": self.outbox}, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp = f"{self.state}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(MAGIC + bytes(8) + blob)
+        os.replace(tmp, self.state)  # a kill mid-write leaves the last state whole
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = os.open(self.state, os.O_WRONLY)
+        self._written = 0
+
+    def written(self) -> None:
+        """The first line of :attr:`outbox` was written: drop it and count it in the state."""
+        self.outbox.pop(0)
+        self._written += 1
+        if self._fd is not None:  # 8 bytes in place: one write, whole or not at all
+            os.pwrite(self._fd, self._written.to_bytes(8, "little"), len(MAGIC))
+
+    def close(self) -> None:
+        """Close the state file (it stays, ready for a restart)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    # --- reading ----------------------------------------------------------------------------
+    def _start(self) -> None:
+        """Check the format against the log's columns, where they can be read already."""
+        if self.pos.kind == "csv":
+            self._csv_header()
+        else:
+            parts = self._parts()
+            if parts:
+                import pyarrow.parquet as pq
+
+                self.monitor.start(pq.ParquetFile(parts[0][1]).schema_arrow.names)
+
+    def _csv_header(self) -> bool:
+        import pandas as pd
+
+        from pudd_core.monitoring._log import MAX_HEADER_BYTES
+        from pudd_core.streams.user import csv_header
+
+        with open(self.source, "rb") as fh:
+            line = fh.readline(MAX_HEADER_BYTES)
+        if not line.endswith(b"\n"):
+            return False  # the header is still being written
+        csv_header(line, self.source)
+        names = pd.read_csv(io.BytesIO(line), nrows=0).columns
+        self.monitor.start([str(c) for c in names])
+        self.pos.header = line
+        self.pos.offset = len(line)
+        self.pos.head_sha = _head_sha(self.source, self.pos.offset)
+        return True
+
+    def _parts(self) -> list[tuple[str, str]]:
+        names = sorted(n for n in os.listdir(self.source)
+                       if n.endswith(".parquet") and not n.startswith((".", "_")))
+        return [(n, os.path.join(self.source, n)) for n in names]
+
+    def read(self) -> bool:
+        """Read what the log has gained (one step: at most a batch); False if nothing.
+
+        The chunks tested on the way join :attr:`outbox` as JSON lines; the state is saved
+        before this returns.
+        """
+        if self.outbox:
+            raise ParameterError("outbox", "write the outbox's lines before reading on")
+        fed = self._read_csv() if self.pos.kind == "csv" else self._read_part()
+        if not fed:
+            return False
+        self.outbox = [json.dumps(chunk_json(*c), allow_nan=False) for c in self.monitor.drain()]
+        self._save()
+        return True
+
+    def _read_csv(self) -> bool:
+        import pandas as pd
+
+        from pudd_core.streams.user import CSV_MISSING
+
+        if not self.pos.header and not self._csv_header():
+            return False
+        size = os.path.getsize(self.source)
+        if size < self.pos.offset:
+            raise ParameterError("source", f"{self.source} is shorter ({size:,} bytes) than "
+                                 f"the {self.pos.offset:,} bytes already read: it was "
+                                 "truncated or replaced; a followed log may only grow")
+        if size == self.pos.offset:
+            return False
+        with open(self.source, "rb") as fh:
+            fh.seek(self.pos.offset)
+            data = fh.read(min(size - self.pos.offset, MAX_READ))
+        cut = data.rfind(b"\n")
+        if cut < 0:  # a partial last line waits for its newline
+            if len(data) == MAX_READ:
+                raise ParameterError("source", f"{self.source}: no line end in "
+                                     f"{MAX_READ:,} bytes after byte {self.pos.offset:,}")
+            return False
+        body = data[:cut + 1]
+        fmt = self.monitor.format
+        assert fmt is not None
+        row = self.monitor.next_row
+        try:
+            frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=fmt.columns,
+                                float_precision="round_trip", **CSV_MISSING)
+        except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise ParameterError("source", f"{self.source} could not be read near row {row}: "
+                                           f"{' '.join(str(exc).split())}") from None
+        self.monitor.feed(frame)
+        hashed = min(self.pos.offset, HEAD_BYTES)
+        self.pos.offset += len(body)
+        if hashed < HEAD_BYTES:
+            self.pos.head_sha = _head_sha(self.source, self.pos.offset)
+        return True
+
+    def _read_part(self) -> bool:
+        import pyarrow.parquet as pq
+
+        seen = set(self.pos.parts)
+        last = self.pos.parts[-1] if self.pos.parts else ""
+        for name, path in self._parts():
+            if name in seen:
+                continue
+            with open(path, "rb") as fh:  # a part still being written has no footer yet
+                fh.seek(0, os.SEEK_END)
+                if fh.tell() < 8 or (fh.seek(-4, os.SEEK_END), fh.read(4))[1] != b"PAR1":
+                    return False
+            if name < last:
+                raise ParameterError("source", f"the part {name} appeared after {last} was "
+                                     "read, but sorts before it: name the parts so that they "
+                                     "sort in the order written (zero-padded numbers or "
+                                     "timestamps)")
+            names = pq.ParquetFile(path).schema_arrow.names
+            fmt = self.monitor.start(names)
+            self.monitor.given.resolve(names)  # every part has the format's columns
+            for n, frame in batches(path, fmt.columns, BATCH_ROWS):
+                self.monitor.feed(frame, n)
+            self.pos.parts.append(name)
+            return True
+        return False
