@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from pudd_core import monitor
 from pudd_core.__main__ import main
+from pudd_core._validation import ParameterError
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -300,3 +301,21 @@ def test_a_state_of_another_log_or_options_is_refused(tmp_path, csv_log, capsys,
     err = capsys.readouterr().err
     assert code == 2 and needle in err and str(state) in err
     assert state.read_bytes() == before  # the state is left as it was
+
+
+def test_drain_hands_out_each_chunk_once_and_forgets_it():
+    frame = _log(3000)
+    batch = monitor(frame, FMT, chunk_size=250, baselines=["ddm"])
+    m = Monitor(FMT, chunk_size=250, baselines=["ddm"])
+    got = []
+    for a in range(0, 3000, 700):
+        m.feed(frame.iloc[a:a + 700])
+        got += m.drain()
+        assert not m.chunks.records and not m.chunks.spans  # nothing kept once handed out
+    m.finish()
+    got += m.drain()
+    assert [s for s, _, _ in got] == list(batch.spans)
+    assert [r.p_value for _, r, _ in got] == pytest.approx(batch.p_values, nan_ok=True)
+    assert [h["ddm"] for _, _, h in got] == list(batch.baselines["ddm"])
+    with pytest.raises(ParameterError, match="drain"):
+        m.result()
