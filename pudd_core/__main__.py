@@ -261,11 +261,20 @@ def _grid(args: argparse.Namespace) -> int:
 def _claims(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from pudd_core._validation import ParameterError
     from pudd_core.experiments.claims import check_claims, claims_markdown, paper_cells
     from pudd_core.views.reproduction import committed_cells, committed_sources
 
-    folder = Path(args.results) if args.results else None
+    folder = Path(args.results) if args.results is not None else None
+    if folder is not None and not folder.is_dir():
+        raise ParameterError("results", f"--results {args.results}: no such folder; name the "
+                                        "folder of the reports (default: results/)")
     ours = committed_cells(folder)
+    if ours.empty:
+        where = args.results if folder is not None else "results/"
+        raise ParameterError("results", f"--results {where} holds no report the claims check "
+                                        "reads (table1_gnb.csv, table2_dnn-ensemble.csv, ...): "
+                                        "name the folder `reproduce` wrote them to")
     text = claims_markdown(check_claims(paper_cells(), "paper"), check_claims(ours, "ours"),
                            committed_sources(folder))
     out = Path(args.out) / "claims.md"
@@ -284,15 +293,15 @@ def _fig5(args: argparse.Namespace) -> int:
         save_ek_ablation,
     )
     from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.paper import REGIMES
 
     text = args.seeds.strip()
     seeds = parse_seeds(int(text) if text.isdigit() else text)
-    classifiers = [c.strip() for c in (args.classifier or "gnb,vfdt").split(",")]
-    datasets = [d.strip() for d in args.datasets.split(",")] if args.datasets else EK_DATASETS
-    regimes = [r.strip() for r in args.regimes.split(",")] if args.regimes else None
+    classifiers = _names(args.classifier, "classifier") or ["gnb", "vfdt"]
+    datasets = _names(args.datasets, "datasets") or EK_DATASETS
+    regimes = _names(args.regimes, "regimes")
     configs = [c for clf in classifiers for c in ek_ablation_configs(
-        clf, seeds, datasets=datasets, n_chunks=args.n_chunks,
-        **({"regimes": regimes} if regimes else {}))]
+        clf, seeds, datasets=datasets, regimes=regimes or REGIMES, n_chunks=args.n_chunks)]
     _check_out_folder(args.out)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
@@ -330,16 +339,15 @@ def _reproduce(args: argparse.Namespace) -> int:
     seeds = parse_seeds(int(text) if text.isdigit() else text)
     if args.table == "cifar":
         return _reproduce_cifar(args, seeds)
-    detectors = None
-    if args.detectors:
-        detectors = [d.strip() for d in args.detectors.split(",")]
-    elif args.skip_kswin and args.table == 1:
+    detectors = _names(args.detectors, "detectors")
+    if detectors is None and args.skip_kswin and args.table == 1:
         from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
 
         detectors = [d for d in (*CLASSIC_DETECTORS, *PUDD_DETECTORS) if d != "kswin"]
-    datasets = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
-    regimes = [r.strip() for r in args.regimes.split(",")] if args.regimes else None
-    classifier = args.classifier or ("dnn-ensemble" if args.table == 2 else "gnb")
+    datasets = _names(args.datasets, "datasets")
+    regimes = _names(args.regimes, "regimes")
+    classifier = (args.classifier if args.classifier is not None
+                  else "dnn-ensemble" if args.table == 2 else "gnb")
     configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
                                    detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
                                    reproduce_frozen_head=args.reproduce_frozen_head)
@@ -348,13 +356,14 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.add:  # read it before any work: a missing or broken report fails at once
         import os
 
-        from pudd_core.experiments.reproduce import read_report
+        from pudd_core.experiments.reproduce import check_addition, read_report
 
         existing = os.path.join(args.out, f"table{args.table}_{classifier}.csv")
         try:
             base = read_report(existing, args.table, classifier)
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
+        check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -560,8 +569,8 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
     )
     from pudd_core.experiments.grid import run_grid
 
-    detectors = [d.strip() for d in args.detectors.split(",")] if args.detectors else None
-    classifier = args.classifier or default_classifier()
+    detectors = _names(args.detectors, "detectors")
+    classifier = args.classifier if args.classifier is not None else default_classifier()
     configs = comparison_configs(seeds, classifier=classifier, detectors=detectors,
                                  n_chunks=args.n_chunks)
     configs[0].validate(args.data_dir)
@@ -575,6 +584,22 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
     print(report.markdown(command))
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
     return 0
+
+
+def _names(text: str | None, option: str) -> list[str] | None:
+    """A comma-separated option's names (None when not given); an empty name is refused.
+
+    ``--datasets ""`` names no dataset: it is an error, not "all of them".
+    """
+    from pudd_core._validation import ParameterError
+
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise ParameterError(option, f"--{option} {text!r} has an empty name: give "
+                                     "comma-separated names, or leave the option out for all")
+    return names
 
 
 def _table(text: str) -> int | str:
@@ -803,13 +828,15 @@ _FLAGS = {
     "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
     "add": "--add", "replace": "--replace", "state": "--state", "poll": "--poll",
-    "follow": "--follow",
+    "follow": "--follow", "results": "--results", "datasets": "--datasets",
+    "detectors": "--detectors", "regimes": "--regimes",
 }
 
 
 _COMMAND_FLAGS = {
     "run": tuple(_FLAGS),
-    "reproduce": ("n_chunks", "seeds", "classifier", "store"),
+    "reproduce": ("n_chunks", "seeds", "classifier", "store", "results", "datasets",
+                  "detectors", "regimes", "add", "out"),
     "grid": ("store",),
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "classes", "p_true", "correct", "pred", "time_column",

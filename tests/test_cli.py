@@ -227,3 +227,144 @@ def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys)
     assert not (tmp_path / "s").exists() or not list((tmp_path / "s").glob("part-*"))
     code = main(["reproduce", "--fig5", "--add", "--store", str(tmp_path / "s")])
     assert code == 2 and "--table 1 or 2" in capsys.readouterr().err
+
+
+# --- reproduce --add: what a report is, and each cell's seeds (issue 25, item 5) -------------
+_SMALL = ["--table", "1", "--classifier", "gnb", "--datasets", "sea0", "--regimes",
+          "incremental", "--detectors", "pudd-3", "--n-chunks", "6", "--executor", "serial"]
+
+
+def _no_runs(store) -> bool:
+    return not store.exists() or not list(store.rglob("*.parquet"))
+
+
+def _saved_report(folder, table, classifier, detector):
+    """A report of hand-made summaries (no runs), saved in ``folder``; returns its CSV path."""
+    import pandas as pd
+
+    from pudd_core.experiments.reproduce import reproduction_report
+
+    runs = pd.DataFrame({"dataset": "sea0", "classifier": classifier, "detector": detector,
+                         "alpha": 1e-3, "regime": "incremental", "seed": [0, 1],
+                         "accuracy": [0.9, 0.8], "status": "ok"})
+    return reproduction_report(runs, table, classifier).save(folder)[1]
+
+
+@pytest.mark.parametrize(("table", "classifier", "detector", "legacy"), [
+    (2, "dnn-ensemble", "pudd", False), (1, "vfdt", "pudd", False), (1, "vfdt", "ddm", True)])
+def test_reproduce_add_refuses_a_report_of_another_table_or_classifier_renamed(
+        tmp_path, capsys, table, classifier, detector, legacy):
+    import pandas as pd
+
+    out, store = tmp_path / "out", tmp_path / "s"
+    csv = _saved_report(out, table, classifier, detector)
+    if legacy:  # written before reports named their table: the published numbers tell
+        pd.read_csv(csv).drop(columns=["table", "classifier", "seeds"]).to_csv(csv, index=False)
+        csv.with_suffix(".md").unlink()
+    csv.rename(out / "table1_gnb.csv")
+    code = main(["reproduce", *_SMALL, "--seeds", "1", "--add", "--store", str(store),
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--add" in err and "not" in err and "Table 1 with gnb" in err
+    assert _no_runs(store)
+
+
+def test_reproduce_add_pools_new_seeds_into_the_mean_over_all_of_them(tmp_path, capsys):
+    import pandas as pd
+
+    from pudd_core.experiments.reproduce import read_report
+
+    def cell(folder):
+        report = read_report(folder / "table1_gnb.csv", 1, "gnb")
+        return report, report.cells.set_index("detector").loc["pudd-3"]
+
+    store = str(tmp_path / "s")
+    added, whole = tmp_path / "added", tmp_path / "whole"
+    assert main(["reproduce", *_SMALL, "--seeds", "0-1", "--store", store,
+                 "--out", str(added)]) == 0
+    assert main(["reproduce", *_SMALL, "--seeds", "2-3", "--add", "--store", store,
+                 "--out", str(added)]) == 0
+    assert main(["reproduce", *_SMALL, "--seeds", "0-3", "--store", store,
+                 "--out", str(whole)]) == 0
+    (pooled_report, pooled), (whole_report, direct) = cell(added), cell(whole)
+    assert pooled["n_seeds"] == 4 and pooled["seeds"] == "0-3"
+    assert pooled["ours"] == pytest.approx(direct["ours"], abs=1e-12)
+    assert pooled["std"] == pytest.approx(direct["std"], abs=1e-12)
+    assert pooled_report.seeds == whole_report.seeds == (0, 1, 2, 3)
+    md = (added / "table1_gnb.md").read_text()
+    assert "- Seeds: 0-3 (4 seeds;" in md and "[n=2]" not in md
+    assert pd.read_csv(added / "table1_gnb.csv")["n_seeds"].max() == 4
+
+
+def test_a_report_read_back_lists_the_seeds_it_ran_not_a_count_from_zero(tmp_path, capsys):
+    from pudd_core.experiments.reproduce import read_report
+
+    out = tmp_path / "out"
+    assert main(["reproduce", *_SMALL, "--seeds", "5-6", "--store", str(tmp_path / "s"),
+                 "--out", str(out)]) == 0
+    back = read_report(out / "table1_gnb.csv", 1, "gnb")
+    assert back.seeds == (5, 6)
+    assert "- Seeds: 5-6 (2 seeds;" in back.markdown()
+
+
+def test_reproduce_add_refuses_seeds_that_overlap_a_cell_in_part_before_running(
+        tmp_path, capsys):
+    out, store = tmp_path / "out", tmp_path / "s"
+    assert main(["reproduce", *_SMALL, "--seeds", "0-1", "--store", str(store),
+                 "--out", str(out)]) == 0
+    before = (out / "table1_gnb.csv").read_bytes()
+    capsys.readouterr()
+    other = tmp_path / "other"
+    code = main(["reproduce", *_SMALL, "--seeds", "1-2", "--add", "--store", str(other),
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "pudd-3 / sea0 / incremental" in err and "--seeds 2" in err
+    assert _no_runs(other) and (out / "table1_gnb.csv").read_bytes() == before
+
+
+@pytest.mark.parametrize(("csv_text", "what"), [
+    ("", "No columns"),
+    ("detector,dataset,regime,paper,ours,n_seeds\npudd-3,sea0,incremental,94.81,95,many\n",
+     "n_seeds"),
+    ("detector,dataset,regime,paper,ours,n_seeds\npudd-3,sea0,incremental,94.81,abc,1\n",
+     "ours"),
+    ("detector,dataset,regime,paper,ours,n_seeds\npudd-3,nowhere,incremental,94.81,95,1\n",
+     "nowhere"),
+    ("detector,dataset,regime,paper,ours,n_seeds\npudd-3,sea0,incremental,94.81,95,1\n"
+     "pudd-3,sea0,incremental,94.81,95,1\n", "twice"),
+    ("\xff\xfe\x00garbage", "reproduction report"),
+])
+def test_reproduce_add_into_a_malformed_report_fails_before_the_runs(
+        tmp_path, capsys, csv_text, what):
+    out, store = tmp_path / "out", tmp_path / "s"
+    out.mkdir()
+    (out / "table1_gnb.csv").write_bytes(csv_text.encode("latin-1"))
+    code = main(["reproduce", *_SMALL, "--seeds", "1", "--add", "--store", str(store),
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --add:") and what in err
+    assert "Traceback" not in err and _no_runs(store)
+
+
+def test_claims_with_a_mistyped_results_folder_is_an_error_not_a_file_of_not_checkable(
+        tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["reproduce", "--claims", "--results", str(tmp_path / "reslts"),
+                 "--out", str(out)])
+    assert code == 2 and "--results" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main(["reproduce", "--claims", "--results", str(empty), "--out", str(out)])
+    assert code == 2 and "holds no report" in capsys.readouterr().err
+    assert not (out / "claims.md").exists()
+
+
+@pytest.mark.parametrize("option", ["--datasets", "--detectors", "--regimes"])
+@pytest.mark.parametrize("value", ["", ",", "sea0,,sine", " "])
+def test_reproduce_refuses_an_empty_name_instead_of_running_everything(
+        tmp_path, capsys, option, value):
+    store = tmp_path / "s"
+    code = main(["reproduce", "--table", "1", "--seeds", "1", option, value,
+                 "--store", str(store), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and option in err and _no_runs(store)

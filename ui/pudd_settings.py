@@ -151,14 +151,18 @@ def seeds_controls(where: Any) -> tuple[int, bool]:
     band = False
     if int(seeds) > 1:
         seed = int(state.get(state.SEED))
+        # The labels must not depend on the seed count or the seed: the browser sends back
+        # the label it shows, and a label that no longer exists after a change is taken as a
+        # value of its own (nothing ticked, one seed shown, the label in the link).
         view = where.radio(
-            "Show", ("band", "one"), horizontal=True,
-            format_func=lambda v: f"all {int(seeds)} seeds" if v == "band"
-            else f"seed {seed} only",
+            "Show", ("band", "one"), horizontal=True, format_func=_SEED_VIEWS.__getitem__,
             key=state.widget_key(state.EXPLORER_SEED_VIEW), on_change=state.commit,
             args=(state.EXPLORER_SEED_VIEW,),
-            help="The mean over the seeds with a band from the smallest to the largest "
-                 "(min–max), or one seed's run; the details under the charts are always "
-                 f"of seed {seed}.")
+            help=f"All {int(seeds)} seeds: the mean over them with a band from the smallest "
+                 f"to the largest (min–max). First seed only: seed {seed}'s run. The details "
+                 f"under the charts are always of seed {seed}.")
         band = view == "band"
     return int(seeds), band
+
+
+_SEED_VIEWS = {"band": "all seeds", "one": "first seed only"}

@@ -426,8 +426,22 @@ def widget_key(key: str) -> str:
 
 
 def commit(key: str) -> None:
-    """``on_change`` callback: copy the widget's value into the canonical key."""
-    st.session_state[key] = st.session_state[_WIDGET_PREFIX + key]
+    """``on_change`` callback: copy the widget's value into the canonical key.
+
+    A radio or select box whose option labels changed since the browser drew it gets that
+    old label back as its value (Streamlit matches options by label): a text its key's link
+    parser refuses is such a stale label, so the canonical value stays and the widget is
+    re-seeded from it.
+    """
+    value = st.session_state[_WIDGET_PREFIX + key]
+    spec = QUERY.get(key)
+    if isinstance(value, str) and spec is not None:
+        try:
+            spec.parse(value)
+        except ValueError:
+            forget_widget(key)
+            return
+    st.session_state[key] = value
 
 
 def bound(key: str) -> dict[str, Any]:

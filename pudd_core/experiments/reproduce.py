@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCEPTANCE_DATASETS",
     "ReproductionReport",
+    "check_addition",
     "detector_label",
     "merge_reports",
     "read_report",
@@ -49,6 +50,9 @@ __all__ = [
 ACCEPTANCE_DATASETS = ("sea0", "sea10", "sea20", "sine", "mixed", "elec2", "powersupply")
 _REQUIRED = ("dataset", "classifier", "detector", "alpha", "regime", "seed", "accuracy", "status")
 _CELL = ["detector", "dataset", "regime"]
+#: A report's cells; a saved CSV adds ``table`` and ``classifier`` (what the report is).
+_COLUMNS = ["detector", "dataset", "regime", "paper", "ours", "difference", "std", "n_seeds",
+            "n_errors", "seeds"]
 # RunConfig fields besides the cell and the seed: one cell must not mix two values of any.
 _SETTINGS = {"adaptation": "window", "chunk_size": "default", "n_chunks": "default",
              "double_initial_fit": "True", "detector_options": "{}",
@@ -198,13 +202,35 @@ def _seed_text(seeds: Sequence[int]) -> str:
     return ", ".join(parts) if parts else "none"
 
 
+def _parse_seed_text(text: str) -> frozenset[int]:
+    """``"0-2, 5"`` -> ``{0, 1, 2, 5}``: the inverse of :func:`_seed_text` (``""``: none).
+
+    Examples
+    --------
+    >>> sorted(_parse_seed_text("0-2, 5")), _parse_seed_text("")
+    ([0, 1, 2, 5], frozenset())
+    """
+    seeds: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part or part == "none":
+            continue
+        first, _, last = part.partition("-")
+        if not first.isdigit() or not (last.isdigit() or not last):
+            raise ValueError(f"seeds {text!r} are not like '0-2, 5'")
+        seeds.update(range(int(first), int(last or first) + 1))
+    return frozenset(seeds)
+
+
 @dataclass(frozen=True, eq=False)
 class ReproductionReport:
     """Our mean accuracies beside the paper's, one row per (detector, dataset, regime).
 
     ``cells`` columns: ``detector, dataset, regime, paper, ours, difference`` (ours − paper),
     ``std`` (over seeds), ``n_seeds`` (runs behind ``ours``), ``n_errors`` (failed runs, left
-    out); accuracies in percent. Paper cells appear for each dataset and regime we ran.
+    out), ``seeds`` (the seeds behind ``ours``, e.g. ``"0-2, 5"``; ``""`` for a cell not run,
+    and for a cell of a report written before reports recorded them, whose seeds its header
+    does not tell); accuracies in percent. Paper cells appear for each dataset and regime we
+    ran. ``seeds`` is the union of the cells' seeds.
 
     Examples
     --------
@@ -286,6 +312,9 @@ class ReproductionReport:
             "",
             f"- Classifier: `{self.classifier}`.",
             f"- Seeds: {_seed_text(self.seeds)} ({len(self.seeds)} seeds; the paper averages "
+            f"100). Runs: {n_ok} ok, {self.n_errors} failed (left out)."
+            if self.seeds or not n_ok else
+            f"- Seeds: not recorded (up to {self._most_seeds()} per cell; the paper averages "
             f"100). Runs: {n_ok} ok, {self.n_errors} failed (left out).",
             "- Cell: ours / paper (ours − paper), accuracy in %: per run the mean per-chunk "
             "accuracy over the tested chunks, then the mean over seeds. "
@@ -320,6 +349,9 @@ class ReproductionReport:
                   for r in bad[bad["problem"] == "outside"].itertuples(index=False)]
         return "\n".join(lines) + "\n"
 
+    def _most_seeds(self) -> int:
+        return max(len(self.seeds), int(self.cells["n_seeds"].max()) if len(self.cells) else 0)
+
     def _cell_text(self, row: Any) -> str:
         if row is None:
             return ""
@@ -328,7 +360,7 @@ class ReproductionReport:
         text = f"{ours} / {paper}"
         if not math.isnan(row.difference):
             text += f" ({row.difference:+.2f})"
-        if 0 < row.n_seeds < len(self.seeds):
+        if 0 < row.n_seeds < self._most_seeds():
             text += f" [n={row.n_seeds}]"
         if row.n_errors:
             text += f" [{row.n_errors} err]"
@@ -349,7 +381,8 @@ class ReproductionReport:
         stem = folder / f"table{self.table}_{self.classifier}"
         md, csv = stem.with_suffix(".md"), stem.with_suffix(".csv")
         md.write_text(self.markdown(), encoding="utf-8")
-        self.cells.to_csv(csv, index=False)
+        # what the report is travels with its cells: read_report and --add check it
+        self.cells.assign(table=self.table, classifier=self.classifier).to_csv(csv, index=False)
         return md, csv
 
 
@@ -503,8 +536,9 @@ def reproduction_report(
     # in seed order: the store's row order depends on which worker finished first, and float
     # sums in another order differ in the last bits
     stats = ok.sort_values("seed").groupby(_CELL)["accuracy"].agg(["mean", "std", "size"])
+    seeds = ok.groupby(_CELL)["seed"].agg(lambda s: _seed_text([int(v) for v in s]))
     ours = pd.DataFrame({"ours": stats["mean"] * 100, "std": stats["std"] * 100,
-                         "n_seeds": stats["size"]}).reset_index()
+                         "n_seeds": stats["size"], "seeds": seeds}).reset_index()
     errors = err.groupby(_CELL).size().rename("n_errors").reset_index()
     paper = paper_table(table)
     ran = runs[["dataset", "regime"]].drop_duplicates()
@@ -514,28 +548,41 @@ def reproduction_report(
     cells["difference"] = cells["ours"] - cells["paper"]
     cells["n_seeds"] = cells["n_seeds"].fillna(0).astype(int)
     cells["n_errors"] = cells["n_errors"].fillna(0).astype(int)
+    cells["seeds"] = cells["seeds"].fillna("")
     layout = LAYOUTS[table]
     ranks = [{v: i for i, v in enumerate(_ordered(cells[c], order))}
              for c, order in zip(_CELL, (layout.detectors, DATASETS, layout.regimes),
                                  strict=True)]
     cells = cells.sort_values(_CELL, key=lambda s: s.map(ranks[_CELL.index(str(s.name))]))
-    cols = ["detector", "dataset", "regime", "paper", "ours", "difference", "std", "n_seeds",
-            "n_errors"]
     return ReproductionReport(
-        table, classifier, cells[cols].reset_index(drop=True),
+        table, classifier, cells[_COLUMNS].reset_index(drop=True),
         tuple(sorted(int(s) for s in set(ok["seed"]))), len(err),
         _caveats(table, classifier, runs),
         float(pd.to_numeric(ok["elapsed_s"]).sum()) if "elapsed_s" in ok else float("nan"),
     )
 
 
+def _report_error(path: Path, what: str) -> ValueError:
+    return ValueError(f"{path} is not a reproduction report as `reproduce` writes it: {what}")
+
+
 def read_report(csv: str | os.PathLike[str], table: int,
                 classifier: str) -> ReproductionReport:
-    """A report as :meth:`ReproductionReport.save` wrote it: the cells, and the caveats.
+    """A report as :meth:`ReproductionReport.save` wrote it, checked to be ``table``'s.
 
     The cells come from the CSV with their floats exact; the caveats from the Markdown beside
-    it, if there, with its run time (to 0.1 min); the seeds count up to the largest
-    ``n_seeds`` of a cell (the CSV does not name them).
+    it, if there, with its run time (to 0.1 min). A report names its table and classifier
+    and each cell's seeds; one written before reports did is recognised by its published
+    numbers (the ``paper`` column must be ``table``'s for ``classifier``) and its seeds are
+    those its Markdown's header names, for the cells run with all of them.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``csv``.
+    ValueError
+        The file is not a report of ``table`` and ``classifier`` (another table's or
+        classifier's, renamed), or a value in it is not what ``save`` writes.
 
     Examples
     --------
@@ -545,60 +592,240 @@ def read_report(csv: str | os.PathLike[str], table: int,
     >>> back = read_report(csv, 1, "gnb")
     >>> back.cells.equals(report.cells), back.caveats == report.caveats, back.seeds
     (True, True, (0, 1))
+    >>> read_report(csv, 1, "vfdt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...table1_gnb.csv is a report of Table 1 with gnb, not of Table 1 with vfdt
     """
     import re
 
     import pandas as pd
 
+    layout = _layout(table, classifier)
     path = Path(csv)
     if not path.is_file():
         raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
-    cells = pd.read_csv(path, float_precision="round_trip")
-    missing = [c for c in ("detector", "dataset", "regime", "ours", "n_seeds") if c not in cells]
+    try:
+        cells = pd.read_csv(path, float_precision="round_trip",
+                            dtype={c: str for c in (*_CELL, "seeds", "classifier")},
+                            keep_default_na=False, na_values={
+                                c: [""] for c in ("paper", "ours", "difference", "std")})
+    except (ValueError, UnicodeDecodeError) as err:  # pandas' parser and empty-file errors
+        raise _report_error(path, " ".join(str(err).split())) from None
+    missing = [c for c in ("detector", "dataset", "regime", "paper", "ours", "n_seeds")
+               if c not in cells]
     if missing:
-        raise ValueError(f"{path} is not a reproduction report: no column {', '.join(missing)}")
-    for column in ("detector", "dataset", "regime"):
-        cells[column] = cells[column].astype(str)
+        raise _report_error(path, f"no column {', '.join(missing)}")
+    if {"table", "classifier"} <= set(cells):
+        found = {(str(t), str(c)) for t, c in zip(cells["table"], cells["classifier"],
+                                                    strict=True)}
+        if found != {(str(table), classifier)}:
+            what = ", ".join(f"Table {t} with {c}" for t, c in sorted(found))
+            raise ValueError(f"{path} is a report of {what}, not of Table {table} with "
+                             f"{classifier}")
+        cells = cells.drop(columns=["table", "classifier"])
+    for name in ("paper", "ours", "difference", "std"):
+        if name in cells:
+            values = pd.to_numeric(cells[name], errors="coerce")
+            bad = cells[name].notna() & values.isna()
+            if bad.any():
+                raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
+                                          f"{cells[name][bad].iloc[0]!r}, not a number")
+            cells[name] = values.astype(float)
+    for name in ("n_seeds", "n_errors"):
+        if name not in cells:
+            cells[name] = 0
+            continue
+        values = pd.to_numeric(cells[name], errors="coerce")
+        bad = values.isna() | (values < 0) | (values % 1 != 0)
+        if bad.any():
+            raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
+                                      f"{cells[name][bad].iloc[0]!r}, not a count")
+        cells[name] = values.astype(int)
+    rows = {"detector": layout.detectors, "dataset": layout.datasets, "regime": layout.regimes}
+    for name, allowed in rows.items():
+        other = sorted(set(cells[name]) - set(allowed))
+        if other:
+            raise _report_error(path, f"{name} {', '.join(map(repr, other))} is not one of "
+                                      f"Table {table}'s")
+    if cells.duplicated(_CELL).any():
+        dup = cells[cells.duplicated(_CELL)].iloc[0]
+        raise _report_error(path, f"the cell {dup.detector} / {dup.dataset} / {dup.regime} "
+                                  "appears twice")
+    published = paper_table(table)
+    published = published[published["classifier"] == classifier].set_index(_CELL)["accuracy"]
+    mine = cells.set_index(_CELL)["paper"]
+    expected = published.reindex(mine.index)
+    wrong = ~((mine - expected).abs() < 1e-9) & ~(mine.isna() & expected.isna())
+    if wrong.any():
+        cell = wrong[wrong].index[0]
+        raise ValueError(
+            f"{path} is not a report of Table {table} with {classifier}: its paper number for "
+            f"{' / '.join(cell)} is {mine[cell]}, the paper's is {expected[cell]} (a report "
+            "of another table or classifier, renamed?)")
     md = path.with_suffix(".md")
     caveats: tuple[str, ...] = ()
     run_seconds = float("nan")
+    header_seeds: frozenset[int] | None = None
     if md.is_file():
-        text = md.read_text(encoding="utf-8")
-        found = re.search(r"## Caveats\n\n(.*?)(?:\n\n## |\Z)", text, re.S)
-        if found:
-            caveats = tuple(line[2:] for line in found.group(1).splitlines()
+        text = md.read_text(encoding="utf-8", errors="replace")
+        found_caveats = re.search(r"## Caveats\n\n(.*?)(?:\n\n## |\Z)", text, re.S)
+        if found_caveats:
+            caveats = tuple(line[2:] for line in found_caveats.group(1).splitlines()
                             if line.startswith("- "))
         timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
         if timed:
             run_seconds = 60 * float(timed.group(1))
-    n_seeds = int(cells["n_seeds"].max()) if len(cells) else 0
-    return ReproductionReport(table, classifier, cells, tuple(range(n_seeds)),
-                              int(cells["n_errors"].sum()) if "n_errors" in cells else 0,
-                              caveats, run_seconds)
+        named = re.search(r"^- Seeds: ([0-9, -]+) \(", text, re.M)
+        if named:
+            header_seeds = _parse_seed_text(named.group(1))
+    if "seeds" not in cells:  # written before reports named each cell's seeds
+        known = (header_seeds is not None) & (cells["n_seeds"] == len(header_seeds or ()))
+        cells["seeds"] = [_seed_text(sorted(header_seeds or ())) if k and n else ""
+                          for k, n in zip(known, cells["n_seeds"], strict=True)]
+    else:
+        cells["seeds"] = cells["seeds"].fillna("").astype(str)
+    seeds: set[int] = set()
+    for row in cells.itertuples(index=False):
+        try:
+            cell_seeds = _parse_seed_text(row.seeds)
+        except ValueError as err:
+            raise _report_error(path, f"cell {row.detector} / {row.dataset} / {row.regime}: "
+                                      f"{err}") from None
+        if row.seeds and len(cell_seeds) != row.n_seeds:
+            raise _report_error(path, f"cell {row.detector} / {row.dataset} / {row.regime} has "
+                                      f"n_seeds {row.n_seeds} but seeds {row.seeds}")
+        seeds |= cell_seeds
+    return ReproductionReport(table, classifier, cells[_COLUMNS].reset_index(drop=True),
+                              tuple(sorted(seeds)), int(cells["n_errors"].sum()), caveats,
+                              run_seconds)
+
+
+def _cell_name(cell: tuple[str, ...]) -> str:
+    return " / ".join(cell)
+
+
+def _addition(base_seeds: frozenset[int] | None, n_base: int, added: frozenset[int],
+              cell: tuple[str, ...]) -> str:
+    """How a cell run with seeds ``added`` goes into a cell with ``base_seeds``.
+
+    ``"new"`` (the report has no runs of it), ``"replace"`` (``added`` covers its seeds),
+    ``"keep"`` (its seeds cover ``added``'s), ``"pool"`` (other seeds: the mean over both);
+    a :class:`ParameterError` for seeds that overlap in part, or a cell whose seeds the
+    report does not tell.
+    """
+    if n_base == 0:
+        return "new"
+    if base_seeds is None:
+        raise _validation.ParameterError(
+            "add", f"--add: the report's cell {_cell_name(cell)} has {n_base} seed(s) but does "
+                   "not say which (a report written before reports named them): its seeds "
+                   "cannot be pooled with others; write the report again without --add")
+    if added >= base_seeds:
+        return "replace"
+    if added <= base_seeds:
+        return "keep"
+    if not added & base_seeds:
+        return "pool"
+    raise _validation.ParameterError(
+        "add", f"--add: the report's cell {_cell_name(cell)} has seeds "
+               f"{_seed_text(sorted(base_seeds))} and this command's "
+               f"{_seed_text(sorted(added))} overlap them in part: add only other seeds "
+               f"(e.g. --seeds {_seed_text(sorted(added - base_seeds)).replace(' ', '')}) or "
+               "all of them")
+
+
+def _base_seeds(row: Any) -> frozenset[int] | None:
+    return _parse_seed_text(row.seeds) if row.seeds else None
+
+
+def check_addition(base: ReproductionReport, configs: Sequence[RunConfig]) -> None:
+    """Raise a ``ParameterError`` (``add``) unless ``configs``' cells can go into ``base``.
+
+    Called before any run: ``configs`` must be of ``base``'s table and classifier, and each
+    cell's seeds either cover the report's seeds of that cell, lie inside them, or miss
+    them all (then the cell becomes the mean over both).
+
+    Examples
+    --------
+    >>> runs = _example_runs()
+    >>> base = reproduction_report(runs[runs["seed"] == 0], 1, "gnb")
+    >>> check_addition(base, reproduction_configs(1, "gnb", [1, 2], datasets=["sea0"],
+    ...                                           detectors=["pudd-3"]))
+    >>> check_addition(base, reproduction_configs(1, "gnb", [0, 1], datasets=["sea0"],
+    ...                                           detectors=["pudd-3"]))
+    >>> check_addition(base, reproduction_configs(1, "vfdt", [1], datasets=["sea0"]))
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: --add: the report in --out is of Table 1 with gnb; ...
+    runs are of vfdt
+    """
+    planned: dict[tuple[str, ...], set[int]] = {}
+    classifiers = set()
+    for cfg in configs:
+        learner = cfg.detector == "none" and cfg.classifier in SOTA_LEARNERS
+        classifiers.add(base.classifier if learner else cfg.classifier)
+        label = cfg.classifier if learner else detector_label(cfg.detector, cfg.alpha)
+        planned.setdefault((label, cfg.dataset, cfg.regime), set()).add(cfg.seed)
+    if classifiers - {base.classifier}:
+        raise _validation.ParameterError(
+            "add", f"--add: the report in --out is of Table {base.table} with "
+                   f"{base.classifier}; these runs are of {', '.join(sorted(classifiers))}")
+    rows = {tuple(str(v) for v in key): row for key, row in zip(
+        base.cells[_CELL].itertuples(index=False, name=None),
+        base.cells.itertuples(index=False), strict=True)}
+    for cell, seeds in planned.items():
+        row = rows.get(cell)
+        if row is not None:
+            _addition(_base_seeds(row), int(row.n_seeds), frozenset(seeds), cell)
+
+
+def _pool(a: Any, b: Any) -> tuple[float, float]:
+    """Mean and sample std (percent) of two cells' runs together, from each one's n, mean, std.
+
+    Chan et al.'s parallel formula: exact up to rounding, so a cell pooled from seeds 0-1 and
+    2-3 equals, to about 1e-13, the cell of seeds 0-3 run at once.
+    """
+    n = a.n_seeds + b.n_seeds
+    mean = (a.n_seeds * a.ours + b.n_seeds * b.ours) / n
+
+    def squares(c: Any) -> float:
+        return 0.0 if c.n_seeds < 2 else float(c.std) ** 2 * (c.n_seeds - 1)
+
+    m2 = squares(a) + squares(b) + (a.ours - b.ours) ** 2 * a.n_seeds * b.n_seeds / n
+    return mean, math.sqrt(m2 / (n - 1)) if n > 1 else float("nan")
 
 
 def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
                   note: str | None = None, replace: bool = False) -> ReproductionReport:
     """``base`` with the cells ``added`` ran put in, e.g. a new row or more seeds of one.
 
-    A cell run in both keeps the one with more seeds (``added``'s when they have as many),
-    or, with ``replace`` (a method whose procedure changed: its old cells are void),
-    ``added``'s whatever their seeds; cells ``added`` did not run stay as in ``base``. The
-    caveats are ``base``'s, then ``added``'s new ones, then ``note`` (say which command
-    added what).
+    Per cell, by seeds: a cell ``base`` did not run is ``added``'s; ``added``'s replaces one
+    whose seeds it covers and leaves one that covers its own; seeds new to a cell are pooled
+    with the report's into the mean over all of them (seeds 0-1, then 2-3: the 4-seed mean).
+    Cells ``added`` did not run stay as in ``base``. The caveats are ``base``'s, then
+    ``added``'s new ones, then ``note`` (say which command added what). With ``replace`` (a
+    method whose procedure changed: its old cells are void), ``added``'s cells replace
+    ``base``'s whatever their seeds.
+
+    Raises
+    ------
+    ValueError
+        Reports of different tables or classifiers, or a cell whose seeds overlap in part
+        (:func:`check_addition` says so before the runs).
 
     Examples
     --------
     >>> runs = _example_runs()
     >>> base = reproduction_report(runs[runs["seed"] == 0], 1, "gnb")   # seed 0 only
-    >>> more = reproduction_report(runs[runs["detector"] == "pudd"], 1, "gnb")
-    >>> merged = merge_reports(base, more, note="PUDD-3 with seeds 0-1 added")
-    >>> merged.cells.query("n_seeds > 0")[["detector", "ours", "n_seeds"]]
-      detector  ours  n_seeds
-    1      ddm  93.0        1
-    8   pudd-3  95.1        2
-    >>> merged.caveats[-1]
-    'PUDD-3 with seeds 0-1 added'
+    >>> more = reproduction_report(runs[runs["seed"] == 1], 1, "gnb")   # seed 1
+    >>> merged = merge_reports(base, more, note="seed 1 added")
+    >>> merged.cells.query("n_seeds > 0")[["detector", "ours", "n_seeds", "n_errors", "seeds"]]
+      detector  ours  n_seeds  n_errors seeds
+    1      ddm  93.0        1         1     0
+    8   pudd-3  95.1        2         0   0-1
+    >>> merged.seeds, merged.caveats[-1]
+    ((0, 1), 'seed 1 added')
     >>> redone = reproduction_report(runs[(runs["detector"] == "pudd") & (runs["seed"] == 1)],
     ...                              1, "gnb")
     >>> merge_reports(merged, redone).cells.query("n_seeds > 0")["n_seeds"].tolist()
@@ -612,22 +839,40 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
         raise ValueError(f"cannot merge table {added.table} ({added.classifier}) into table "
                          f"{base.table} ({base.classifier})")
     cells = base.cells.set_index(_CELL)
-    new = added.cells[added.cells["n_seeds"] > 0].set_index(_CELL)
-    both = new.index.intersection(cells.index)
-    if not replace:
-        new = new.drop(index=both[new.loc[both, "n_seeds"] < cells.loc[both, "n_seeds"]])
-    columns = [c for c in cells.columns if c in new.columns]
-    replaced = new.index.intersection(cells.index)
-    cells.loc[replaced, columns] = new.loc[replaced, columns]
-    extra = new.loc[new.index.difference(cells.index), columns]
-    merged = pd.concat([cells, extra]).reset_index()[base.cells.columns]
+    new_rows = []
+    ran = (added.cells["n_seeds"] > 0) | (added.cells["n_errors"] > 0)
+    for row in added.cells[ran].itertuples(index=False):
+        cell = (row.detector, row.dataset, row.regime)
+        if cell not in cells.index:
+            new_rows.append(row)
+            continue
+        old = next(cells.loc[[cell]].reset_index().itertuples(index=False))
+        if row.n_seeds == 0:  # only failed runs: counted, nothing else changes
+            cells.loc[cell, "n_errors"] = old.n_errors + row.n_errors
+            continue
+        how = "replace" if replace else _addition(_base_seeds(old), int(old.n_seeds),
+                                                    _parse_seed_text(row.seeds), cell)
+        if how in ("new", "replace"):
+            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds"]] = [
+                row.ours, row.std, row.n_seeds, row.n_errors, row.seeds]
+        elif how == "pool":
+            mean, std = _pool(old, row)
+            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds"]] = [
+                mean, std, old.n_seeds + row.n_seeds, old.n_errors + row.n_errors,
+                _seed_text(sorted(_parse_seed_text(old.seeds) | _parse_seed_text(row.seeds)))]
+    merged = cells.reset_index()
+    if new_rows:
+        merged = pd.concat([merged, pd.DataFrame(new_rows, columns=added.cells.columns)],
+                           ignore_index=True)
+    merged = merged[_COLUMNS]
+    merged["difference"] = merged["ours"] - merged["paper"]
     merged[["n_seeds", "n_errors"]] = merged[["n_seeds", "n_errors"]].astype(int)
     caveats = [*base.caveats, *(c for c in added.caveats if c not in base.caveats)]
     if note:
         caveats.append(note)
-    seeds = tuple(sorted(set(base.seeds) | set(added.seeds)))
+    seeds = set().union(*(_parse_seed_text(s) for s in merged["seeds"]))
     # both runs' time, when both are known (a report read back may not say it)
-    return ReproductionReport(base.table, base.classifier, merged, seeds,
+    return ReproductionReport(base.table, base.classifier, merged, tuple(sorted(seeds)),
                               int(merged["n_errors"].sum()), tuple(caveats),
                               base.run_seconds + added.run_seconds)
 

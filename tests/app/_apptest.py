@@ -54,3 +54,21 @@ def player(at: AppTest) -> dict[str, Any]:
             if "pudd_player" in e.proto.component_name]
     args: dict[str, Any] = json.loads(el.proto.json_args)
     return args
+
+
+def send_stale_label(widget: Any, label: str) -> None:
+    """Make ``widget`` (a radio or select box) send ``label`` on the next run, as a browser does.
+
+    The browser sends back the label it last drew; AppTest sends the label of the current
+    value. After a change that relabels the options, only the browser's way shows the bug.
+    """
+    base = type(widget)
+
+    class Stale(base):  # type: ignore[misc,valid-type]
+        @property
+        def _widget_state(self) -> Any:
+            ws = base._widget_state.fget(self)  # type: ignore[attr-defined]
+            ws.string_value = label
+            return ws
+
+    widget.__class__ = Stale

@@ -100,3 +100,37 @@ def test_the_exports_are_offered() -> None:
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Run log (CSV)", "Every cut's χ² test (CSV)",
                       "Windows: tables and histograms (CSV)", "Everything (JSON)"]
+
+
+def test_changing_the_seed_count_keeps_the_show_choice_ticked_and_the_link_clean() -> None:
+    """Issue 25, item 6: after two seed changes nothing was ticked, then one seed was shown.
+
+    The browser keeps sending the label it was last told to show; a seed change that
+    relabels the options does not tell it a new one.
+    """
+    from tests.app._apptest import send_stale_label
+
+    for view in ("band", "one"):
+        at = _open({"seeds": "2", "pudd": "3", "seed_view": view})
+        radio = at.radio(key="w_explorer_seed_view")
+        held = radio.options[radio.index]  # what the browser shows, and sends back
+        for count in (3, 4, 7):
+            at.number_input(key="w_explorer_seeds").set_value(count)
+            send_stale_label(at.radio(key="w_explorer_seed_view"), held)
+            at.run(timeout=TIMEOUT)
+            radio = at.radio(key="w_explorer_seed_view")
+            assert radio.value == view and radio.options[radio.index] == held
+            assert at.query_params["seed_view"] == view
+            assert at.query_params["seeds"] == str(count)
+            assert player(at)["spec"]["band"] == (count if view == "band" else 1)
+
+
+def test_a_stale_label_never_becomes_a_setting_whatever_the_labels() -> None:
+    """The guard under the fix: a label the link parser refuses keeps the canonical value."""
+    from tests.app._apptest import send_stale_label
+
+    at = _open({"seeds": "3", "seed_view": "one"})
+    send_stale_label(at.radio(key="w_explorer_seed_view"), "all 2 seeds")
+    at.run(timeout=TIMEOUT)
+    assert at.query_params["seed_view"] == "one"
+    assert at.session_state["explorer_seed_view"] == "one"

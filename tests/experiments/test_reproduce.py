@@ -176,7 +176,8 @@ def test_report_lists_every_paper_row_of_the_datasets_and_regimes_run(summaries)
     assert np.isnan(not_run["ours"]) and not_run["n_seeds"] == 0
     assert not_run["paper"] == paper_accuracy(1, "gnb", "kswin", "sea0", "incremental")
     assert list(report.cells.columns) == ["detector", "dataset", "regime", "paper", "ours",
-                                          "difference", "std", "n_seeds", "n_errors"]
+                                          "difference", "std", "n_seeds", "n_errors",
+                                          "seeds"]
 
 
 def test_report_rejects_a_cell_that_mixes_settings_unless_configs_select_the_runs():
@@ -288,7 +289,11 @@ def test_save_writes_the_markdown_and_a_csv_of_the_cells(summaries, tmp_path):
     md, csv = report.save(tmp_path / "reports")
     assert md.name == "table1_gnb.md" and csv.name == "table1_gnb.csv"
     assert md.read_text(encoding="utf-8") == report.markdown()
-    pd.testing.assert_frame_equal(pd.read_csv(csv), report.cells, check_dtype=False)
+    written = pd.read_csv(csv, dtype={"seeds": str}, keep_default_na=False,
+                          na_values={c: [""] for c in ("paper", "ours", "difference", "std")})
+    assert set(written["table"]) == {1} and set(written["classifier"]) == {"gnb"}
+    pd.testing.assert_frame_equal(written.drop(columns=["table", "classifier"]), report.cells,
+                                  check_dtype=False)
 
 
 # --- end to end ------------------------------------------------------------------------------
