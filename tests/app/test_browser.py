@@ -523,6 +523,39 @@ def test_explorer_plays_to_the_end_and_keeps_its_place_across_pages(
     _assert_no_exception(page)
 
 
+def test_a_settings_change_keeps_the_players_chunk(page: Any, app_url: str) -> None:
+    """Issue 25, item 6: a settings change sent the player back to the chunk the page opened
+    at (Streamlit resends the address it knows, not the one the player wrote)."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{app_url}/explorer?n_chunks=20&chunk=3&seed=5")
+    _settle(page, EXPLORER)
+    frame = _player(page, 19)
+    first = frame.evaluate("() => __player.id")
+    for _ in range(4):
+        page.frame_locator(PLAYER).locator("#next").click()
+    assert _agree(frame)["cursor"] == 7
+    yates = page.locator('[data-testid="stCheckbox"]').filter(has_text="Yates").first
+    yates.click()  # new runs: the same chunk, not the one the page opened at
+    page.wait_for_function(
+        "(first) => { const f = [...document.querySelectorAll('iframe')]"
+        ".find(i => i.title.includes('pudd_player'));"
+        " const p = f && f.contentWindow && f.contentWindow.__player;"
+        " return !!p && p.id !== first; }", arg=first, timeout=90_000)
+    frame = _player(page, 19)
+    assert _agree(frame)["cursor"] == 7
+    expect(page).to_have_url(re.compile(r"chunk=7(&|$)"))
+    _assert_no_exception(page)
+    yates.click()  # and back: still there
+    frame = _player(page, 19)
+    page.wait_for_function(
+        "(first) => { const f = [...document.querySelectorAll('iframe')]"
+        ".find(i => i.title.includes('pudd_player'));"
+        " const p = f && f.contentWindow && f.contentWindow.__player;"
+        " return !!p && p.id === first; }", arg=first, timeout=90_000)
+    assert _agree(_player(page, 19))["cursor"] == 7
+
+
 def test_two_sessions_on_the_same_link_keep_their_own_place(browser: Any, app_url: str) -> None:
     pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(2)]
     for p in pages:

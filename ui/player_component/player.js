@@ -308,7 +308,13 @@
   }
 
   // --- where we are: the session (coming back to the page) and the address bar (links) -------
-  function storageKey() { return "pudd-player:" + spec.id; }
+  // one place per tab, not per runs: a settings change brings new runs (a new spec) while the
+  // page still says the chunk it opened at, and the player must stay where it was (README)
+  function storageKey() {
+    let page = "";
+    try { page = window.parent.location.pathname; } catch (e) { /* another origin */ }
+    return "pudd-player:place:" + page;
+  }
 
   function remember() {
     try {
@@ -413,7 +419,8 @@
     shownHist = undefined;
     let stored = null;
     try { stored = JSON.parse(sessionStorage.getItem(storageKey()) || "null"); } catch (e) { }
-    // the page opened at the chunk it opened at before: coming back, so resume where it was
+    // the page opened at the chunk it opened at before: coming back, or new runs of changed
+    // settings, so resume where it was (a link to another chunk opens there)
     k = stored && stored.start === start ? stored.k : start;
     k = Math.min(Math.max(k, 1), spec.last);
     d = stored && stored.start === start && stored.startDetail === startDetail ? stored.d
