@@ -181,8 +181,10 @@ def _run(args: argparse.Namespace) -> int:
     import statistics
 
     from pudd_core.experiments.detectors import takes_alpha
-    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.experiments.grid import check_n_jobs, parse_seeds, run_grid
     from pudd_core.experiments.runner import RunConfig, parse_option_pairs
+
+    check_n_jobs(args.n_jobs)
 
     base = RunConfig(
         dataset=args.dataset, classifier=args.classifier, detector=args.detector,
@@ -249,7 +251,7 @@ def _grid(args: argparse.Namespace) -> int:
     store = args.store or settings.get("store", "results/store")
     rows = run_grid(
         configs, store=store, executor=args.executor or settings.get("executor", "joblib"),
-        n_jobs=args.n_jobs or settings.get("n_jobs"),
+        n_jobs=args.n_jobs if args.n_jobs is not None else settings.get("n_jobs"),
         address=args.address or settings.get("address"), progress=True,
         data_dir=args.data_dir,
     )
@@ -317,9 +319,10 @@ def _fig5(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.experiments.grid import check_n_jobs, parse_seeds, run_grid
     from pudd_core.experiments.reproduce import reproduction_configs, reproduction_report
 
+    check_n_jobs(args.n_jobs)
     chosen = [f for f, on in (("--table", args.table is not None), ("--claims", args.claims),
                               ("--fig5", args.fig5)) if on]
     if len(chosen) != 1:
@@ -363,7 +366,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             base = read_report(existing, args.table, classifier)
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
-        check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
+        if not args.replace:  # --replace: the cells go in whatever their seeds
+            check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -828,7 +832,7 @@ _FLAGS = {
     "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
     "add": "--add", "replace": "--replace", "state": "--state", "poll": "--poll",
-    "follow": "--follow", "results": "--results", "datasets": "--datasets",
+    "follow": "--follow", "results": "--results", "n_jobs": "--n-jobs", "datasets": "--datasets",
     "detectors": "--detectors", "regimes": "--regimes",
 }
 
@@ -836,8 +840,8 @@ _FLAGS = {
 _COMMAND_FLAGS = {
     "run": tuple(_FLAGS),
     "reproduce": ("n_chunks", "seeds", "classifier", "store", "results", "datasets",
-                  "detectors", "regimes", "add", "out"),
-    "grid": ("store",),
+                  "detectors", "regimes", "add", "out", "n_jobs"),
+    "grid": ("store", "n_jobs"),
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "classes", "p_true", "correct", "pred", "time_column",
                 "window", "baselines", "report", "source", "positive_label", "state", "poll",

@@ -368,3 +368,49 @@ def test_reproduce_refuses_an_empty_name_instead_of_running_everything(
                  "--store", str(store), "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and option in err and _no_runs(store)
+
+
+# --- every value checked before any work (issue 25, item 8) ----------------------------------
+@pytest.mark.parametrize(("args", "flag", "words"), [
+    (["run", "--n-chunks", "1000000000000"], "--n-chunks", "GiB"),
+    (["run", "--chunk-size", "100000000", "--n-chunks", "50"], "--chunk-size", "GiB"),
+    (["run", "--n-jobs", "-1000", "--seeds", "0-1"], "--n-jobs", "-1 (every core)"),
+    (["run", "--n-jobs", "0"], "--n-jobs", "positive"),
+    (["run", "--n-jobs", "-2"], "--n-jobs", "positive"),
+    (["run", "--classifier", "vfdt", "--classifier-option", "grace_period=0"],
+     "--classifier-option", "grace_period"),
+    (["reproduce", "--table", "1", "--seeds", "1", "--n-jobs", "-1000"], "--n-jobs",
+     "positive"),
+])
+def test_a_value_no_run_can_use_is_refused_before_any_work(tmp_path, capsys, args, flag,
+                                                           words):
+    store = tmp_path / "s"
+    code = main([*args, "--store", str(store)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error:") and words in err and flag in err, err
+    assert "Traceback" not in err and _no_runs(store)
+
+
+@pytest.mark.parametrize(("setting", "value", "words"), [
+    ("n_jobs", "-1000", "n_jobs"), ("n_jobs", "0", "n_jobs")])
+def test_a_grid_files_n_jobs_is_checked_like_the_option(tmp_path, capsys, setting, value,
+                                                        words):
+    cfg = tmp_path / "grid.toml"
+    cfg.write_text(f'[grid]\ndataset = "sea0"\nseeds = "0-1"\nn_chunks = 5\n'
+                   f'[run]\nstore = "{(tmp_path / "s").as_posix()}"\n{setting} = {value}\n')
+    code = main(["grid", str(cfg)])
+    assert code == 2 and words in capsys.readouterr().err and _no_runs(tmp_path / "s")
+    code = main(["grid", str(cfg).replace("grid.toml", "grid.toml"), "--n-jobs", value])
+    assert code == 2 and _no_runs(tmp_path / "s")
+
+
+def test_a_grid_whose_classifier_refuses_an_option_fails_before_any_run(tmp_path, capsys):
+    """Issue 25: a grid with epochs = 0 computed, then failed every run."""
+    cfg = tmp_path / "grid.toml"
+    cfg.write_text('[grid]\ndataset = "sea0"\nclassifier = "dnn"\nseeds = "0-1"\n'
+                   'n_chunks = 5\nclassifier_options = {epochs = 0}\n'
+                   f'[run]\nstore = "{(tmp_path / "s").as_posix()}"\nexecutor = "serial"\n')
+    code = main(["grid", str(cfg)])
+    err = capsys.readouterr().err
+    assert code == 2 and "refused its options {'epochs': 0}" in err, err
+    assert _no_runs(tmp_path / "s")

@@ -81,7 +81,8 @@ def _option_widget(where: Any, i: int, name: str, setting: PUDDSetting) -> None:
     value = setting.value(name)
     common = {"key": _key(i, name), "on_change": _changed, "args": (i,), "help": _help(name)}
     if option.choices is None:
-        where.number_input(_LABELS[name], min_value=0, max_value=1000, step=1,
+        low, high = option.bounds or (0, None)  # read_setting keeps a link's value inside
+        where.number_input(_LABELS[name], min_value=low, max_value=high, step=1,
                            value=int(value), **common)
     elif isinstance(option.default, bool):
         where.checkbox(_LABELS[name], value=bool(value), **common)

@@ -22,55 +22,104 @@ from pudd_core.paper import REGIMES
 
 
 # --- query parameters ------------------------------------------------------------------------
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+# Each parser says what its control can show (``bounds`` or ``choices``), so a test checks
+# every link parameter against its control: a value the parser lets through never makes a
+# widget raise (e.g. a number above a number input's largest).
+@dataclass(frozen=True)
+class _IntIn:
+    """An integer from ``lo`` to ``hi`` (the control's range)."""
+
+    lo: int
+    hi: int
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.lo, self.hi)
+
+    def __call__(self, text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            value = hi + 1
-        if not lo <= value <= hi:
-            raise ValueError(f"expected an integer from {lo} to {hi}")
+            value = self.hi + 1
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"expected an integer from {self.lo} to {self.hi}")
         return value
 
-    return parse
+
+def _int_in(lo: int, hi: int) -> _IntIn:
+    return _IntIn(lo, hi)
 
 
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
+@dataclass(frozen=True)
+class _FloatIn:
+    """A number from ``lo`` to ``hi``."""
+
+    lo: float
+    hi: float
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.lo, self.hi)
+
+    def __call__(self, text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not lo <= value <= hi:
-            raise ValueError(f"expected a number from {lo} to {hi}")
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"expected a number from {self.lo} to {self.hi}")
         return value
 
-    return parse
+
+def _float_in(lo: float, hi: float) -> _FloatIn:
+    return _FloatIn(lo, hi)
 
 
-def _float_step(lo: float, hi: float, decimals: int) -> Callable[[str], float]:
+@dataclass(frozen=True)
+class _FloatStep(_FloatIn):
     """A number the slider can show: in [lo, hi] with at most ``decimals`` decimals."""
-    def parse(text: str) -> float:
-        value = _float_in(lo, hi)(text)
-        if round(value, decimals) != value:
-            raise ValueError(f"expected a number from {lo} to {hi} with at most {decimals} "
-                             "decimals")
+
+    decimals: int = 2
+
+    def __call__(self, text: str) -> float:
+        value = super().__call__(text)
+        if round(value, self.decimals) != value:
+            raise ValueError(f"expected a number from {self.lo} to {self.hi} with at most "
+                             f"{self.decimals} decimals")
         return value
 
-    return parse
+
+def _float_step(lo: float, hi: float, decimals: int) -> _FloatStep:
+    return _FloatStep(lo, hi, decimals)
 
 
-def _range_in(lo: float, hi: float) -> Callable[[str], tuple[float, float]]:
-    def parse(text: str) -> tuple[float, float]:
+@dataclass(frozen=True)
+class _RangeIn:
+    """``"low-high"`` with ``lo <= low <= high <= hi`` (a range slider)."""
+
+    lo: float
+    hi: float
+    integer: bool = False
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.lo, self.hi)
+
+    def __call__(self, text: str) -> tuple[float, float]:
+        kind = int if self.integer else float
         try:
-            a, b = (float(v) for v in text.split("-"))
+            a, b = (kind(v) for v in text.split("-"))
         except ValueError:
             a = b = math.nan
-        if not lo <= a <= b <= hi:
-            raise ValueError(f"expected 'low-high' with {lo} <= low <= high <= {hi}")
+        if not self.lo <= a <= b <= self.hi:
+            first, last = ("first", "last") if self.integer else ("low", "high")
+            raise ValueError(f"expected '{first}-{last}' with {self.lo:g} <= {first} <= "
+                             f"{last} <= {self.hi:g}")
         return (a, b)
 
-    return parse
+
+def _range_in(lo: float, hi: float) -> _RangeIn:
+    return _RangeIn(lo, hi)
 
 
 def _fmt_range(value: Any) -> str:
@@ -83,37 +132,66 @@ THRESHOLDS_LENGTHS = (0, 20, 30, 50, 100)  # 0: the stream's own length
 REPRODUCTION_LENGTHS = (0, 10, 20)  # 0: the paper's lengths; powersupply has 29 chunks
 
 
-def _int_of(options: tuple[int, ...]) -> Callable[[str], int]:
+@dataclass(frozen=True)
+class _IntOf:
     """An integer the control can show: a select slider has no value between its options."""
-    def parse(text: str) -> int:
+
+    options: tuple[int, ...]
+
+    def choices(self) -> tuple[int, ...]:
+        return self.options
+
+    def __call__(self, text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value not in options:
-            raise ValueError(f"expected one of {', '.join(map(str, options))}")
+        if value not in self.options:
+            raise ValueError(f"expected one of {', '.join(map(str, self.options))}")
         return value
 
-    return parse
+
+def _int_of(options: tuple[int, ...]) -> _IntOf:
+    return _IntOf(options)
 
 
-def _one_of(options: Callable[[], tuple[str, ...]]) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        if text not in options():
-            raise ValueError(f"expected one of {', '.join(options())}")
+@dataclass(frozen=True)
+class _OneOf:
+    """One name of ``options()`` (read when a link is read: registries may grow)."""
+
+    options: Callable[[], tuple[str, ...]]
+
+    def choices(self) -> tuple[str, ...]:
+        return self.options()
+
+    def __call__(self, text: str) -> str:
+        if text not in self.options():
+            raise ValueError(f"expected one of {', '.join(self.options())}")
         return text
 
-    return parse
+
+def _one_of(options: Callable[[], tuple[str, ...]]) -> _OneOf:
+    return _OneOf(options)
 
 
-def _some_of(options: Callable[[], tuple[str, ...]]) -> Callable[[str], tuple[str, ...]]:
-    def parse(text: str) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class _SomeOf:
+    """A comma-separated list of names of ``options()``, in the options' order."""
+
+    options: Callable[[], tuple[str, ...]]
+
+    def choices(self) -> tuple[str, ...]:
+        return self.options()
+
+    def __call__(self, text: str) -> tuple[str, ...]:
         chosen = tuple(v for v in text.split(",") if v)
-        if not set(chosen) <= set(options()):
-            raise ValueError(f"expected a comma-separated list of {', '.join(options())}")
-        return tuple(v for v in options() if v in chosen)
+        if not set(chosen) <= set(self.options()):
+            raise ValueError(f"expected a comma-separated list of {', '.join(self.options())}")
+        return tuple(v for v in self.options() if v in chosen)
 
-    return parse
+
+def _some_of(options: Callable[[], tuple[str, ...]]) -> _SomeOf:
+    return _SomeOf(options)
 
 
 def _explorer_datasets() -> tuple[str, ...]:
@@ -140,15 +218,8 @@ def _explorer_baselines() -> tuple[str, ...]:
     return compared_detectors()
 
 
-def _exponent_range(text: str) -> tuple[int, int]:
-    """``"1-10"``: the first and last x of a sweep over alpha = 10^-x."""
-    try:
-        a, b = (int(v) for v in text.split("-"))
-    except ValueError:
-        a = b = 0
-    if not 1 <= a <= b <= 10:
-        raise ValueError("expected 'first-last' with 1 <= first <= last <= 10")
-    return (a, b)
+#: ``"1-10"``: the first and last x of a sweep over alpha = 10^-x.
+_exponent_range = _RangeIn(1, 10, integer=True)
 
 
 def _fmt_exponents(value: Any) -> str:

@@ -163,9 +163,33 @@ def expand_grid(spec: Mapping[str, Any]) -> list[RunConfig]:
 RUN_SETTINGS: Mapping[str, str] = {
     "store": "a folder path (text)",
     "executor": f"one of {', '.join(EXECUTORS)}",
-    "n_jobs": "an integer (worker processes)",
+    "n_jobs": "a positive number of worker processes, or -1 for every core",
     "address": "a cluster address (text)",
 }
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """``n_jobs``: None (every core), a positive count of worker processes, or -1 (every core).
+
+    joblib reads other negative counts as "all cores but |n| - 1": -1000 on a small machine
+    leaves fewer than one worker, which aborted the process; 0 means nothing. Both are refused.
+
+    Examples
+    --------
+    >>> check_n_jobs(2), check_n_jobs(-1), check_n_jobs(None)
+    (2, -1, None)
+    >>> check_n_jobs(-1000)
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: n_jobs must be a positive number of worker ... got -1000
+    """
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not (n_jobs >= 1
+                                                                         or n_jobs == -1):
+        raise ParameterError("n_jobs", "n_jobs must be a positive number of worker processes "
+                                       f"or -1 (every core), got {n_jobs!r}")
+    return n_jobs
 
 
 def load_grid_file(path: str | os.PathLike[str]) -> tuple[list[RunConfig], dict[str, Any]]:
@@ -218,7 +242,8 @@ def load_grid_file(path: str | os.PathLike[str]) -> tuple[list[RunConfig], dict[
                      f"{', '.join(RUN_SETTINGS)}", tuple(RUN_SETTINGS))
         ok = {"store": isinstance(value, str) and value != "",
               "executor": value in EXECUTORS,
-              "n_jobs": isinstance(value, int) and not isinstance(value, bool) and value != 0,
+              "n_jobs": isinstance(value, int) and not isinstance(value, bool)
+              and (value >= 1 or value == -1),
               "address": isinstance(value, str)}[key]
         if not ok:
             raise ParameterError(key, f"[run] {key} in {file} must be {RUN_SETTINGS[key]}, got "
@@ -513,6 +538,7 @@ def run_grid(
     """
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    check_n_jobs(n_jobs)
     cfgs = list(dict.fromkeys(configs))
     for cfg in cfgs:
         cfg.validate(data_dir)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -259,6 +260,32 @@ class RunConfig:
                 f"classifier {self.classifier!r} cannot learn the {info.kind} stream "
                 f"{self.dataset!r} (features {info.feature_shape}); choose {wanted}"
             )
+        if stream is None:
+            self._check_size(info)
+        request = (self.classifier, self.classifier_options, tuple(info.feature_shape),
+                   info.n_classes, self.dataset)
+        try:
+            refused = _classifier_refuses(*request)
+        except TypeError:  # an unhashable option value: asked without the cache
+            refused = _classifier_refuses.__wrapped__(*request)
+        if refused:
+            raise _validation.ParameterError(
+                "classifier_options", f"classifier {self.classifier!r} refused its options "
+                                      f"{dict(self.classifier_options)}: {refused}")
+
+    def _check_size(self, info: Any) -> None:
+        """Refuse a stream that cannot fit in this machine's memory, before drawing it."""
+        n_chunks = self.n_chunks or info.n_chunks
+        chunk_size = self.chunk_size or info.chunk_size
+        need = 8 * n_chunks * chunk_size * int(np.prod(info.feature_shape))  # float64 features
+        have = _memory_bytes()
+        if need > have // 2:
+            param = ("chunk_size" if self.chunk_size is not None
+                     and self.chunk_size > info.chunk_size else "n_chunks")
+            raise _validation.ParameterError(
+                param, f"{n_chunks:,} chunks of {chunk_size:,} instances of {self.dataset} "
+                       f"need {need / 2**30:,.1f} GiB for the features alone; this machine has "
+                       f"{have / 2**30:,.1f} GiB: choose fewer chunks or a smaller chunk_size")
 
 
 @dataclass(frozen=True)
@@ -428,6 +455,36 @@ def run_stream(
         data_dir=data_dir,
         **{**dict(config.stream_options), **options},
     )
+
+
+def _memory_bytes() -> int:
+    """The machine's physical memory in bytes (the limit a stream must fit in)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume 16 GiB
+        return 16 * 2**30
+
+
+#: Classifiers whose construction is itself long work (pretraining a backbone): their option
+#: values are checked when a run builds them, not here.
+_BUILT_AT_RUN = frozenset({"pretrained-cnn"})
+
+
+@functools.lru_cache(maxsize=256)
+def _classifier_refuses(name: str, options: tuple[tuple[str, Any], ...],
+                        shape: tuple[int, ...], n_classes: int, dataset: str) -> str | None:
+    """Why ``name`` refuses ``options`` (its constructor's message), or None.
+
+    One build per distinct request, so a grid of a thousand runs builds each model kind once.
+    """
+    if name in _BUILT_AT_RUN or not options:
+        return None
+    try:
+        make_classifier(name, input_shape=shape, n_classes=n_classes, seed=0, dataset=dataset,
+                        **dict(options))
+    except (ValueError, TypeError) as err:
+        return " ".join(str(err).split())
+    return None
 
 
 def run_model(config: RunConfig, stream: Stream, *, seed: int | None = None) -> Any:
@@ -623,12 +680,45 @@ def run_experiments(
     from joblib import Parallel, delayed
 
     runs = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
-        delayed(run_experiment)(c, stream=s, data_dir=data_dir)
+        delayed(_run_in_worker)(c, s, data_dir)
         for c, s in zip(configs, given, strict=True))
     return list(runs)
 
 
+_PARENT_POLL_S = 1.0
+_watched_parent: int | None = None  # set once per worker process by _watch_parent
+
+
+def _watch_parent() -> None:
+    """Exit this worker when the process that started it dies, even by SIGKILL.
+
+    The workers wait :data:`WORKER_IDLE_S` for more runs; a server killed without its
+    clean-up would leave them (hundreds of MB each) alive that long. An orphan is adopted by
+    another process, so its parent id changes: the check costs a system call a second.
+    """
+    global _watched_parent
+    if _watched_parent is not None:
+        return
+    _watched_parent = parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        os._exit(0)  # nothing to save: the results had nowhere to go
+
+    import threading
+
+    threading.Thread(target=watch, name="pudd-parent-watch", daemon=True).start()
+
+
+def _run_in_worker(config: RunConfig, stream: Stream | None,
+                   data_dir: str | None) -> RunResult:
+    _watch_parent()
+    return run_experiment(config, stream=stream, data_dir=data_dir)
+
+
 def _ready() -> int:
+    _watch_parent()
     return os.getpid()
 
 

@@ -93,8 +93,9 @@ MAX_SEEDS = 10
 class VariantOption:
     """One of ``ChunkPUDD``'s variant options, as the library declares it.
 
-    ``choices`` is ``None`` for an integer; ``online`` says whether the instance-based
-    :class:`~pudd_core.online.PUDD` (Algorithm 2) has the option too.
+    ``choices`` is ``None`` for an integer, whose control offers ``bounds`` (smallest,
+    largest); ``online`` says whether the instance-based :class:`~pudd_core.online.PUDD`
+    (Algorithm 2) has the option too.
     """
 
     name: str
@@ -102,6 +103,7 @@ class VariantOption:
     choices: tuple[Any, ...] | None
     help: str
     online: bool
+    bounds: tuple[int, int] | None = None
 
 
 def _choices(hint: Any, default: Any) -> tuple[Any, ...] | None:
@@ -123,8 +125,14 @@ def _variant_options() -> dict[str, VariantOption]:
     params = inspect.signature(ChunkPUDD).parameters
     online = set(inspect.signature(PUDD).parameters)
     return {n: VariantOption(n, params[n].default, _choices(hints[n], params[n].default),
-                             text.replace("``", "`"), n in online)  # RST literals as Markdown
+                             text.replace("``", "`"), n in online,  # RST literals as Markdown
+                             _INT_BOUNDS.get(n))
             for n, text in ChunkPUDD.variant_options.items()}
+
+
+#: The integer options' control ranges: a count floor above 1000 leaves no test of a chunk of
+#: the explorer's default size, so its control stops there (the library takes any).
+_INT_BOUNDS = {"clamp_min": (0, 1000)}
 
 
 #: The variant options the explorer offers (``ChunkPUDD.variant_options``), with
@@ -255,6 +263,8 @@ def read_setting(text: str) -> tuple[PUDDSetting, tuple[str, ...]]:
     `12`: the threshold is PUDD-x with x an integer from 1 to 10
     `yates=maybe`: option yates expects true or false, got 'maybe'
     `speed=9`: the explorer's options are cut_points, skip_rule, clamp_min, yates, ...
+    >>> read_setting("3,clamp_min=1001")[1]
+    ("`clamp_min=1001`: the explorer's clamp_min goes from 0 to 1000",)
     """
     head, *pairs = [part.strip() for part in text.split(",")]
     problems = []
@@ -271,9 +281,15 @@ def read_setting(text: str) -> tuple[PUDDSetting, tuple[str, ...]]:
         try:
             parsed = dict(parse_option_pairs("detector", "pudd", [pair]))
             ChunkPUDD(**parsed)  # the value alone, checked by the detector
-            options.update(parsed)
         except ValueError as err:
             problems.append(f"`{pair}`: {err}")
+            continue
+        bounds = VARIANTS[name].bounds
+        if bounds is not None and not bounds[0] <= parsed[name] <= bounds[1]:
+            problems.append(f"`{pair}`: the explorer's {name} goes from {bounds[0]} to "
+                            f"{bounds[1]}")
+            continue
+        options.update(parsed)
     try:
         return PUDDSetting(exponent, tuple(options.items())), tuple(problems)
     except ValueError as err:  # a combination the detector refuses

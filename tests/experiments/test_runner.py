@@ -334,3 +334,45 @@ def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
         run_experiments([good, bad], n_jobs=2)
     with pytest.raises(ValueError, match="one stream"):
         run_experiments([good, bad], streams=[None])
+
+
+def test_the_workers_exit_when_their_server_is_killed(tmp_path):
+    """Issue 25, item 11: a SIGKILLed server left its workers (~480 MB) alive for an hour."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def alive(pid: int) -> bool:  # a zombie (dead, not yet reaped) counts as gone
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    script = ("import os, sys, time\n"
+              "from joblib import Parallel, delayed\n"
+              "from pudd_core.experiments import runner\n"
+              "runner.warm_workers(2)\n"
+              "pids = set(Parallel(n_jobs=2, idle_worker_timeout=runner.WORKER_IDLE_S)(\n"
+              "    delayed(runner._ready)() for _ in range(8)))\n"
+              "print(' '.join(map(str, pids)), flush=True)\n"
+              "time.sleep(600)\n")
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              text=True, cwd=os.getcwd())
+    try:
+        pids = [int(p) for p in server.stdout.readline().split()]
+        assert pids and server.pid not in pids
+        assert all(alive(pid) for pid in pids)  # while the server is
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        left = set(pids)
+        while left and time.monotonic() < deadline:
+            left = {pid for pid in left if alive(pid)}
+            time.sleep(0.2)
+        assert not left, f"workers {sorted(left)} outlived their server"
+    finally:
+        if server.poll() is None:
+            server.kill()
