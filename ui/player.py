@@ -12,6 +12,7 @@ return to the page all keep them. Several PUDD settings and seeds are one spec.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -34,26 +35,44 @@ SERVED_JS = "plotly.min.js"  # the name index.html loads
 
 
 def _frontend() -> Path:
-    """The component's folder, with the player's plotly.js beside its own files (copied once).
+    """The component's files with the player's plotly.js beside them, in a cache folder.
 
     The plotly.js is :func:`~pudd_core.plots.bundle.player_js`: the basic partial bundle
-    when set-up fetched it, else the plotly package's full bundle. Where the project folder
-    is read-only, the component is assembled in a temporary folder.
+    when set-up fetched it, else the plotly package's full bundle. The folder is
+    ``<cache>/player/<digest of its contents>`` (``pudd_core.streams.locate.cache_dir``), never
+    the source tree: two servers with different bundles each get their own, and a checkout
+    stays as committed. Where the cache cannot be written, a temporary folder is used.
     """
-    source = player_js()
-    folder = FRONTEND
-    target = folder / SERVED_JS  # a copy, not a link: the browser caches it by address
-    if target.is_file() and target.stat().st_size == source.stat().st_size:
-        return folder
+    from pudd_core.streams.locate import cache_dir
+
+    bundle = player_js()
+    files = sorted(p for p in FRONTEND.iterdir()
+                   if p.is_file() and p.name != SERVED_JS and not p.name.endswith(".tmp"))
+    digest = hashlib.sha256()
+    for path in (*files, bundle):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     try:
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        shutil.copyfile(source, tmp)
-        tmp.replace(target)  # atomic: two servers starting at once both end with a whole file
+        folder = cache_dir() / "player" / digest.hexdigest()[:16]
+        if (folder / SERVED_JS).is_file():
+            return folder
+        return _assemble(files, bundle, folder)
     except OSError:
-        folder = Path(tempfile.mkdtemp(prefix="pudd-player-"))
-        shutil.copytree(FRONTEND, folder, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.tmp", SERVED_JS))
-        shutil.copyfile(source, folder / SERVED_JS)
+        return _assemble(files, bundle, Path(tempfile.mkdtemp(prefix="pudd-player-")) / "c")
+
+
+def _assemble(files: list[Path], bundle: Path, folder: Path) -> Path:
+    """Copy ``files`` and ``bundle`` into ``folder``, atomically (a whole folder or none)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", suffix=".tmp", dir=folder.parent))
+    for path in files:
+        shutil.copyfile(path, tmp / path.name)
+    shutil.copyfile(bundle, tmp / SERVED_JS)  # a copy: the browser caches it by address
+    try:
+        tmp.rename(folder)
+    except OSError:  # another server assembled the same folder first
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (folder / SERVED_JS).is_file():
+            raise
     return folder
 
 
