@@ -704,8 +704,9 @@ def _watch_parent() -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(_PARENT_POLL_S)
-        os._exit(0)  # nothing to save: the results had nowhere to go
+        os.kill(os.getpid(), signal.SIGKILL)  # nothing to save: results have nowhere to go
 
+    import signal
     import threading
 
     threading.Thread(target=watch, name="pudd-parent-watch", daemon=True).start()
