@@ -88,6 +88,17 @@ def _check_log_path(path: str, param: str = "log") -> None:
         os.unlink(target)
 
 
+def _check_data_dir(path: str | None) -> None:
+    """``--data-dir``, when given, must be a folder (else every stream reads as missing)."""
+    import os
+
+    from pudd_core._validation import ParameterError
+
+    if path is not None and not os.path.isdir(path):
+        raise ParameterError("data_dir", f"--data-dir {path}: no such folder; name the folder "
+                                         "that holds the data files (see `datasets`)")
+
+
 def _check_out_folder(path: str) -> None:
     """Fail before any work unless files can be written in the folder ``path`` (--out)."""
     import os
@@ -343,6 +354,10 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.table == "cifar":
         return _reproduce_cifar(args, seeds)
     detectors = _names(args.detectors, "detectors")
+    if args.skip_kswin and (args.table != 1 or detectors is not None):
+        raise ParameterError("skip_kswin", "--skip-kswin leaves KSWIN out of Table 1's rows; "
+                             "it goes with --table 1 and without --detectors (name the "
+                             "detectors there instead)")
     if detectors is None and args.skip_kswin and args.table == 1:
         from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
 
@@ -832,7 +847,8 @@ _FLAGS = {
     "positive_label": "--positive-label",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
     "add": "--add", "replace": "--replace", "state": "--state", "poll": "--poll",
-    "follow": "--follow", "results": "--results", "n_jobs": "--n-jobs", "datasets": "--datasets",
+    "follow": "--follow", "results": "--results", "n_jobs": "--n-jobs",
+    "skip_kswin": "--skip-kswin", "datasets": "--datasets",
     "detectors": "--detectors", "regimes": "--regimes",
 }
 
@@ -907,6 +923,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not debug:
             warnings.showwarning = _show_warning
         try:
+            _check_data_dir(getattr(args, "data_dir", None))
             status: int = args.handler(args)
         except KeyboardInterrupt:
             print("interrupted: finished runs are in the store; run again to resume",

@@ -192,6 +192,18 @@ def check_n_jobs(n_jobs: Any) -> int | None:
     return n_jobs
 
 
+def _check_executor_package(executor: str) -> None:
+    """Ray or Dask must be installed before any work starts (not when the first run is sent)."""
+    import importlib.util
+
+    package = {"ray": "ray", "dask": "distributed"}.get(executor)
+    if package is not None and importlib.util.find_spec(package) is None:
+        how = ('pip install "ray[default]"; start a local cluster with `ray start --head` and '
+               "pass its address (or 'auto')" if executor == "ray"
+               else 'pip install "dask[distributed]"')
+        raise ParameterError("executor", f'executor "{executor}" needs {package}: {how}')
+
+
 def load_grid_file(path: str | os.PathLike[str]) -> tuple[list[RunConfig], dict[str, Any]]:
     r"""Read a grid TOML file: its ``[grid]`` runs, validated, and its ``[run]`` settings.
 
@@ -539,6 +551,7 @@ def run_grid(
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     check_n_jobs(n_jobs)
+    _check_executor_package(executor)
     cfgs = list(dict.fromkeys(configs))
     for cfg in cfgs:
         cfg.validate(data_dir)

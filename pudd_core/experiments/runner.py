@@ -285,7 +285,8 @@ class RunConfig:
             raise _validation.ParameterError(
                 param, f"{n_chunks:,} chunks of {chunk_size:,} instances of {self.dataset} "
                        f"need {need / 2**30:,.1f} GiB for the features alone; this machine has "
-                       f"{have / 2**30:,.1f} GiB: choose fewer chunks or a smaller chunk_size")
+                       f"{have / 2**30:,.1f} GiB available: choose fewer chunks or a smaller "
+                       "chunk_size")
 
 
 @dataclass(frozen=True)
@@ -458,7 +459,17 @@ def run_stream(
 
 
 def _memory_bytes() -> int:
-    """The machine's physical memory in bytes (the limit a stream must fit in)."""
+    """The memory a run may take now, in bytes: what the OS says is available.
+
+    Linux's ``MemAvailable``; elsewhere the physical memory. A stream must fit in half of it.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):  # not POSIX: assume 16 GiB

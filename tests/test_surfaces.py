@@ -1,0 +1,342 @@
+"""Every input surface has its bad-input cases (issue 25: "the method").
+
+The surfaces are listed from the code, not by hand: the command line's options from its
+argparse parser, the app's link parameters from ``ui/state.py`` (their cases are in
+``tests/app/test_links.py``) and the file uploaders of ``ui/`` and ``pages/``. A new
+option, link parameter or uploader without bad-input cases fails
+``test_every_input_surface_has_bad_input_cases``. Then every bad case is run (each gives a
+one-line error naming its option and exit status 2, never a traceback), and Hypothesis
+throws random values at the options: any value either reaches the work with a valid
+configuration or is refused by name before it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pudd_core.__main__ import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: (command, option) -> argument lists that must be refused; "{tmp}" is a fresh folder.
+BAD: dict[tuple[str, str], list[list[str]]] = {
+    ("datasets", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
+    ("run", "--dataset"): [["--dataset", "nope"], ["--dataset", ""]],
+    ("run", "--classifier"): [["--classifier", "svm"]],
+    ("run", "--detector"): [["--detector", "magic"]],
+    ("run", "--alpha"): [["--alpha", "0"], ["--alpha", "1.5"], ["--alpha", "nan"],
+                         ["--alpha", "x"]],
+    ("run", "--regime"): [["--regime", "sometimes"]],
+    ("run", "--adaptation"): [["--adaptation", "never"]],
+    ("run", "--seeds"): [["--seeds", "-1"], ["--seeds", "a-b"], ["--seeds", ""]],
+    ("run", "--n-chunks"): [["--n-chunks", "1"], ["--n-chunks", "1000000000000"],
+                            ["--n-chunks", "x"]],
+    ("run", "--chunk-size"): [["--chunk-size", "0"], ["--chunk-size", "100000000000"]],
+    ("run", "--detector-option"): [["--detector-option", "cut_points=some"],
+                                   ["--detector-option", "nonsense"]],
+    ("run", "--classifier-option"): [["--classifier-option", "grace_period=0"],
+                                     ["--classifier-option", "speed=9"]],
+    ("run", "--executor"): [["--executor", "spark"]],
+    ("run", "--n-jobs"): [["--n-jobs", "-1000"], ["--n-jobs", "0"]],
+    ("run", "--address"): [["--executor", "ray", "--address", "nowhere:1"]],
+    ("run", "--log"): [["--log", "{tmp}/no/such/log.csv"], ["--log", "{tmp}"]],
+    ("run", "--store"): [["--store", "{tmp}/file.txt"]],
+    ("run", "--data-dir"): [["--dataset", "elec2", "--data-dir", "{tmp}/no/such"]],
+    ("grid", "config"): [["{tmp}/none.toml"], ["{tmp}"]],
+    ("grid", "--store"): [["{tmp}/grid.toml", "--store", "{tmp}/file.txt"]],
+    ("grid", "--executor"): [["{tmp}/grid.toml", "--executor", "spark"]],
+    ("grid", "--n-jobs"): [["{tmp}/grid.toml", "--n-jobs", "-1000"],
+                           ["{tmp}/grid.toml", "--n-jobs", "0"]],
+    ("grid", "--address"): [["{tmp}/grid.toml", "--executor", "ray", "--address", "x:1"]],
+    ("grid", "--data-dir"): [["{tmp}/grid-elec2.toml", "--data-dir", "{tmp}/no/such"]],
+    ("reproduce", "--table"): [["--table", "3"], ["--table", "--claims"]],
+    ("reproduce", "--claims"): [["--claims", "--table", "1"]],
+    ("reproduce", "--fig5"): [["--fig5", "--classifier", "svm"]],
+    ("reproduce", "--results"): [["--claims", "--results", "{tmp}/no/such"]],
+    ("reproduce", "--classifier"): [["--table", "1", "--classifier", "svm"],
+                                    ["--table", "1", "--classifier", ""]],
+    ("reproduce", "--seeds"): [["--table", "1", "--seeds", "0"],
+                               ["--table", "1", "--seeds", "x"]],
+    ("reproduce", "--datasets"): [["--table", "1", "--datasets", ""],
+                                  ["--table", "1", "--datasets", "nope"]],
+    ("reproduce", "--detectors"): [["--table", "1", "--detectors", ","],
+                                   ["--table", "1", "--detectors", "magic"]],
+    ("reproduce", "--regimes"): [["--table", "1", "--regimes", "sometimes"]],
+    ("reproduce", "--reproduce-frozen-head"): [["--table", "1", "--reproduce-frozen-head"]],
+    ("reproduce", "--skip-kswin"): [["--table", "2", "--skip-kswin"],
+                                    ["--table", "1", "--detectors", "ddm", "--skip-kswin"]],
+    ("reproduce", "--n-chunks"): [["--table", "1", "--n-chunks", "1"]],
+    ("reproduce", "--executor"): [["--table", "1", "--executor", "spark"]],
+    ("reproduce", "--n-jobs"): [["--table", "1", "--n-jobs", "-5"]],
+    ("reproduce", "--address"): [["--table", "1", "--datasets", "sea0", "--detectors",
+                                  "ddm", "--seeds", "1", "--executor", "ray", "--address",
+                                  "x:1"]],
+    ("reproduce", "--store"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
+                                "--seeds", "1", "--store", "{tmp}/file.txt"]],
+    ("reproduce", "--out"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
+                              "--seeds", "1", "--out", "{tmp}/file.txt"]],
+    ("reproduce", "--add"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
+                              "--seeds", "1", "--add", "--out", "{tmp}/empty"],
+                             ["--fig5", "--add"]],
+    ("reproduce", "--data-dir"): [["--table", "1", "--datasets", "elec2", "--detectors",
+                                   "ddm", "--seeds", "1", "--data-dir", "{tmp}/no/such"]],
+    ("export-predictions", "--dataset"): [["--dataset", "nope"]],
+    ("export-predictions", "--classifier"): [["--classifier", "svm"]],
+    ("export-predictions", "--regime"): [["--regime", "sometimes"]],
+    ("export-predictions", "--seed"): [["--seed", "-1"], ["--seed", "x"]],
+    ("export-predictions", "--n-chunks"): [["--n-chunks", "1"]],
+    ("export-predictions", "--chunk-size"): [["--chunk-size", "0"]],
+    ("export-predictions", "--classifier-option"): [["--classifier-option", "speed=9"]],
+    ("export-predictions", "--float32"): [["--float32", "--n-chunks", "1"]],
+    ("export-predictions", "--out"): [["--out", "{tmp}/no/such/log.csv"]],
+    ("export-predictions", "--data-dir"): [["--dataset", "elec2", "--data-dir",
+                                            "{tmp}/no/such"]],
+}
+#: Commands whose options another suite owns, with where their bad-input cases live.
+OWNED_ELSEWHERE = {"monitor": "tests/test_monitor_cli.py"}
+#: Arguments every case of a command starts with (the last occurrence of an option wins).
+BASE = {"run": ["--n-chunks", "5", "--executor", "serial"],
+        "export-predictions": ["--out", "{tmp}/log.csv", "--n-chunks", "5"],
+        "reproduce": ["--n-chunks", "5", "--executor", "serial"]}
+#: Uploaders (their widget key) -> the tests of what a bad upload gives.
+UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_upload_is_an_"
+                               "inline_error",
+                               "tests/app/test_explorer.py::test_an_upload_with_too_few_rows_"
+                               "names_the_chunk_size",
+                               "tests/app/test_explorer.py::test_a_header_only_upload_names_"
+                               "the_file_not_the_chunk_size"]}
+UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
+
+
+def _options(command: str) -> list[str]:
+    """The command's options and positional arguments that take a value or a choice."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for action in sub.choices[command]._actions:
+        if isinstance(action, argparse._HelpAction) or action.dest == "debug":
+            continue
+        if isinstance(action, argparse._StoreTrueAction) and command != "reproduce" and \
+                action.dest != "float32":
+            continue  # a plain flag (--json) has no bad value
+        out.append(action.option_strings[-1] if action.option_strings else action.dest)
+    return out
+
+
+def _commands() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+def _uploaders() -> list[tuple[str, str]]:
+    """(file, widget key) of every ``file_uploader`` call in ui/ and pages/."""
+    found = []
+    for path in [*ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                     and isinstance(n.value, ast.Constant) for t in n.targets
+                     if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "file_uploader"):
+                key = next((kw.value for kw in node.keywords if kw.arg == "key"), None)
+                name = (constants.get(key.id, key.id) if isinstance(key, ast.Name)
+                        else ast.unparse(key) if key is not None else "<no key>")
+                found.append((str(path.relative_to(ROOT)), str(name)))
+    return found
+
+
+def _test_exists(node_id: str) -> bool:
+    file, _, name = node_id.partition("::")
+    return f"def {name}(" in (ROOT / file).read_text(encoding="utf-8")
+
+
+def test_every_input_surface_has_bad_input_cases() -> None:
+    missing = [f"CLI {command} {option}" for command in _commands()
+               if command not in OWNED_ELSEWHERE
+               for option in _options(command) if (command, option) not in BAD]
+    stale = [f"CLI {c} {o}" for c, o in BAD if o not in _options(c)]
+    for file, key in _uploaders():
+        if file in UPLOADS_OWNED_ELSEWHERE:
+            continue
+        tests = UPLOADS.get(key, [])
+        if not tests or not all(_test_exists(t) for t in tests):
+            missing.append(f"upload {key} in {file}")
+    for command, where in OWNED_ELSEWHERE.items():
+        assert command in _commands() and (ROOT / where).is_file(), where
+    for file, where in UPLOADS_OWNED_ELSEWHERE.items():
+        assert (ROOT / file).is_file() and (ROOT / where).is_file(), where
+    assert not missing, ("input surfaces without bad-input cases (add them to BAD or UPLOADS "
+                         f"here, or to tests/app/test_links.py for a link): {missing}")
+    assert not stale, f"cases for options that no longer exist: {stale}"
+
+
+def _fill(args: list[str], tmp: Path) -> list[str]:
+    return [a.replace("{tmp}", str(tmp)) for a in args]
+
+
+@pytest.fixture
+def tmp(tmp_path: Path) -> Path:
+    (tmp_path / "file.txt").write_text("not a folder")
+    (tmp_path / "grid.toml").write_text('[grid]\ndataset = "sea0"\nseeds = "0-1"\n'
+                                        'n_chunks = 5\n')
+    (tmp_path / "grid-elec2.toml").write_text('[grid]\ndataset = "elec2"\nseeds = "0"\n'
+                                              'n_chunks = 5\n')
+    (tmp_path / "empty").mkdir()
+    return tmp_path
+
+
+#: How messages name a positional argument.
+_WORDS = {"config": ("grid file", "grid's TOML file")}
+
+
+def _flag_named(option: str, err: str) -> bool:
+    """The message names the option, its value's name, or the word for it."""
+    words = {option, option.lstrip("-").replace("-", "_"), option.lstrip("-"),
+             *_WORDS.get(option, ())}
+    return any(w in err for w in words)
+
+
+@pytest.mark.parametrize(("command", "option", "case"), [
+    (c, o, case) for (c, o), cases in BAD.items() for case in cases])
+def test_each_bad_value_is_one_line_naming_its_option_and_no_work_is_done(
+        command: str, option: str, case: list[str], tmp: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    store = ["--store", str(tmp / "store")] if command in ("run", "reproduce") else []
+    out = ["--out", str(tmp / "out")] if command == "reproduce" else []
+    argv = [command, *_fill(BASE.get(command, []), tmp), *store, *out, *_fill(case, tmp)]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's usage errors
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert code == 2, (argv, code, captured.out[-500:], err)
+    assert err.startswith("error:") and "Traceback" not in err and "unexpected" not in err, err
+    assert len(err.splitlines()) == 1, err
+    keys = [a.partition("=")[0] for a in case if "=" in a]  # --detector-option cut_points=x
+    assert _flag_named(option, err) or any(_flag_named(a, err) for a in case
+                                           if a.startswith("--")) or any(
+        k and k in err for k in keys), (option, err)
+    assert not (tmp / "store").exists() or not list((tmp / "store").rglob("*.parquet"))
+
+
+# --- Hypothesis: any value either reaches the work, valid, or is refused by name -------------
+class _Reached(BaseException):
+    """Raised instead of the work: every value passed the checks (not an Exception: main
+    turns those into messages)."""
+
+    def __init__(self, configs: list[Any]) -> None:
+        self.configs = configs
+
+
+def _values() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.text(alphabet=st.sampled_from(list("0123456789-,.=e_abcdgilnprstuxy ")),
+                max_size=12),
+        st.integers(-10**13, 10**13).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.sampled_from(["sea0", "elec2", "gnb", "vfdt", "pudd", "ddm", "0-3", "1e-3",
+                         "cut_points=all", "incremental", "train-once", "1", "2", ""]))
+
+
+RUN_OPTIONS = ["--dataset", "--classifier", "--detector", "--alpha", "--regime", "--adaptation",
+               "--seeds", "--n-chunks", "--chunk-size", "--detector-option",
+               "--classifier-option", "--n-jobs"]
+REPRODUCE_OPTIONS = ["--table", "--classifier", "--seeds", "--datasets", "--detectors",
+                     "--regimes", "--n-chunks", "--n-jobs"]
+
+
+def _check_cli(command: str, given: list[tuple[str, str]], monkeypatch: Any, tmp: Path,
+               capsys: Any) -> None:
+    from pudd_core.experiments import grid
+
+    def reached(configs: Any, **_: Any) -> Any:
+        raise _Reached(list(configs))
+
+    monkeypatch.setattr(grid, "run_grid", reached)
+    argv = [command, *(["--table", "1"] if command == "reproduce" else []),
+            "--store", str(tmp / "store"), *[x for pair in given for x in pair]]
+    try:
+        code = main(argv)
+    except _Reached as done:
+        for cfg in done.configs:
+            cfg.validate()  # what reached the work is valid
+        return
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, (argv, err)
+    assert err.startswith("error:") and "unexpected" not in err and "Traceback" not in err, (
+        argv, err)
+    assert any(_flag_named(o, err) for o, _ in given) or "--table" in err or "seed" in err, (
+        argv, err)
+
+
+def _option_values(options: list[str]) -> st.SearchStrategy[list[tuple[str, str]]]:
+    return st.lists(st.tuples(st.sampled_from(options), _values()), min_size=1, max_size=3)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(given=_option_values(RUN_OPTIONS))
+def test_any_run_option_value_is_valid_or_refused_by_name(given: list[tuple[str, str]],
+                                                          monkeypatch: Any, tmp: Path,
+                                                          capsys: Any) -> None:
+    _check_cli("run", given, monkeypatch, tmp, capsys)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(given=_option_values(REPRODUCE_OPTIONS))
+def test_any_reproduce_option_value_is_valid_or_refused_by_name(
+        given: list[tuple[str, str]], monkeypatch: Any, tmp: Path, capsys: Any) -> None:
+    _check_cli("reproduce", given, monkeypatch, tmp, capsys)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(command=st.sampled_from(["run", "reproduce"]), data=st.data())
+def test_any_option_value_is_valid_or_refused_by_name_long_run(
+        command: str, data: Any, monkeypatch: Any, tmp: Path, capsys: Any) -> None:
+    options = RUN_OPTIONS if command == "run" else REPRODUCE_OPTIONS
+    _check_cli(command, data.draw(_option_values(options)), monkeypatch, tmp, capsys)
+
+
+# --- the report reader ----------------------------------------------------------------------
+_CELLS = ("detector,dataset,regime,paper,ours,difference,std,n_seeds,n_errors,seeds,table,"
+          "classifier")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.lists(st.sampled_from(
+    ["pudd-3", "ddm", "sea0", "nowhere", "incremental", "94.81", "95.1", "", "x", "-1", "2",
+     "0-1", "0-1, 5", "1", "gnb", "vfdt", "nan", "1e400", "3.5", "\"a,b\""]),
+    min_size=0, max_size=13), max_size=4), header=st.booleans())
+def test_any_report_file_reads_back_or_is_refused_with_its_path(
+        rows: list[list[str]], header: bool, tmp_path: Path) -> None:
+    from pudd_core.experiments.reproduce import read_report
+
+    csv = tmp_path / "table1_gnb.csv"
+    lines = ([_CELLS] if header else []) + [",".join(r) for r in rows]
+    csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        report = read_report(csv, 1, "gnb")
+    except ValueError as err:
+        assert str(csv) in str(err), err
+        return
+    cells = report.cells
+    assert set(cells["detector"]) <= set(__import__("pudd_core.paper").paper.LAYOUTS[1]
+                                         .detectors)
+    assert (cells["n_seeds"] >= 0).all() and (cells["n_errors"] >= 0).all()
+    assert not cells.duplicated(["detector", "dataset", "regime"]).any()
