@@ -338,6 +338,8 @@ def pu_chi2_test(
     _validation.check_positive_int("sample_size", sample_size)
     _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
     _validation.check_bool("yates", yates)
+    if not isinstance(seed, np.random.Generator):
+        _validation.check_seed("seed", seed)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     sample = fitting_sample(u_r, c_r, sample_size=sample_size, rng=rng)
     buckets = build_buckets(sample, u_r.size, u_t.size, n_buckets, min_bucket_size)

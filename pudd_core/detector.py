@@ -237,8 +237,10 @@ class ChunkPUDD(LastScan, base.Base):
         """
         chunks = self._history.chunks
         n = len(chunks)
-        if not 1 <= cut < n:
-            raise ValueError(f"cut must be in 1..{n - 1} with {n} chunks in the history")
+        if isinstance(cut, bool) or not isinstance(cut, int | np.integer) or not 1 <= cut < n:
+            raise _validation.ParameterError(
+                "cut", f"cut must be in 1..{n - 1} (an integer) with {n} chunks in the "
+                       f"history, got {cut!r}")
         old, new = chunks[: n - cut], chunks[n - cut :]
         return (
             np.concatenate([c.u for c in old]),

@@ -2,6 +2,8 @@ r"""The PU-index $u_i = 1 - f_{y_i}(x_i)$ and the correct / misclassified split 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -13,7 +15,14 @@ _ROW_SUM_TOL = 1e-4  # float32 softmax rows sum to 1 within ~1e-6; GNB within 1e
 
 
 def _check(proba: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    raw = np.asarray(proba)
+    try:
+        raw = np.asarray(proba)
+    except ValueError:  # numpy's "inhomogeneous shape": rows of different lengths
+        rows: Any = proba
+        lengths = sorted({len(row) for row in rows})
+        raise ParameterError("proba", "proba rows have different lengths "
+                                      f"({', '.join(map(str, lengths))}): pass one probability "
+                                      "per class in every row") from None
     check_numeric_dtype("proba", raw, "real class probabilities")
     p = raw.astype(np.float64, copy=False)
     if p.ndim != 2:
@@ -59,6 +68,12 @@ def _check(proba: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray
             pos = int(np.flatnonzero(labels != np.round(labels))[0])
             raise ParameterError("y", f"y must hold integer class indices; y[{pos}] is "
                                       f"{labels[pos]}")
+        outside = (labels < 0) | (labels >= p.shape[1])
+        if outside.any():  # before the cast: 1e20 is no index and casts to garbage
+            pos = int(np.flatnonzero(outside)[0])
+            raise ParameterError(
+                "y", f"labels must be class indices in 0..{p.shape[1] - 1} (one per proba "
+                     f"column); y[{pos}] = {labels[pos]:g}")
         labels = labels.astype(np.intp)
     labels = labels.astype(np.intp, copy=False)
     if labels.size and (labels.min() < 0 or labels.max() >= p.shape[1]):

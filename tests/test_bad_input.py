@@ -545,3 +545,45 @@ def test_edited_grid_files_are_read_or_refused_with_a_value_error(tmp_path):
             load_grid_file(path)
         except ValueError as exc:
             assert str(exc)
+
+
+# --- issue 25, item 10: the unclear messages left of the old catalogue (L9, L11, L20) ------
+def test_a_label_far_outside_the_classes_is_named_with_its_value_not_a_cast_artifact():
+    from pudd_core._validation import ParameterError
+    from pudd_core.pu_index import pu_index
+
+    with pytest.raises(ParameterError, match=r"y\[1\] = 1e\+20") as err:
+        pu_index(np.array([[0.5, 0.5], [0.2, 0.8]]), [0, 1e20])
+    assert err.value.param == "y"
+
+
+def test_ragged_probability_rows_name_proba_and_their_lengths():
+    from pudd_core._validation import ParameterError
+    from pudd_core.pu_index import pu_index
+
+    with pytest.raises(ParameterError, match="proba rows have different lengths \\(1, 2\\)"):
+        pu_index([[0.5, 0.5], [1.0]], [0, 0])
+
+
+@pytest.mark.parametrize("cut", ["1", 1.0, True, None, 0, 3])
+def test_windows_of_a_cut_that_is_not_a_chunk_count_names_cut(cut):
+    from pudd_core._validation import ParameterError
+    from pudd_core.detector import ChunkPUDD
+
+    det = ChunkPUDD()
+    for u in (np.full(100, 0.1), np.full(100, 0.2), np.full(100, 0.3)):
+        det.update(u, u < 0.5)
+    with pytest.raises(ParameterError, match=r"cut must be in 1..2 \(an integer\)") as err:
+        det.windows(cut)
+    assert err.value.param == "cut"
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 1.5])
+def test_pu_chi2_test_names_a_bad_seed(seed):
+    from pudd_core._validation import ParameterError
+    from pudd_core.chi2 import pu_chi2_test
+
+    u = np.linspace(0, 1, 200)
+    with pytest.raises(ParameterError, match="seed") as err:
+        pu_chi2_test(u, None, u, None, seed=seed)
+    assert err.value.param == "seed"
