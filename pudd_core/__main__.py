@@ -153,6 +153,21 @@ def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> An
     return pd.DataFrame(summaries)
 
 
+def _write_or_say(where: Any, write: Any, kept: str) -> Any:
+    """Run ``write()``; a failed write becomes an error naming the file and what was kept.
+
+    On a full disk or a vanished folder: the result printed, or the runs in the store.
+    """
+    from pudd_core.experiments.grid import StoreWriteError
+
+    try:
+        return write()
+    except OSError as exc:
+        name = exc.filename or where
+        raise StoreWriteError(f"could not write {name} ({exc.strerror or exc}); {kept}",
+                              None) from exc
+
+
 def _progress_line(what: str) -> Any:
     """A ``progress(done, total)`` that rewrites one line on stderr."""
 
@@ -292,8 +307,9 @@ def _claims(args: argparse.Namespace) -> int:
                            committed_sources(folder))
     out = Path(args.out) / "claims.md"
     _check_out_folder(args.out)
-    out.write_text(text, encoding="utf-8")
-    print(text)
+    print(text)  # the result first: a failed write below loses nothing
+    _write_or_say(out, lambda: out.write_text(text, encoding="utf-8"), "the claims are printed "
+                  "above")
     print(f"\nsaved {out}", file=sys.stderr)
     return 0
 
@@ -322,7 +338,10 @@ def _fig5(args: argparse.Namespace) -> int:
              f"{args.command_line}"]
     if args.n_chunks:
         notes.append(f"Streams cut to {args.n_chunks} chunks: not the paper's protocol.")
-    md, csv = save_ek_ablation(ek_ablation_cells(rows, configs), args.out, notes=notes)
+    cells = ek_ablation_cells(rows, configs)
+    md, csv = _write_or_say(args.out, lambda: save_ek_ablation(cells, args.out, notes=notes),
+                            f"the runs are in the store {args.store}: run the same command "
+                            "again to write the report without computing them")
     print(md.read_text(encoding="utf-8"))
     print(f"\nsaved {md} and {csv}", file=sys.stderr)
     return 0
@@ -393,9 +412,10 @@ def _reproduce(args: argparse.Namespace) -> int:
             f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
             f"{text}); " + ("they replace the cells run before, whatever their seeds (a "
                             "changed procedure)." if args.replace else
-                            "a cell run before with more seeds kept its own.")))
-    md_path, csv_path = report.save(args.out)
-    print(report.markdown())
+                            "new seeds of a cell pooled with its earlier ones.")))
+    print(report.markdown())  # the result first: a failed write below loses nothing
+    md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out),
+                                      "the report is printed above")
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
     return 0
 
@@ -573,7 +593,16 @@ def _export(args: argparse.Namespace) -> int:
     cfg.validate(args.data_dir)
     _check_log_path(args.out, "out")
     log = export_predictions(cfg, data_dir=args.data_dir, float32=args.float32)
-    write_log(log, args.out)
+    try:
+        write_log(log, args.out)
+    except OSError as exc:
+        from pudd_core.experiments.grid import StoreWriteError, save_fallback
+
+        fallback = save_fallback(log.to_dict("records"), stem="pudd-predictions")
+        kept = (f"the predictions were saved to {fallback} instead" if fallback
+                else "the predictions could not be saved anywhere")
+        raise StoreWriteError(f"could not write {args.out} ({exc.strerror or exc}); {kept}",
+                              fallback) from exc
     print(f"wrote {len(log):,} predictions ({log['chunk'].nunique()} chunks of the runner's "
           f"test-then-train loop, no adaptation) to {args.out}", file=sys.stderr)
     return 0
@@ -599,8 +628,9 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = comparison_report(rows, device=device)
     command = args.command_line
-    md_path, csv_path = report.save(args.out, command)
-    print(report.markdown(command))
+    print(report.markdown(command))  # the result first: a failed write below loses nothing
+    md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out, command),
+                                      "the report is printed above")
     print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
     return 0
 

@@ -414,3 +414,44 @@ def test_a_grid_whose_classifier_refuses_an_option_fails_before_any_run(tmp_path
     err = capsys.readouterr().err
     assert code == 2 and "refused its options {'epochs': 0}" in err, err
     assert _no_runs(tmp_path / "s")
+
+
+# --- exports: a failed write names the file and keeps the result (issue 25, item 9) ---------
+def test_a_report_that_cannot_be_written_is_printed_and_the_file_named(tmp_path, capsys,
+                                                                     monkeypatch):
+    from pudd_core.experiments import reproduce
+
+    def full_disk(self, directory):
+        raise OSError(28, "No space left on device", str(tmp_path / "out" / "table1_gnb.md"))
+
+    monkeypatch.setattr(reproduce.ReproductionReport, "save", full_disk)
+    code = main(["reproduce", *_SMALL, "--seeds", "1", "--store", str(tmp_path / "s"),
+                 "--out", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "table1_gnb.md" in captured.err and "No space left on device" in captured.err
+    assert "printed above" in captured.err and "Traceback" not in captured.err
+    assert "| PUDD-3 | " in captured.out  # the result, on stdout before the failed write
+
+
+def test_predictions_that_cannot_be_written_are_kept_in_a_fallback_file(tmp_path, capsys,
+                                                                      monkeypatch):
+    import json
+
+    from pudd_core.experiments import export
+
+    def full_disk(log, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(export, "write_log", full_disk)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    out = tmp_path / "log.csv"
+    code = main(["export-predictions", "--n-chunks", "4", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and str(out) in err and "saved to" in err, err
+    fallback = err.split("saved to ")[1].split(" instead")[0]
+    rows = [json.loads(line) for line in open(fallback, encoding="utf-8")]
+    from pudd_core.experiments.runner import RunConfig
+
+    expected = export.export_predictions(RunConfig("sea0", detector="none", n_chunks=4))
+    assert len(rows) == len(expected) and list(rows[0]) == list(expected.columns)
