@@ -197,11 +197,18 @@ def _check_executor_package(executor: str) -> None:
     import importlib.util
 
     package = {"ray": "ray", "dask": "distributed"}.get(executor)
-    if package is not None and importlib.util.find_spec(package) is None:
+    if package is None:
+        return
+    try:
+        found = importlib.util.find_spec(package) is not None
+    except ValueError:  # in sys.modules as None: an import that failed
+        found = False
+    if not found:
         how = ('pip install "ray[default]"; start a local cluster with `ray start --head` and '
                "pass its address (or 'auto')" if executor == "ray"
                else 'pip install "dask[distributed]"')
-        raise ParameterError("executor", f'executor "{executor}" needs {package}: {how}')
+        name = "Ray" if executor == "ray" else "Dask"
+        raise ParameterError("executor", f'executor "{executor}" needs {name}: {how}')
 
 
 def load_grid_file(path: str | os.PathLike[str]) -> tuple[list[RunConfig], dict[str, Any]]:
