@@ -204,8 +204,8 @@ def test_reproduce_add_replace_puts_a_changed_methods_fewer_seeds_in(tmp_path, c
              "--out", str(out), "--detectors", "ddm"]
     assert main(["reproduce", *small, "--seeds", "2"]) == 0
     assert main(["reproduce", *small, "--seeds", "2-2", "--add"]) == 0
-    kept = pd.read_csv(out / "table1_gnb.csv").set_index("detector")
-    assert kept.loc["ddm", "n_seeds"] == 2  # without --replace: the two seeds stay
+    pooled = pd.read_csv(out / "table1_gnb.csv").set_index("detector")
+    assert pooled.loc["ddm", "n_seeds"] == 3  # without --replace: seed 2 pooled with 0-1
     assert main(["reproduce", *small, "--seeds", "2-2", "--add", "--replace"]) == 0
     replaced = pd.read_csv(out / "table1_gnb.csv").set_index("detector")
     alone = main(["reproduce", *small, "--seeds", "2-2", "--out", str(tmp_path / "alone")])

@@ -85,6 +85,8 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
     ("reproduce", "--add"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
                               "--seeds", "1", "--add", "--out", "{tmp}/empty"],
                              ["--fig5", "--add"]],
+    ("reproduce", "--replace"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
+                                  "--seeds", "1", "--replace", "--out", "{tmp}/empty"]],
     ("reproduce", "--data-dir"): [["--table", "1", "--datasets", "elec2", "--detectors",
                                    "ddm", "--seeds", "1", "--data-dir", "{tmp}/no/such"]],
     ("export-predictions", "--dataset"): [["--dataset", "nope"]],
