@@ -15,7 +15,10 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pudd_core.monitoring import LogFormat
 
 _EXECUTORS = ("serial", "joblib", "ray", "dask")  # experiments.grid.EXECUTORS, no pandas
 
@@ -420,21 +423,28 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _log_format(args: argparse.Namespace) -> LogFormat:
+    """The ``LogFormat`` the monitor's column options describe."""
+    from pudd_core.monitoring import LogFormat
+
+    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
+               if args.proba_columns else ())
+    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
+    return LogFormat(
+        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
+        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
+        time_column=args.time_column, positive_label=args.positive_label)
+
+
 def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import LogFormat, monitor
+    from pudd_core.monitoring import monitor
 
     if args.follow or args.state is not None or args.poll is not None:
         return _monitor_follow(args)
     if args.report is not None:
         _check_log_path(args.report, "report")
-    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
-               if args.proba_columns else ())
-    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
-    log_format = LogFormat(
-        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
-        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label)
+    log_format = _log_format(args)
     result = monitor(
         args.file, log_format, chunk_size=args.chunk_size, window=args.window,
         alpha=args.alpha,
@@ -462,7 +472,7 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     from pudd_core._validation import ParameterError
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import Follower, LogFormat, Monitor
+    from pudd_core.monitoring import Follower, Monitor
 
     if not args.follow:
         given = "--state" if args.state is not None else "--poll"
@@ -479,13 +489,7 @@ def _monitor_follow(args: argparse.Namespace) -> int:
                                 "appended to, or a folder that Parquet parts are written to")
     if args.state is not None:
         _check_log_path(args.state, "state")
-    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
-               if args.proba_columns else ())
-    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
-    log_format = LogFormat(
-        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
-        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label)
+    log_format = _log_format(args)
     options = parse_option_pairs("detector", "pudd", args.detector_option)
     baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
 
