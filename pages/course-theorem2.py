@@ -20,7 +20,8 @@ course.header(PATH, "Explain with Theorem 2 why a test of PU-index histograms ca
                     "rate changes, the plain 2 × 2 test is the more powerful.")
 st.markdown(
     "**Theorem 1** (paper): if two windows have the same PU-index histogram, they have the same "
-    "error rate. So a PU test loses nothing an error rate *could* see. **Theorem 2**: the "
+    "error rate: every change of error rate changes the PU histogram too (with finite data, "
+    "though, not always as detectably: see the converse below). **Theorem 2**: the "
     "converse fails: two windows can share their error rate while their PU-indices differ."
 )
 seed = int(state.get(state.SEED))

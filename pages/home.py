@@ -24,7 +24,9 @@ whether each prediction was right; the PU-index also keeps how sure the model wa
 
 **Why it helps.** Theorem 1: if two windows have the same PU histogram (one bin for the
 correct predictions, bins over the misclassified ones), they have the same error rate and
-error standard deviation, so the PU-index loses nothing an error rate sees. Theorem 2: the
+error standard deviation, so every change of error rate changes the PU histogram too (on
+finite windows a plain error-rate test can still be the more powerful one for such a change:
+the Theorem 2 page computes both powers). Theorem 2: the
 converse fails, two windows can share error rate and error spread while their PU
 distributions differ, which is how drift shows *before* accuracy falls.
 

@@ -134,8 +134,8 @@ def power_question(comparison: PowerComparison) -> Question:
            f"{c.lambda_pu:.2f} for the 2 × {c.k + 1} one. PUDD's table spreads it over {c.k} "
            f"degrees of freedom instead of 1, so at α = {c.alpha:g} its power is "
            f"{c.power_pu:.1%} against {c.power_2x2:.1%} for the 2 × 2 test (scipy's noncentral "
-           "χ²). The PU-index loses nothing in what it *can* see (Theorem 1), but it pays for "
-           "its extra columns when they carry no extra signal.")
+           "χ²). A change of error rate does change the PU histogram (Theorem 1), but PUDD's "
+           "test pays for its extra columns when they carry no extra signal.")
     return Question(
         "lesson4_power", f"n = {c.n}, {c.error1:g} → {c.error2:g}, K = {c.k}, α = {c.alpha:g}",
         f"Two windows of {c.n} predictions: window 1 errs {c.error1:.0%} of the time, window 2 "
