@@ -454,6 +454,9 @@
     else if (ev.key === "Home" && !playing) { go(1); ev.preventDefault(); }
   });
   new ResizeObserver(resize).observe($("player"));
+  // Streamlit writes the address it knows (the chunk the page opened at) when a rerun ends,
+  // after the player has loaded the new runs: keep the chunk on screen in the address
+  setInterval(() => { if (spec && !playing) syncAddress(); }, 300);
 
   window.addEventListener("message", (ev) => {
     const msg = ev.data;
