@@ -63,20 +63,6 @@ def _slug(spec: Any) -> str:
     return spec.url_path or "home"
 
 
-@pytest.fixture(scope="session")
-def chromium_path() -> str:
-    pytest.importorskip("playwright.sync_api", reason="the playwright Python package is missing")
-    path = _chromium()
-    if path is None and (os.environ.get("CI") or os.environ.get("PUDD_REQUIRE_BROWSER")):
-        # on CI a skip would hide that the project's own script failed to install it
-        pytest.fail("Chromium was not found on CI (CI or PUDD_REQUIRE_BROWSER is set): "
-                    "scripts/install_browser.sh did not install it")
-    if path is None:
-        pytest.skip("Chromium not found: run scripts/install_browser.sh (Debian: apt-get install "
-                    "chromium) or set PUDD_CHROMIUM=/path/to/chromium")
-    return path
-
-
 @contextmanager
 def _serve(log_dir: Path) -> Iterator[str]:
     """``streamlit run app.py`` on a free port until the block ends; yields its URL.
@@ -121,33 +107,6 @@ def _serve(log_dir: Path) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
-
-
-@pytest.fixture(scope="session")
-def app_url(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with _serve(tmp_path_factory.mktemp("streamlit")) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def browser(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=VIEWPORT)
-    p = context.new_page()
-    p.set_default_timeout(30_000)
-    _watch_requests(p)
-    yield p
-    OUTSIDE.pop(id(p), None)
-    context.close()
 
 
 #: id(page) -> the requests it made to any host but the app's (a CDN, a font server)

@@ -14,15 +14,12 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from pudd_core.views import course as views
-from tests.app.test_browser import (  # noqa: F401  (fixtures are used by name)
+from tests.app.test_browser import (  # the fixtures come from tests/app/conftest.py
     ARTIFACTS,
     DOCS,
     _assert_no_exception,
     _save_small,
     _settle,
-    app_url,
-    browser,
-    chromium_path,
 )
 from ui.pages import COURSE, PAGES
 
@@ -34,7 +31,7 @@ LESSONS = [p for p in PAGES if p.section == COURSE]
 
 
 @pytest.fixture(params=[PROJECTOR, LAPTOP], ids=["1024x768", "1280x800"])
-def screen(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:  # noqa: F811
+def screen(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:  
     context = browser.new_context(viewport=request.param)
     p = context.new_page()
     p.set_default_timeout(30_000)
@@ -43,7 +40,7 @@ def screen(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:  # no
 
 
 @pytest.fixture
-def projector(browser: Any) -> Iterator[Any]:  # noqa: F811
+def projector(browser: Any) -> Iterator[Any]:  
     context = browser.new_context(viewport=PROJECTOR)
     p = context.new_page()
     p.set_default_timeout(30_000)
@@ -111,7 +108,7 @@ def _nudge_sliders(page: Any, heading: str) -> None:
 
 
 def test_the_whole_course_shows_no_exception_after_any_action(
-    screen: Any, app_url: str  # noqa: F811
+    screen: Any, app_url: str  
 ) -> None:
     page = screen
     page.goto(app_url)
@@ -139,7 +136,7 @@ def test_the_whole_course_shows_no_exception_after_any_action(
 
 
 def test_lesson1_try_it_yourself_opens_the_explorer_in_the_lessons_state(
-    projector: Any, app_url: str  # noqa: F811
+    projector: Any, app_url: str  
 ) -> None:
     page = projector
     page.goto(f"{app_url}/{LESSONS[0].url_path}")
