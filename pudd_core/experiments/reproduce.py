@@ -21,6 +21,7 @@ from pudd_core.paper import (
     DISPLAY_NAMES,
     LAYOUTS,
     PUDD_DETECTORS,
+    REFERENCES,
     SOTA_DETECTORS,
     SOTA_LEARNERS,
     SOTA_METHODS,
@@ -40,6 +41,7 @@ __all__ = [
     "ReproductionReport",
     "check_addition",
     "detector_label",
+    "drifts_known",
     "merge_reports",
     "read_report",
     "reproduction_configs",
@@ -52,7 +54,10 @@ _REQUIRED = ("dataset", "classifier", "detector", "alpha", "regime", "seed", "ac
 _CELL = ["detector", "dataset", "regime"]
 #: A report's cells; a saved CSV adds ``table`` and ``classifier`` (what the report is).
 _COLUMNS = ["detector", "dataset", "regime", "paper", "ours", "difference", "std", "n_seeds",
-            "n_errors", "seeds"]
+            "n_errors", "seeds", "alarms", "drifts", "detected", "false_alarms", "delay"]
+#: A cell's alarm counts, means over its seeds (NaN where not known: a learner raises no
+#: alarms, a real stream's drifts are unknown, a report written before reports counted them).
+_ALARMS = ["alarms", "drifts", "detected", "false_alarms", "delay"]
 # RunConfig fields besides the cell and the seed: one cell must not mix two values of any.
 _SETTINGS = {"adaptation": "window", "chunk_size": "default", "n_chunks": "default",
              "double_initial_fit": "True", "detector_options": "{}",
@@ -99,7 +104,9 @@ def reproduction_configs(
     defaults. Table 2, incremental only (the readme's command): the 5-DNN ensemble
     (``"dnn-ensemble"``) with PUDD-1/3/5 and with the SOTA detectors (MCD-DD), and the SOTA
     learners (AMF, NS, ADLTER) as ``RunConfig(dataset, name, detector="none")``; IWE is not
-    run (``pudd_core.paper.SOTA_NOT_RUN`` says why).
+    run (``pudd_core.paper.SOTA_NOT_RUN`` says why). Both tables add the reference rows
+    ``none`` (the same model with no detector: it never adapts) and ``oracle`` (it adapts
+    exactly at the true drifts, on synthetic streams only).
 
     Parameters
     ----------
@@ -110,8 +117,9 @@ def reproduction_configs(
     seeds
         A count *n* (seeds ``0 .. n - 1``; the paper uses 100) or the seeds themselves.
     datasets, detectors, regimes
-        Subsets in our names (default: all of the table). KSWIN, river's per-instance KS test,
-        costs about 60 s per 100-chunk GNB episode; ``detectors=`` can leave it out.
+        Subsets in our names (default: all of the table, and both reference rows). KSWIN,
+        river's per-instance KS test, costs about 60 s per 100-chunk GNB episode;
+        ``detectors=`` can leave it out.
     n_chunks
         Shorter streams for a quick look (default: the paper's lengths).
     reproduce_frozen_head
@@ -128,6 +136,14 @@ def reproduction_configs(
     >>> [(c.classifier, c.detector, c.alpha) for c in reproduction_configs(
     ...     2, "dnn-ensemble", [7], datasets=["sine"], detectors=["amf", "ns", "pudd-3"])]
     [('amf', 'none', 0.001), ('ns', 'none', 0.001), ('dnn-ensemble', 'pudd', 0.001)]
+
+    The reference rows (:data:`~pudd_core.paper.REFERENCES`), run by default: the same model
+    with no detector, and the oracle, only on streams whose drifts are known:
+
+    >>> [(c.dataset, c.classifier, c.detector) for c in reproduction_configs(
+    ...     1, "gnb", [0], datasets=["elec2", "sea0"], regimes=["incremental"],
+    ...     detectors=["none", "oracle"])]
+    [('elec2', 'gnb', 'none'), ('sea0', 'gnb', 'none'), ('sea0', 'gnb', 'oracle')]
     """
     layout = _layout(table, classifier)
     if isinstance(seeds, bool) or (isinstance(seeds, int) and seeds < 1):
@@ -143,7 +159,9 @@ def reproduction_configs(
     out = []
     for dataset in _choose("dataset", datasets, layout.datasets):
         for regime in _choose("regime", regimes, layout.regimes):
-            for name in _choose("detector", detectors, runnable):
+            for name in _choose("detector", detectors, [*runnable, *REFERENCES]):
+                if name == "oracle" and not drifts_known(dataset):
+                    continue  # a real stream: no true drifts to adapt at
                 pudd = name in PUDD_DETECTORS
                 learner = name in SOTA_LEARNERS
                 cfgs = [RunConfig(
@@ -155,7 +173,27 @@ def reproduction_configs(
                 ) for seed in seed_list]
                 cfgs[0].validate()  # the seed changes nothing that validate() checks
                 out.extend(cfgs)
+    if not out:
+        raise _validation.ParameterError(
+            "detectors", "nothing to run: the oracle adapts at a stream's true drifts, and "
+                         f"{', '.join(datasets or ())} has none known; add a synthetic "
+                         "dataset or another detector")
     return out
+
+
+def drifts_known(dataset: str) -> bool:
+    """Whether ``dataset``'s true drift chunks are known (synthetic streams).
+
+    Only then do an oracle row and detected / false-alarm / delay counts apply.
+
+    Examples
+    --------
+    >>> drifts_known("sea0"), drifts_known("elec2")
+    (True, False)
+    """
+    from pudd_core.streams import get_info
+
+    return get_info(dataset).kind == "synthetic"
 
 
 def detector_label(detector: str, alpha: float) -> str:
@@ -318,7 +356,14 @@ class ReproductionReport:
             f"100). Runs: {n_ok} ok, {self.n_errors} failed (left out).",
             "- Cell: ours / paper (ours − paper), accuracy in %: per run the mean per-chunk "
             "accuracy over the tested chunks, then the mean over seeds. "
-            "`[n=k]` marks a cell with fewer seeds, `[e err]` failed runs.",
+            "`[n=k]` marks a cell with fewer seeds, `[e err]` failed runs. Rows marked (ref.) "
+            "are references, not ranked: the same model with no detector, and the oracle "
+            "adapting at the true drifts (synthetic streams only).",
+            "- Alarms: per run the number of alarms, then the mean over seeds; where the true "
+            "drifts are known, also the drifts detected (an alarm within a drift's segment; "
+            "of those there), the false alarms (the others) and the mean delay in chunks over "
+            "all detected drifts (0: on the drift's first chunk). — : a learner (it adapts by "
+            "itself and raises no alarms), or runs that did not count their alarms.",
             *([f"- Run time: {self.run_seconds / 60:.1f} min summed over the {n_ok} runs "
                f"({self.run_seconds / max(n_ok, 1):.1f} s per run on one core); "
                f"{_versions()}."] if not math.isnan(self.run_seconds) else []),
@@ -327,18 +372,25 @@ class ReproductionReport:
             "",
             *(f"- {c}" for c in self.caveats),
         ]
-        for regime in (r for r in LAYOUTS[self.table].regimes if r in set(self.cells["regime"])):
+        for regime in self._regimes():
             part = self.cells[self.cells["regime"] == regime]
             cols = _ordered(part["dataset"], DATASETS)
-            rows = _ordered(part["detector"], LAYOUTS[self.table].detectors)
-            title = "Incremental (-I)" if regime == "incremental" else "Train once until alarm (-O)"
-            lines += ["", f"## {title}", "", "| detector | " + " | ".join(
-                DISPLAY_NAMES.get(c, c) for c in cols) + " |",
-                "| --- |" + " ---: |" * len(cols)]
+            rows = _ordered(part["detector"], (*LAYOUTS[self.table].detectors, *REFERENCES))
             by_key = {(r.detector, r.dataset): r for r in part.itertuples(index=False)}
+            header = ["| detector | " + " | ".join(DISPLAY_NAMES.get(c, c) for c in cols) + " |",
+                      "| --- |" + " ---: |" * len(cols)]
+            lines += ["", f"## {_REGIME_TITLES[regime]}", "", *header]
             for det in rows:
-                texts = [self._cell_text(by_key.get((det, c))) for c in cols]
+                texts = [self._cell_text(by_key.get((det, c))) if det != "oracle"
+                         or drifts_known(c) else "drifts unknown" for c in cols]
                 lines.append(f"| {DISPLAY_NAMES.get(det, det)} | " + " | ".join(texts) + " |")
+            counted = [d for d in rows if any(
+                (r := by_key.get((d, c))) is not None and r.n_seeds > 0 for c in cols)]
+            if any(_counted(by_key.get((d, c))) for d in counted for c in cols):
+                lines += ["", f"### {_REGIME_TITLES[regime]}: alarms", "", *header]
+                lines += [f"| {DISPLAY_NAMES.get(d, d)} | " + " | ".join(
+                    _alarm_text(by_key.get((d, c))) for c in cols) + " |" for d in counted]
+        lines += self._reference_lines()
         bad = self.within()
         lines += ["", "## Acceptance: PUDD-1/3/5 within ±1.5 points", "",
                   f"Datasets {', '.join(ACCEPTANCE_DATASETS)} (airline excluded: substitute "
@@ -348,6 +400,61 @@ class ReproductionReport:
                   f"{r.ours:.2f} vs {r.paper:.2f} ({r.difference:+.2f})"
                   for r in bad[bad["problem"] == "outside"].itertuples(index=False)]
         return "\n".join(lines) + "\n"
+
+    def _regimes(self) -> list[str]:
+        return [r for r in LAYOUTS[self.table].regimes if r in set(self.cells["regime"])]
+
+    def beaten_by_nothing(self) -> pd.DataFrame:
+        """The ranked rows' cells at or below the no-detector reference of their dataset.
+
+        Columns ``detector, dataset, regime, ours, none`` (accuracies in %), ``margin``
+        (``ours − none``); one row per such cell, in the report's order. The references are
+        the same model never adapted (``none``) and adapted at the true drifts (``oracle``):
+        a detector is worth its alarms on a stream only where it beats the first.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> runs = pd.concat([_example_runs(), pd.DataFrame({
+        ...     "dataset": "sea0", "classifier": "gnb", "detector": "none", "alpha": 1e-3,
+        ...     "regime": "incremental", "seed": [0, 1], "accuracy": [0.94, 0.94],
+        ...     "status": "ok"})])
+        >>> reproduction_report(runs, 1, "gnb").beaten_by_nothing()[["detector", "margin"]]
+          detector  margin
+        0      ddm    -1.0
+        """
+        cells = self.cells.dropna(subset=["ours"])
+        none = cells[cells["detector"] == "none"][["dataset", "regime", "ours"]]
+        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        both = ranked.merge(none.rename(columns={"ours": "none"}), on=["dataset", "regime"])
+        both["margin"] = both["ours"] - both["none"]
+        out = both[both["margin"] <= 1e-9]
+        return out[["detector", "dataset", "regime", "ours", "none", "margin"]].reset_index(
+            drop=True)
+
+    def _reference_lines(self) -> list[str]:
+        cells = self.cells.dropna(subset=["ours"])
+        if "none" not in set(cells["detector"]):
+            return []
+        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        paired = ranked.merge(cells[cells["detector"] == "none"][["dataset", "regime"]],
+                              on=["dataset", "regime"])
+        low = self.beaten_by_nothing()
+        lines = ["", "## Against the references", "",
+                 "The reference rows are not ranked: the same model with no detector (it never "
+                 "adapts) and, where the true drifts are known, the oracle (it adapts exactly "
+                 "at them). A detector pays for its alarms only where it beats the first. "
+                 f"{len(low)} of the {len(paired)} cells run beside a no-detector row are at "
+                 "or below it" + (":" if len(low) else ".")]
+        for regime in self._regimes():
+            part = low[low["regime"] == regime]
+            for dataset, rows in part.groupby("dataset", sort=False):
+                lines.append(
+                    f"- {DISPLAY_NAMES.get(regime, regime)} {DISPLAY_NAMES.get(dataset, dataset)}"
+                    f" (no detector {rows['none'].iloc[0]:.2f}): " + ", ".join(
+                        f"{DISPLAY_NAMES.get(r.detector, r.detector)} {r.ours:.2f}"
+                        for r in rows.itertuples(index=False)))
+        return lines
 
     def _most_seeds(self) -> int:
         return max(len(self.seeds), int(self.cells["n_seeds"].max()) if len(self.cells) else 0)
@@ -384,6 +491,31 @@ class ReproductionReport:
         # what the report is travels with its cells: read_report and --add check it
         self.cells.assign(table=self.table, classifier=self.classifier).to_csv(csv, index=False)
         return md, csv
+
+
+_REGIME_TITLES = {"incremental": "Incremental (-I)", "train-once": "Train once until alarm (-O)"}
+
+
+def _counted(row: Any) -> bool:
+    return row is not None and row.n_seeds > 0 and not math.isnan(row.alarms)
+
+
+def _alarm_text(row: Any) -> str:
+    """A cell's alarm counts as ``"4.3 (3.7/9 detected, 0.7 false, delay 1.2)"``.
+
+    The mean alarms per run and, where the drifts are known, the mean drifts detected of
+    those there, false alarms and the mean delay (chunks); ``"—"`` where the row raises no
+    alarms (a learner).
+    """
+    if row is None or row.n_seeds == 0:
+        return ""
+    if math.isnan(row.alarms):
+        return "—"
+    text = f"{row.alarms:.1f}"
+    if not math.isnan(row.drifts):
+        text += (f" ({row.detected:.1f}/{row.drifts:g} detected, {row.false_alarms:.1f} false"
+                 + (f", delay {row.delay:.1f}" if not math.isnan(row.delay) else "") + ")")
+    return text
 
 
 def _ordered(values: Any, order: Sequence[str]) -> list[str]:
@@ -539,6 +671,7 @@ def reproduction_report(
     seeds = ok.groupby(_CELL)["seed"].agg(lambda s: _seed_text([int(v) for v in s]))
     ours = pd.DataFrame({"ours": stats["mean"] * 100, "std": stats["std"] * 100,
                          "n_seeds": stats["size"], "seeds": seeds}).reset_index()
+    ours = ours.merge(_alarm_stats(ok.sort_values("seed")), on=_CELL, how="left")
     errors = err.groupby(_CELL).size().rename("n_errors").reset_index()
     paper = paper_table(table)
     ran = runs[["dataset", "regime"]].drop_duplicates()
@@ -560,6 +693,48 @@ def reproduction_report(
         _caveats(table, classifier, runs),
         float(pd.to_numeric(ok["elapsed_s"]).sum()) if "elapsed_s" in ok else float("nan"),
     )
+
+
+def _alarm_stats(ok: pd.DataFrame) -> pd.DataFrame:
+    """Each cell's alarm counts from its ok runs.
+
+    The means over seeds of the alarms, the true drifts, the drifts detected and the false
+    alarms, and the mean delay over all detected drifts (in chunks). NaN where a run does
+    not tell: a learner (it raises no alarms), a stream whose drifts are unknown (drifts,
+    detected, false alarms, delay), a store written before runs counted alarms.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"detector": ["ddm", "ddm", "amf"], "dataset": "sea0",
+    ...     "regime": "incremental", "n_alarms": [3, 5, 0], "false_alarms": [1, 1, 0],
+    ...     "missed": [7, 5, 9], "mean_delay": [1.0, 2.5, None]})
+    >>> _alarm_stats(runs).round(3).to_dict("records")[1]  # doctest: +NORMALIZE_WHITESPACE
+    {'detector': 'ddm', 'dataset': 'sea0', 'regime': 'incremental', 'alarms': 4.0,
+     'drifts': 9.0, 'detected': 3.0, 'false_alarms': 1.0, 'delay': 2.0}
+    """
+    import numpy as np
+    import pandas as pd
+
+    def column(name: str) -> pd.Series:
+        if name not in ok:
+            return pd.Series(np.nan, index=ok.index)
+        return pd.to_numeric(ok[name], errors="coerce").astype(float)
+
+    alarms, false = column("n_alarms"), column("false_alarms")
+    detected = alarms - false
+    per_run = pd.DataFrame({
+        **{c: ok[c] for c in _CELL}, "alarms": alarms, "drifts": detected + column("missed"),
+        "detected": detected, "false_alarms": false,
+        # a run's mean delay times its detections: summed, then over all detections
+        "delay_sum": column("mean_delay").where(detected > 0, 0.0) * detected})
+    per_run.loc[ok["detector"].isin(SOTA_LEARNERS), ["alarms", *_ALARMS[1:], "delay_sum"]] = np.nan
+    groups = per_run.groupby(_CELL)
+    counts = ["alarms", "drifts", "detected", "false_alarms"]
+    out = groups[counts].mean().where(~groups[counts].agg(lambda s: s.isna().any()).astype(bool))
+    total = groups["detected"].sum(min_count=1)
+    out["delay"] = (groups["delay_sum"].sum(min_count=1) / total).where(total > 0)
+    return out.reset_index()
 
 
 def _report_error(path: Path, what: str) -> ValueError:
@@ -609,7 +784,8 @@ def read_report(csv: str | os.PathLike[str], table: int,
         cells = pd.read_csv(path, float_precision="round_trip",
                             dtype={c: str for c in (*_CELL, "seeds", "classifier")},
                             keep_default_na=False, na_values={
-                                c: [""] for c in ("paper", "ours", "difference", "std")})
+                                c: [""] for c in ("paper", "ours", "difference", "std",
+                                                  *_ALARMS)})
     except (ValueError, UnicodeDecodeError) as err:  # pandas' parser and empty-file errors
         raise _report_error(path, " ".join(str(err).split())) from None
     missing = [c for c in ("detector", "dataset", "regime", "paper", "ours", "n_seeds")
@@ -624,7 +800,10 @@ def read_report(csv: str | os.PathLike[str], table: int,
             raise ValueError(f"{path} is a report of {what}, not of Table {table} with "
                              f"{classifier}")
         cells = cells.drop(columns=["table", "classifier"])
-    for name in ("paper", "ours", "difference", "std"):
+    for name in _ALARMS:  # a report written before reports counted alarms
+        if name not in cells:
+            cells[name] = float("nan")
+    for name in ("paper", "ours", "difference", "std", *_ALARMS):
         if name in cells:
             values = pd.to_numeric(cells[name], errors="coerce")
             bad = cells[name].notna() & values.isna()
@@ -642,7 +821,8 @@ def read_report(csv: str | os.PathLike[str], table: int,
             raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
                                       f"{cells[name][bad].iloc[0]!r}, not a count")
         cells[name] = values.astype(int)
-    rows = {"detector": layout.detectors, "dataset": layout.datasets, "regime": layout.regimes}
+    rows = {"detector": (*layout.detectors, *REFERENCES), "dataset": layout.datasets,
+            "regime": layout.regimes}
     for name, allowed in rows.items():
         other = sorted(set(cells[name]) - set(allowed))
         if other:
@@ -796,6 +976,21 @@ def _pool(a: Any, b: Any) -> tuple[float, float]:
     return mean, math.sqrt(m2 / (n - 1)) if n > 1 else float("nan")
 
 
+def _pool_alarms(a: Any, b: Any) -> list[float]:
+    """Two cells' alarm counts (:data:`_ALARMS`) over their runs together.
+
+    The counts weighted by seeds, the delay by detections; NaN where either cell does not
+    know a count.
+    """
+    n = a.n_seeds + b.n_seeds
+    out = [(getattr(a, c) * a.n_seeds + getattr(b, c) * b.n_seeds) / n for c in _ALARMS[:-1]]
+    hits_a, hits_b = a.detected * a.n_seeds, b.detected * b.n_seeds
+    hits = hits_a + hits_b
+    delay = ((a.delay * hits_a if hits_a else 0.0) + (b.delay * hits_b if hits_b else 0.0)) / hits \
+        if hits > 0 else float("nan")
+    return [*out, delay]
+
+
 def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
                   note: str | None = None, replace: bool = False) -> ReproductionReport:
     """``base`` with the cells ``added`` ran put in, e.g. a new row or more seeds of one.
@@ -853,13 +1048,15 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
         how = "replace" if replace else _addition(_base_seeds(old), int(old.n_seeds),
                                                     _parse_seed_text(row.seeds), cell)
         if how in ("new", "replace"):
-            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds"]] = [
-                row.ours, row.std, row.n_seeds, row.n_errors, row.seeds]
+            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS]] = [
+                row.ours, row.std, row.n_seeds, row.n_errors, row.seeds,
+                *(getattr(row, c) for c in _ALARMS)]
         elif how == "pool":
             mean, std = _pool(old, row)
-            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds"]] = [
+            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS]] = [
                 mean, std, old.n_seeds + row.n_seeds, old.n_errors + row.n_errors,
-                _seed_text(sorted(_parse_seed_text(old.seeds) | _parse_seed_text(row.seeds)))]
+                _seed_text(sorted(_parse_seed_text(old.seeds) | _parse_seed_text(row.seeds))),
+                *_pool_alarms(old, row)]
     merged = cells.reset_index()
     if new_rows:
         merged = pd.concat([merged, pd.DataFrame(new_rows, columns=added.cells.columns)],

@@ -22,6 +22,7 @@ __all__ = [
     "DISPLAY_NAMES",
     "LAYOUTS",
     "PUDD_DETECTORS",
+    "REFERENCES",
     "REGIMES",
     "Regime",
     "SOTA_DETECTORS",
@@ -43,6 +44,10 @@ CLASSIC_DETECTORS = ("adwin", "ddm", "eddm", "hddma", "hddmw", "kswin", "pagehin
 PUDD_DETECTORS = ("pudd-1", "pudd-3", "pudd-5")
 #: The SOTA methods of Table 2, in the paper's row order.
 SOTA_METHODS = ("amf", "iwe", "ns", "adlter", "mcd-dd")
+#: The reference rows every comparison of ours adds (the paper has none): the same model never
+#: adapted (``"none"``: no detector) and adapted exactly at the stream's true drifts
+#: (``"oracle"``, only where they are known). Shown beside the ranking, never ranked.
+REFERENCES = ("none", "oracle")
 #: A training regime: ``-I`` (test then train on every chunk) or ``-O`` (train at the start and
 #: at alarms only). The one source of the regime names: ``RunConfig.regime``, the CLI's
 #: ``--regime`` and the app's controls all take theirs from here.
@@ -63,7 +68,7 @@ SOTA_NOT_RUN: Mapping[str, str] = MappingProxyType({
            "described there and no code is public, so an implementation would be our "
            "invention. Its row is the paper's number only.",
 })
-#: Our name -> the name printed in the paper.
+#: Our name -> the name printed in the paper (and our reference rows' names).
 DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
     "adwin": "ADWIN", "ddm": "DDM", "eddm": "EDDM", "hddma": "HDDM-A", "hddmw": "HDDM-W",
     "kswin": "KSWIN", "pagehinkley": "PH", "pudd-1": "PUDD-1", "pudd-3": "PUDD-3",
@@ -71,6 +76,7 @@ DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
     "mcd-dd": "MCD-DD", "dnn": "DNN", "gnb": "GNB", "vfdt": "VFDT",
     "dnn-ensemble": "DNN ensemble (5 DNNs, soft vote)", "incremental": "-I",
     "train-once": "-O", "powersupply": "ps",
+    "none": "No detector (ref.)", "oracle": "Oracle (ref.)",
 })
 
 

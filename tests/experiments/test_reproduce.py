@@ -8,6 +8,8 @@ import pytest
 
 from pudd_core.experiments.reproduce import (
     detector_label,
+    merge_reports,
+    read_report,
     reproduction_configs,
     reproduction_report,
 )
@@ -56,17 +58,41 @@ def test_table1_gnb_ten_seeds_without_kswin_is_every_dataset_regime_detector_and
 
 def test_table1_default_is_all_eight_datasets_both_regimes_and_ten_detectors_with_kswin():
     cfgs = reproduction_configs(1, "vfdt", 1)
-    assert len(cfgs) == 8 * 2 * 10
+    ranked = [c for c in cfgs if c.detector not in ("none", "oracle")]
+    assert len(ranked) == 8 * 2 * 10
     assert {c.dataset for c in cfgs} == set(DATASETS) >= {"sea10", "sea20"}
     assert "kswin" in {c.detector for c in cfgs}
+
+
+def test_the_reference_rows_run_by_default_the_oracle_only_where_drifts_are_known():
+    cfgs = reproduction_configs(1, "gnb", 2)
+    none = {(c.dataset, c.regime, c.seed) for c in cfgs if c.detector == "none"}
+    oracle = {(c.dataset, c.regime, c.seed) for c in cfgs if c.detector == "oracle"}
+    assert none == set(itertools.product(DATASETS, ("incremental", "train-once"), range(2)))
+    synthetic = {"mixed", "sea0", "sine", "sea10", "sea20"}
+    assert oracle == set(itertools.product(synthetic, ("incremental", "train-once"), range(2)))
+    assert {c.classifier for c in cfgs if c.detector in ("none", "oracle")} == {"gnb"}
+    t2 = reproduction_configs(2, "dnn-ensemble", [0], datasets=["elec2", "sine"],
+                              detectors=["none", "oracle", "ns"])
+    assert [(c.dataset, c.classifier, c.detector) for c in t2] == [
+        ("elec2", "ns", "none"), ("elec2", "dnn-ensemble", "none"),
+        ("sine", "ns", "none"), ("sine", "dnn-ensemble", "none"),
+        ("sine", "dnn-ensemble", "oracle")]
+
+
+def test_an_oracle_on_real_streams_only_is_refused_before_any_run():
+    with pytest.raises(ValueError, match="oracle adapts at a stream's true drifts"):
+        reproduction_configs(1, "gnb", 1, datasets=["elec2"], detectors=["oracle"])
 
 
 def test_pudd_x_is_pudd_with_alpha_ten_to_the_minus_x_and_baselines_keep_their_names():
     cfgs = reproduction_configs(1, "dnn", [0], datasets=["sine"], regimes=["incremental"])
     pudd = {c.alpha for c in cfgs if c.detector == "pudd"}
     assert pudd == {10**-1, 10**-3, 10**-5} == {0.1, 0.001, 1e-5}
-    assert [c.detector for c in cfgs if c.detector != "pudd"] == list(CLASSIC_DETECTORS)
-    assert [_label(c) for c in cfgs] == [*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5"]
+    assert [c.detector for c in cfgs if c.detector != "pudd"] == [*CLASSIC_DETECTORS, "none",
+                                                                    "oracle"]
+    assert [_label(c) for c in cfgs] == [*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5",
+                                         "none", "oracle"]
 
 
 def test_table2_runs_the_ensemble_with_pudd_1_3_5_and_the_sota_learners_on_eight_datasets():
@@ -76,10 +102,10 @@ def test_table2_runs_the_ensemble_with_pudd_1_3_5_and_the_sota_learners_on_eight
     assert {c.classifier for c in pudd} == {"dnn-ensemble"}
     assert {c.regime for c in cfgs} == {"incremental"}
     assert {c.alpha for c in pudd} == {0.1, 1e-3, 1e-5}
-    learners = [c for c in cfgs if c.detector == "none"]
+    learners = [c for c in cfgs if c.detector == "none" and c.classifier in SOTA_LEARNERS]
     assert len(learners) == 8 * 3 * len(SOTA_LEARNERS)
     assert {c.classifier for c in learners} == set(SOTA_LEARNERS)
-    assert {c.detector for c in cfgs} <= {"pudd", "none", *SOTA_DETECTORS}
+    assert {c.detector for c in cfgs} <= {"pudd", "none", "oracle", *SOTA_DETECTORS}
 
 
 def test_table2_report_shows_each_sota_learner_as_its_own_row():
@@ -177,7 +203,8 @@ def test_report_lists_every_paper_row_of_the_datasets_and_regimes_run(summaries)
     assert not_run["paper"] == paper_accuracy(1, "gnb", "kswin", "sea0", "incremental")
     assert list(report.cells.columns) == ["detector", "dataset", "regime", "paper", "ours",
                                           "difference", "std", "n_seeds", "n_errors",
-                                          "seeds"]
+                                          "seeds", "alarms", "drifts", "detected",
+                                          "false_alarms", "delay"]
 
 
 def test_report_rejects_a_cell_that_mixes_settings_unless_configs_select_the_runs():
@@ -290,7 +317,9 @@ def test_save_writes_the_markdown_and_a_csv_of_the_cells(summaries, tmp_path):
     assert md.name == "table1_gnb.md" and csv.name == "table1_gnb.csv"
     assert md.read_text(encoding="utf-8") == report.markdown()
     written = pd.read_csv(csv, dtype={"seeds": str}, keep_default_na=False,
-                          na_values={c: [""] for c in ("paper", "ours", "difference", "std")})
+                          na_values={c: [""] for c in ("paper", "ours", "difference", "std",
+                                                       "alarms", "drifts", "detected",
+                                                       "false_alarms", "delay")})
     assert set(written["table"]) == {1} and set(written["classifier"]) == {"gnb"}
     pd.testing.assert_frame_equal(written.drop(columns=["table", "classifier"]), report.cells,
                                   check_dtype=False)
@@ -382,3 +411,87 @@ def test_a_saved_report_reads_back_with_its_caveats_and_exact_floats(tmp_path):
         read_report(tmp_path / "other.csv", 1, "gnb")
     with pytest.raises(FileNotFoundError, match="no report at"):
         read_report(tmp_path / "none.csv", 1, "gnb")
+
+
+# --- reference rows and alarm counts ---------------------------------------------------------
+
+
+def _alarm_run(detector, seed, n_alarms, false_alarms, missed, mean_delay, accuracy=0.9,
+               dataset="sea0", classifier="gnb"):
+    return _run(detector, dataset=dataset, seed=seed, accuracy=accuracy, classifier=classifier,
+                n_alarms=n_alarms, false_alarms=false_alarms, missed=missed,
+                mean_delay=mean_delay)
+
+
+def test_alarm_counts_are_means_over_seeds_and_the_delay_a_mean_over_all_detections():
+    # seed 0: 4 alarms, 1 false -> 3 of 9 drifts detected with delays averaging 2;
+    # seed 1: 1 alarm, 0 false -> 1 detected with delay 6. Over all 4 detections: (3*2+6)/4 = 3
+    runs = pd.DataFrame([_alarm_run("ddm", 0, 4, 1, 6, 2.0), _alarm_run("ddm", 1, 1, 0, 8, 6.0),
+                         _alarm_run("ddm", 0, 3, None, None, float("nan"), dataset="elec2"),
+                         _alarm_run("ddm", 1, 5, None, None, float("nan"), dataset="elec2")])
+    report = reproduction_report(runs, 1, "gnb")
+    sea = _cell(report, "ddm")
+    assert (sea.alarms, sea.drifts, sea.detected, sea.false_alarms) == (2.5, 9.0, 2.0, 0.5)
+    assert sea.delay == pytest.approx(3.0)
+    elec = _cell(report, "ddm", "elec2")
+    assert elec.alarms == 4.0
+    assert np.isnan([elec.drifts, elec.detected, elec.false_alarms, elec.delay]).all()
+    text = report.markdown()
+    assert "| DDM | 4.0 | 2.5 (2.0/9 detected, 0.5 false, delay 3.0) |" in text
+
+
+def test_a_learner_of_table2_raises_no_alarms_and_its_count_is_not_a_zero():
+    runs = pd.DataFrame([
+        _alarm_run("none", 0, 0, 0, 9, float("nan"), classifier="ns"),
+        _alarm_run("none", 0, 0, 0, 9, float("nan"), classifier="dnn-ensemble", accuracy=0.95),
+        _alarm_run("oracle", 0, 9, 0, 0, 0.0, classifier="dnn-ensemble", accuracy=0.97)])
+    report = reproduction_report(runs, 2, "dnn-ensemble")
+    assert np.isnan(_cell(report, "ns").alarms)
+    none, oracle = _cell(report, "none"), _cell(report, "oracle")
+    assert (none.alarms, none.detected, none.ours, none.paper is None or np.isnan(none.paper)) \
+        == (0.0, 0.0, 95.0, True)
+    assert (oracle.alarms, oracle.detected, oracle.false_alarms, oracle.delay) == (9, 9, 0, 0)
+    lines = report.markdown().splitlines()
+    assert "| NS | — |" in lines and "| No detector (ref.) | 95.00 / — |" in lines
+    # the references come after every ranked row, and NS sits at or below doing nothing
+    assert lines.index("| No detector (ref.) | 95.00 / — |") > max(
+        i for i, line in enumerate(lines) if line.startswith("| PUDD-5 |"))
+    assert report.beaten_by_nothing()[["detector", "ours", "none"]].to_dict("records") == [
+        {"detector": "ns", "ours": 90.0, "none": 95.0}]
+    assert "- -I sea0 (no detector 95.00): NS 90.00" in lines
+
+
+def test_pooled_alarm_counts_equal_the_counts_of_all_seeds_run_at_once():
+    rng = np.random.default_rng(5)
+    rows = []
+    for seed in range(5):
+        n, false = int(rng.integers(2, 12)), int(rng.integers(0, 2))
+        rows.append(_alarm_run("pudd", seed, n, false, 9 - (n - false),
+                               float(rng.uniform(0, 3)), accuracy=float(rng.uniform(0.8, 1))))
+    rows.append(_alarm_run("pudd", 5, 0, 0, 9, float("nan")))  # a seed detecting nothing
+    runs = pd.DataFrame(rows)
+    whole = reproduction_report(runs, 1, "gnb")
+    parts = merge_reports(reproduction_report(runs[runs.seed < 2], 1, "gnb"),
+                          reproduction_report(runs[runs.seed >= 2], 1, "gnb"))
+    a, b = _cell(whole, "pudd-3"), _cell(parts, "pudd-3")
+    for name in ("ours", "std", "alarms", "drifts", "detected", "false_alarms", "delay"):
+        assert b[name] == pytest.approx(a[name], rel=1e-12), name
+
+
+def test_alarm_counts_and_references_survive_save_and_read_and_an_old_report_has_none(tmp_path):
+    runs = pd.DataFrame([_alarm_run("ddm", 0, 4, 1, 6, 2.0),
+                         _alarm_run("none", 0, 0, 0, 9, float("nan"), accuracy=0.8)])
+    report = reproduction_report(runs, 1, "gnb")
+    _, csv = report.save(tmp_path)
+    back = read_report(csv, 1, "gnb")
+    pd.testing.assert_frame_equal(back.cells, report.cells)
+    old = pd.read_csv(csv, dtype={"seeds": str}).drop(
+        columns=["alarms", "drifts", "detected", "false_alarms", "delay"])
+    old = old[old.detector != "none"]
+    old.to_csv(csv, index=False)
+    earlier = read_report(csv, 1, "gnb")
+    assert np.isnan(_cell(earlier, "ddm").alarms)
+    # counts merged into a report that did not have them: unknown, never a made-up number
+    pooled = merge_reports(earlier, reproduction_report(runs.assign(seed=1), 1, "gnb"))
+    assert _cell(pooled, "ddm").n_seeds == 2 and np.isnan(_cell(pooled, "ddm").alarms)
+    assert _cell(pooled, "none").alarms == 0
