@@ -113,7 +113,12 @@ else:
             "A cell is the mean per-chunk accuracy of each run, averaged over its seeds; "
             "`ours − paper` in accuracy points; – where a cell was not run or the paper gives "
             "no number. airline runs on substitute data: its rows are marked not comparable "
-            "and left out of the chart.")
+            "and left out of the chart. Rows marked (ref.) are references, not ranked: the "
+            "same model with no detector, and the oracle adapting at the true drifts. Alarms: "
+            "means over seeds; drifts detected, false alarms and delay where the drifts are "
+            "known.")
+        if text := shown.reference_text():
+            st.markdown("**Against the references.** " + text)
         if shown.caveats:
             with st.expander("Where these runs differ from the paper's (the report's caveats)"):
                 st.markdown("\n".join(f"- {c}" for c in shown.caveats))

@@ -51,6 +51,7 @@ from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
     PUDD_DETECTORS,
+    REFERENCES,
     SOTA_METHODS,
     paper_table,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "COMPARISONS",
     "VERDICTS",
     "ClaimCheck",
+    "against_nothing",
     "check_claims",
     "comparison_table",
     "claims_frame",
@@ -566,8 +568,67 @@ def _obs6(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
         "the best of 3 exchangeable classifiers")]
 
 
+_TABLE_NAMES = {1: "Table 1", 2: "Table 2", FIG5: "Fig. 5", CIFAR_FIG: "CIFAR-10-CD"}
+
+
+def against_nothing(cells: pd.DataFrame) -> pd.DataFrame:
+    """Every ranked row's cell beside the no-detector reference of its block.
+
+    The no-detector reference (``"none"``) is the same model never adapted; a detector pays
+    for its alarms only where it beats it. One row per ranked cell (every detector but the
+    :data:`~pudd_core.paper.REFERENCES`) whose table, classifier, dataset and regime also have
+    a no-detector number, with ``none`` (that number) and ``margin`` (``accuracy - none``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"table": 2, "classifier": "dnn-ensemble",
+    ...     "detector": ["pudd-3", "mcd-dd", "none", "oracle"], "dataset": "sea0",
+    ...     "regime": "incremental", "accuracy": [98.5, 98.1, 98.4, 98.9]})
+    >>> against_nothing(cells)[["detector", "none", "margin"]].round(2)
+      detector  none  margin
+    0   pudd-3  98.4     0.1
+    1   mcd-dd  98.4    -0.3
+    """
+    keys = ["table", "classifier", "dataset", "regime"]
+    cells = cells.dropna(subset=["accuracy"])
+    none = cells[cells["detector"] == "none"].groupby(keys, as_index=False)["accuracy"].mean()
+    ranked = cells[~cells["detector"].isin(REFERENCES)]
+    both = ranked.merge(none.rename(columns={"accuracy": "none"}), on=keys)
+    both["margin"] = both["accuracy"] - both["none"]
+    return both.reset_index(drop=True)
+
+
+def _references(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
+    statement = ("Implicit in every comparison: running a detector beats not adapting at all "
+                 "(the same model with no detector; the paper reports no such row)")
+    test = ("each ranked cell against the no-detector row of the same table, classifier, "
+            "dataset and regime; no test: a cell at or below it is a case where the "
+            "detector's alarms did not pay")
+    paired = against_nothing(cells)
+    if paired.empty:
+        return [ClaimCheck("R", statement, evidence, NOT_CHECKABLE,
+                           "no no-detector reference row in these tables", "—")]
+    low = paired[paired["margin"] <= 1e-9]
+    parts = []
+    for (table, classifier), rows in paired.groupby(["table", "classifier"], sort=True):
+        bad = low[(low["table"] == table) & (low["classifier"] == classifier)]
+        where = _TABLE_NAMES.get(int(table), f"table {table}")
+        text = f"{where} with {_name(str(classifier))}: {len(bad)} of {len(rows)} cells"
+        if len(bad):
+            by = bad.groupby("detector", sort=False).size()
+            text += " at or below it (" + ", ".join(
+                f"{_name(str(d))} {n} of {int((rows['detector'] == d).sum())}"
+                for d, n in by.items()) + ")"
+        parts.append(text)
+    verdict = HOLDS if low.empty else FAILS
+    finding = (f"{len(low)} of {len(paired)} cells run beside a no-detector row are at or "
+               "below it: " + "; ".join(parts))
+    return [ClaimCheck("R", statement, evidence, verdict, finding, test)]
+
+
 _CHECKS: tuple[Callable[[pd.DataFrame, str], list[ClaimCheck]], ...] = (
-    _obs1, _obs2, _obs3, _obs4, _obs5, _obs6)
+    _obs1, _obs2, _obs3, _obs4, _obs5, _obs6, _references)
 
 
 def check_claims(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:

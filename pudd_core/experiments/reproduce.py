@@ -432,6 +432,14 @@ class ReproductionReport:
         return out[["detector", "dataset", "regime", "ours", "none", "margin"]].reset_index(
             drop=True)
 
+    def reference_text(self) -> str:
+        """What the reference rows say, in Markdown, generated from the cells (``""``: none).
+
+        A paragraph counting the cells at or below the no-detector row, then one line per
+        dataset and regime naming them (:meth:`beaten_by_nothing`).
+        """
+        return "\n".join(self._reference_lines()[3:])
+
     def _reference_lines(self) -> list[str]:
         cells = self.cells.dropna(subset=["ours"])
         if "none" not in set(cells["detector"]):

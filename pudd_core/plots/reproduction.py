@@ -27,7 +27,8 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5,
     ``cells`` is :attr:`~pudd_core.experiments.reproduce.ReproductionReport.cells`.
     ``within`` is empty where a cell was not run or the paper gives no number.
     ``not_comparable`` (dataset -> why) adds a ``comparable`` column: "no: why" on those
-    datasets' rows, "yes" elsewhere.
+    datasets' rows, "yes" elsewhere. Cells with alarm counts add them: the mean alarms, the
+    drifts detected of those there, the false alarms and the mean delay.
 
     Examples
     --------
@@ -61,6 +62,14 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5,
         "seeds": cells["n_seeds"].astype(int),
         f"within ±{tolerance:g}": pd.Series(within, dtype=object),
     })
+    if "alarms" in cells:  # alarm counts: means over seeds (NaN: a learner, or not counted)
+        frame["alarms"] = cells["alarms"].astype(np.float64).round(1)
+        frame["drifts detected"] = [
+            "" if math.isnan(d) else f"{d:.1f} of {n:g}" for d, n in zip(
+                cells["detected"].astype(np.float64), cells["drifts"].astype(np.float64),
+                strict=True)]
+        frame["false alarms"] = cells["false_alarms"].astype(np.float64).round(1)
+        frame["delay (chunks)"] = cells["delay"].astype(np.float64).round(2)
     if not_comparable is not None:
         frame["comparable"] = [f"no: {not_comparable[d]}" if d in not_comparable else "yes"
                                for d in cells["dataset"]]

@@ -251,3 +251,23 @@ def test_6a_needs_every_pudd_threshold_and_adwins_half():
     assert waived.verdict == "not checkable" and "ADWIN was not run" in waived.finding
     assert _by_id(check_claims(_obs6({**every, "adwin": 6}), "ours"))["6a"].verdict == \
         "does not hold"
+
+
+def test_r_says_where_a_detector_does_not_beat_doing_nothing():
+    cells = _table1(pudd_first=8, n_cases=3)
+    # the paper has no reference row: R cannot be checked on its tables
+    assert _by_id(check_claims(cells, "paper"))["R"].verdict == "not checkable"
+    # no detector at 80.05 on d0 (above every row but PUDD-5 there), 70 on d1 and d2
+    refs = pd.DataFrame({"table": 1, "classifier": "gnb", "detector": ["none"] * 3,
+                         "dataset": ["d0", "d1", "d2"], "regime": "incremental",
+                         "accuracy": [80.05, 70.0, 70.0]})
+    oracle = refs.assign(detector="oracle", accuracy=99.0)  # a reference: never ranked
+    r = _by_id(check_claims(pd.concat([cells, refs, oracle]), "ours"))["R"]
+    n_rows = len(CLASSIC_DETECTORS) + len(PUDD_DETECTORS)
+    # on d0 the rows at 80.0 - 0.1 j: ADWIN (80.0) and every other row but PUDD-5 (90.0)
+    assert r.verdict == "does not hold"
+    assert r.finding.startswith(f"{n_rows - 1} of {3 * n_rows} cells run beside a no-detector "
+                                "row are at or below it: Table 1 with GNB: ")
+    assert "ADWIN 1 of 3" in r.finding and "PUDD-5" not in r.finding
+    above = pd.concat([cells, refs.assign(accuracy=50.0)])
+    assert _by_id(check_claims(above, "ours"))["R"].verdict == "holds"
