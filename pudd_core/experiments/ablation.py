@@ -15,9 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from pudd_core.experiments.reproduce import ACCEPTANCE_DATASETS, detector_label
+from pudd_core.experiments.reproduce import (
+    ACCEPTANCE_DATASETS,
+    ALARM_COLUMNS,
+    alarm_stats,
+    alarm_text,
+    detector_label,
+    drifts_known,
+)
 from pudd_core.experiments.runner import RunConfig
-from pudd_core.paper import DATASETS, DISPLAY_NAMES, REGIMES, Regime
+from pudd_core.paper import DATASETS, DISPLAY_NAMES, REFERENCES, REGIMES, Regime
 
 if TYPE_CHECKING:
     import os
@@ -52,16 +59,23 @@ def ek_ablation_configs(
     regimes: Sequence[str] = REGIMES,
     alphas: Sequence[float] = EK_ALPHAS,
     n_chunks: int | None = None,
+    references: bool = True,
 ) -> list[RunConfig]:
     """The runs of the EK ablation for one classifier: PUDD and EK at each alpha.
+
+    With ``references``, also the reference rows (:data:`~pudd_core.paper.REFERENCES`): the
+    classifier with no detector and, on streams whose drifts are known, the oracle; the
+    same runs (the same keys) as the references of Table 1.
 
     Examples
     --------
     >>> cfgs = ek_ablation_configs("gnb", 2, datasets=["sea0"])
     >>> len(cfgs)
-    24
+    32
     >>> sorted({(c.detector, c.alpha) for c in cfgs})[:2]
     [('ek', 1e-05), ('ek', 0.001)]
+    >>> sorted({c.detector for c in cfgs} - {"pudd", "ek"})
+    ['none', 'oracle']
     """
     if isinstance(seeds, bool) or (isinstance(seeds, int) and seeds < 1):
         raise ValueError(f"seeds must be a positive count or a list of seeds, got {seeds!r}")
@@ -76,11 +90,16 @@ def ek_ablation_configs(
                                       seed=s, n_chunks=n_chunks) for s in seed_list]
                     cfgs[0].validate()
                     out.extend(cfgs)
+            for reference in REFERENCES if references else ():
+                if reference == "oracle" and not drifts_known(dataset):
+                    continue
+                out.extend(RunConfig(dataset, classifier, reference, regime=cast(Regime, regime),
+                                     seed=s, n_chunks=n_chunks) for s in seed_list)
     return out
 
 
 _CELL = ["classifier", "detector", "dataset", "regime"]
-_ROWS = ("pudd-1", "ek-1", "pudd-3", "ek-3", "pudd-5", "ek-5")
+_ROWS = ("pudd-1", "ek-1", "pudd-3", "ek-3", "pudd-5", "ek-5", *REFERENCES)
 
 
 def ek_ablation_cells(summaries: pd.DataFrame,
@@ -90,7 +109,9 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     ``summaries`` are stored run rows (``ResultStore.load()``, ``run_grid``'s result);
     ``configs`` keeps only those runs (by ``key``); without it, only runs on the paper's
     stream lengths are kept. Columns: ``classifier, detector, dataset,
-    regime, ours, std, n_seeds, n_errors, seeds`` (``seeds``: e.g. ``"0-4"``).
+    regime, ours, std, n_seeds, n_errors, seeds`` (``seeds``: e.g. ``"0-4"``), then the alarm
+    counts (:data:`~pudd_core.experiments.reproduce.ALARM_COLUMNS`); the reference rows
+    ``none`` and ``oracle`` where they ran.
 
     Examples
     --------
@@ -106,7 +127,7 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     """
     import pandas as pd
 
-    df = summaries[summaries["detector"].isin(_DETECTORS)].copy()
+    df = summaries[summaries["detector"].isin((*_DETECTORS, *REFERENCES))].copy()
     if configs is not None:  # these runs, whatever their stream length
         df = df[df["key"].isin({c.key() for c in configs})]
     elif "n_chunks" in df:  # the paper's stream lengths only: a shorter run is another protocol
@@ -121,6 +142,11 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     err = df[df["status"] != "ok"].groupby(_CELL).size().rename("n_errors")
     cells = pd.DataFrame({"ours": stats["mean"], "std": stats["std"], "n_seeds": stats["size"],
                           "seeds": seeds}).join(err, how="outer").reset_index()
+    if len(ok):
+        cells = cells.merge(alarm_stats(ok.sort_values("seed"), by=_CELL), on=_CELL, how="left")
+    for name in ALARM_COLUMNS:
+        if name not in cells:
+            cells[name] = float("nan")
     cells["n_seeds"] = cells["n_seeds"].fillna(0).astype(int)
     cells["n_errors"] = cells["n_errors"].fillna(0).astype(int)
     order = {c: {v: i for i, v in enumerate(o)} for c, o in
@@ -129,7 +155,7 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     cells = cells.sort_values(["classifier", "regime", "dataset", "detector"],
                               key=lambda s: s.map(order[str(s.name)]))
     cols = ["classifier", "detector", "dataset", "regime", "ours", "std", "n_seeds",
-            "n_errors", "seeds"]
+            "n_errors", "seeds", *ALARM_COLUMNS]
     return cells[cols].reset_index(drop=True)
 
 
@@ -156,7 +182,9 @@ def ek_ablation_markdown(cells: pd.DataFrame, *, notes: Sequence[str] = ()) -> s
     lines = ["# Fig. 5: Adaptive PU-index Bucketing (PUDD) against Ei-kMeans (EK)", "",
              "Mean accuracy (%) over seeds; PUDD-x and EK-x use alpha = 10^-x and differ only "
              "in the partition of the PU-index values. The paper prints Fig. 5 as an image, "
-             "so there is no published number to compare with.", "",
+             "so there is no published number to compare with. Rows marked (ref.) are "
+             "references, not ranked: the same classifier with no detector, and the oracle "
+             "adapting at the true drifts (synthetic streams only).", "",
              *(f"- {n}" for n in notes)]
     for (clf, regime), part in cells.groupby(["classifier", "regime"], sort=False):
         cols = [d for d in DATASETS if d in set(part["dataset"])]
@@ -165,13 +193,26 @@ def ek_ablation_markdown(cells: pd.DataFrame, *, notes: Sequence[str] = ()) -> s
                       f"(seeds {', '.join(seeds)})", "",
                   "| detector | " + " | ".join(DISPLAY_NAMES.get(c, c) for c in cols)
                   + " | mean |", "| --- |" + " ---: |" * (len(cols) + 1)]
-        for det in (d for d in _ROWS if d in set(part["detector"])):
+        rows = [d for d in _ROWS if d in set(part["detector"])]
+        for det in rows:
             row = part[part["detector"] == det].set_index("dataset")["ours"]
             vals = [row.get(c, math.nan) for c in cols]
             texts = ["–" if math.isnan(v) else f"{v:.2f}" for v in vals]
             mean = "–" if any(map(math.isnan, vals)) else f"{sum(vals) / len(vals):.2f}"
-            lines.append(f"| {det.upper()} | " + " | ".join(texts) + f" | {mean} |")
+            lines.append(f"| {_row_name(det)} | " + " | ".join(texts) + f" | {mean} |")
+        if "alarms" in part and part["alarms"].notna().any():
+            by_key = {(r.detector, r.dataset): r for r in part.itertuples(index=False)}
+            lines += ["", "Alarms per run (drifts detected, false alarms, mean delay where "
+                          "the drifts are known):", "",
+                      "| detector | " + " | ".join(DISPLAY_NAMES.get(c, c) for c in cols) + " |",
+                      "| --- |" + " ---: |" * len(cols)]
+            lines += [f"| {_row_name(d)} | " + " | ".join(
+                alarm_text(by_key.get((d, c))) for c in cols) + " |" for d in rows]
     return "\n".join(lines) + "\n"
+
+
+def _row_name(detector: str) -> str:
+    return DISPLAY_NAMES.get(detector, detector.upper())
 
 
 def save_ek_ablation(cells: pd.DataFrame, directory: str | os.PathLike[str], *,

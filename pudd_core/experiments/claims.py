@@ -65,6 +65,7 @@ __all__ = [
     "VERDICTS",
     "ClaimCheck",
     "against_nothing",
+    "beside_ranking",
     "check_claims",
     "comparison_table",
     "claims_frame",
@@ -186,6 +187,53 @@ def comparison_table(cells: pd.DataFrame, comparison: str) -> tuple[pd.DataFrame
         return pd.DataFrame(), f"0 {what}"
     wide = complete_blocks(wide)
     return wide, f"{len(wide)} {what}"
+
+
+def beside_ranking(cells: pd.DataFrame, comparison: str) -> pd.DataFrame:
+    """The ranked methods of a comparison with the reference rows beside them.
+
+    Over the blocks of :func:`comparison_table` (those every ranked method ran on), one row
+    per method: ``method``, ``role`` (``"ranked"`` or ``"reference, not ranked"``), ``mean
+    accuracy`` (%), ``blocks`` (how many it is averaged over: a reference over those of the
+    blocks it has, e.g. the oracle over the streams with known drifts) and ``at or below no
+    detector`` (a ranked method's blocks at or below the no-detector row; empty where there
+    is none). Empty when the comparison has no ranked method.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"table": 2, "classifier": "dnn-ensemble", "regime": "incremental",
+    ...     "detector": ["pudd-3", "mcd-dd", "none"] * 2, "dataset": ["sea0"] * 3 + ["sine"] * 3,
+    ...     "accuracy": [98.0, 97.0, 97.5, 90.0, 65.0, 80.0]})
+    >>> beside_ranking(cells, "table2")  # doctest: +NORMALIZE_WHITESPACE
+            method                   role  mean accuracy  blocks at or below no detector
+    0       PUDD-3                 ranked          94.00       2                    0 of 2
+    1       MCD-DD                 ranked          81.00       2                    2 of 2
+    2  No detector (ref.)  reference, not ranked   88.75       2
+    """
+    import pandas as pd
+
+    table, _ = comparison_table(cells, comparison)
+    cols = ["method", "role", "mean accuracy", "blocks", "at or below no detector"]
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    index = list(table.index.names)
+    refs = _wide(cells, {"table1": 1, "table2": 2, "fig5": FIG5}[comparison],
+                 index=index, detectors=REFERENCES)
+    refs = refs.reindex(table.index) if len(refs) else pd.DataFrame(index=table.index)
+    none = refs["none"] if "none" in refs else None
+    rows = []
+    for method in table.columns:
+        low = "" if none is None or none.isna().all() else (
+            f"{int((table[method] <= none + 1e-9)[none.notna()].sum())} of "
+            f"{int(none.notna().sum())}")
+        rows.append([_name(method), "ranked", round(float(table[method].mean()), 2),
+                     len(table), low])
+    for ref in (r for r in REFERENCES if r in refs and refs[r].notna().any()):
+        have = refs[ref].dropna()
+        rows.append([_name(ref), "reference, not ranked", round(float(have.mean()), 2),
+                     len(have), ""])
+    return pd.DataFrame(rows, columns=cols)
 
 
 def _binom(k: int, n: int, p: float) -> float:

@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCEPTANCE_DATASETS",
+    "ALARM_COLUMNS",
     "ReproductionReport",
+    "alarm_stats",
+    "alarm_text",
     "check_addition",
     "detector_label",
     "drifts_known",
@@ -58,6 +61,8 @@ _COLUMNS = ["detector", "dataset", "regime", "paper", "ours", "difference", "std
 #: A cell's alarm counts, means over its seeds (NaN where not known: a learner raises no
 #: alarms, a real stream's drifts are unknown, a report written before reports counted them).
 _ALARMS = ["alarms", "drifts", "detected", "false_alarms", "delay"]
+#: A cell's alarm columns, as every comparison's report writes them (:func:`alarm_stats`).
+ALARM_COLUMNS = tuple(_ALARMS)
 # RunConfig fields besides the cell and the seed: one cell must not mix two values of any.
 _SETTINGS = {"adaptation": "window", "chunk_size": "default", "n_chunks": "default",
              "double_initial_fit": "True", "detector_options": "{}",
@@ -389,7 +394,7 @@ class ReproductionReport:
             if any(_counted(by_key.get((d, c))) for d in counted for c in cols):
                 lines += ["", f"### {_REGIME_TITLES[regime]}: alarms", "", *header]
                 lines += [f"| {DISPLAY_NAMES.get(d, d)} | " + " | ".join(
-                    _alarm_text(by_key.get((d, c))) for c in cols) + " |" for d in counted]
+                    alarm_text(by_key.get((d, c))) for c in cols) + " |" for d in counted]
         lines += self._reference_lines()
         bad = self.within()
         lines += ["", "## Acceptance: PUDD-1/3/5 within ±1.5 points", "",
@@ -508,7 +513,7 @@ def _counted(row: Any) -> bool:
     return row is not None and row.n_seeds > 0 and not math.isnan(row.alarms)
 
 
-def _alarm_text(row: Any) -> str:
+def alarm_text(row: Any) -> str:
     """A cell's alarm counts as ``"4.3 (3.7/9 detected, 0.7 false, delay 1.2)"``.
 
     The mean alarms per run and, where the drifts are known, the mean drifts detected of
@@ -679,7 +684,7 @@ def reproduction_report(
     seeds = ok.groupby(_CELL)["seed"].agg(lambda s: _seed_text([int(v) for v in s]))
     ours = pd.DataFrame({"ours": stats["mean"] * 100, "std": stats["std"] * 100,
                          "n_seeds": stats["size"], "seeds": seeds}).reset_index()
-    ours = ours.merge(_alarm_stats(ok.sort_values("seed")), on=_CELL, how="left")
+    ours = ours.merge(alarm_stats(ok.sort_values("seed")), on=_CELL, how="left")
     errors = err.groupby(_CELL).size().rename("n_errors").reset_index()
     paper = paper_table(table)
     ran = runs[["dataset", "regime"]].drop_duplicates()
@@ -703,8 +708,8 @@ def reproduction_report(
     )
 
 
-def _alarm_stats(ok: pd.DataFrame) -> pd.DataFrame:
-    """Each cell's alarm counts from its ok runs.
+def alarm_stats(ok: pd.DataFrame, by: Sequence[str] = tuple(_CELL)) -> pd.DataFrame:
+    """Each cell's alarm counts from its ok runs (one cell per value of the ``by`` columns).
 
     The means over seeds of the alarms, the true drifts, the drifts detected and the false
     alarms, and the mean delay over all detected drifts (in chunks). NaN where a run does
@@ -717,7 +722,7 @@ def _alarm_stats(ok: pd.DataFrame) -> pd.DataFrame:
     >>> runs = pd.DataFrame({"detector": ["ddm", "ddm", "amf"], "dataset": "sea0",
     ...     "regime": "incremental", "n_alarms": [3, 5, 0], "false_alarms": [1, 1, 0],
     ...     "missed": [7, 5, 9], "mean_delay": [1.0, 2.5, None]})
-    >>> _alarm_stats(runs).round(3).to_dict("records")[1]  # doctest: +NORMALIZE_WHITESPACE
+    >>> alarm_stats(runs).round(3).to_dict("records")[1]  # doctest: +NORMALIZE_WHITESPACE
     {'detector': 'ddm', 'dataset': 'sea0', 'regime': 'incremental', 'alarms': 4.0,
      'drifts': 9.0, 'detected': 3.0, 'false_alarms': 1.0, 'delay': 2.0}
     """
@@ -732,12 +737,12 @@ def _alarm_stats(ok: pd.DataFrame) -> pd.DataFrame:
     alarms, false = column("n_alarms"), column("false_alarms")
     detected = alarms - false
     per_run = pd.DataFrame({
-        **{c: ok[c] for c in _CELL}, "alarms": alarms, "drifts": detected + column("missed"),
+        **{c: ok[c] for c in by}, "alarms": alarms, "drifts": detected + column("missed"),
         "detected": detected, "false_alarms": false,
         # a run's mean delay times its detections: summed, then over all detections
         "delay_sum": column("mean_delay").where(detected > 0, 0.0) * detected})
     per_run.loc[ok["detector"].isin(SOTA_LEARNERS), ["alarms", *_ALARMS[1:], "delay_sum"]] = np.nan
-    groups = per_run.groupby(_CELL)
+    groups = per_run.groupby(list(by))
     counts = ["alarms", "drifts", "detected", "false_alarms"]
     out = groups[counts].mean().where(~groups[counts].agg(lambda s: s.isna().any()).astype(bool))
     total = groups["detected"].sum(min_count=1)

@@ -22,7 +22,9 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
 
     ``cells``: the EK ablation's cells (``classifier, detector, dataset, regime, ours``), as
     ``pudd_core.experiments.ablation.ek_ablation_cells`` writes them. A group's mean is over
-    the datasets every row of the group has, so the bars compare like with like.
+    the datasets every row of the group has, so the bars compare like with like. The
+    reference rows (no detector; the oracle) are drawn as horizontal marks over the same
+    datasets where they ran on all of them (the oracle needs known drifts), never as bars.
 
     Examples
     --------
@@ -34,11 +36,13 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
     >>> [(t.name, list(t.x), list(t.y)) for t in fig.data]
     [('PUDD-3', ['GNB -I'], [80.0]), ('EK-3', ['GNB -I'], [70.0])]
     """
-    from pudd_core.paper import DISPLAY_NAMES
+    from pudd_core.paper import DISPLAY_NAMES, REFERENCES
 
     df = cells.dropna(subset=["ours"])
     wide = df.pivot_table(index=["classifier", "regime", "dataset"], columns="detector",
-                          values="ours").dropna()
+                          values="ours")
+    refs = wide[[r for r in REFERENCES if r in wide.columns]]
+    wide = wide.drop(columns=refs.columns).dropna()
     means = wide.groupby(level=["classifier", "regime"], sort=False).mean()
     counts = wide.groupby(level=["classifier", "regime"], sort=False).size()
     groups = [f"{DISPLAY_NAMES.get(c, c)} {DISPLAY_NAMES.get(r, r)}" for c, r in means.index]
@@ -50,6 +54,18 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
             marker_color=_COLOURS[det], customdata=counts.tolist(),
             hovertemplate=f"{det.upper()}, %{{x}}: %{{y:.2f}}% over %{{customdata}} "
                           "datasets<extra></extra>"))
+    for ref in refs.columns:  # a reference over the very datasets of the bars, or not at all
+        same = refs[ref].reindex(wide.index)
+        shown = same.groupby(level=["classifier", "regime"], sort=False).agg(
+            lambda v: v.mean() if v.notna().all() else float("nan")).reindex(means.index)
+        if shown.notna().any():
+            fig.add_trace(go.Scatter(
+                x=groups, y=shown.round(2).tolist(), mode="markers",
+                name=f"{DISPLAY_NAMES[ref]}, not ranked",
+                marker={"symbol": "line-ew-open", "size": 44, "color": "#222222" if ref ==
+                        "none" else "#999999", "line": {"width": 3}},
+                hovertemplate=f"{DISPLAY_NAMES[ref]}, %{{x}}: %{{y:.2f}}% over the same "
+                              "datasets<extra></extra>"))
     if len(means):
         lo = float(means.to_numpy().min())
         fig.update_yaxes(range=[max(0.0, lo - 5), min(100.0, float(means.to_numpy().max()) + 2)])

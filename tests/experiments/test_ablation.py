@@ -15,7 +15,7 @@ from pudd_core.plots import ek_ablation_figure
 
 
 def test_configs_are_pudd_and_ek_at_the_three_thresholds_of_fig5():
-    cfgs = ek_ablation_configs("vfdt", [3, 4], datasets=["sine", "elec2"])
+    cfgs = ek_ablation_configs("vfdt", [3, 4], datasets=["sine", "elec2"], references=False)
     assert len(cfgs) == 2 * 2 * 2 * 3 * 2  # datasets × regimes × partitions × alphas × seeds
     assert {(c.detector, c.alpha) for c in cfgs} == {
         (d, a) for d in ("pudd", "ek") for a in (0.1, 1e-3, 1e-5)}
@@ -26,6 +26,13 @@ def test_configs_are_pudd_and_ek_at_the_three_thresholds_of_fig5():
     table1 = {c.key() for c in reproduction_configs(1, "vfdt", [3, 4], datasets=["sine", "elec2"],
                                                     detectors=["pudd-1", "pudd-3", "pudd-5"])}
     assert {c.key() for c in cfgs if c.detector == "pudd"} == table1
+    # the reference rows too: no detector on both streams, the oracle on sine (known drifts)
+    refs = [c for c in ek_ablation_configs("vfdt", [3, 4], datasets=["sine", "elec2"])
+            if c.detector in ("none", "oracle")]
+    assert {(c.dataset, c.detector) for c in refs} == {
+        ("sine", "none"), ("elec2", "none"), ("sine", "oracle")}
+    assert {c.key() for c in refs} == {c.key() for c in reproduction_configs(
+        1, "vfdt", [3, 4], datasets=["sine", "elec2"], detectors=["none", "oracle"])}
     with pytest.raises(ValueError, match="seeds"):
         ek_ablation_configs("gnb", 0)
 
@@ -37,7 +44,12 @@ def test_cells_are_means_over_seeds_of_real_runs(tmp_path):
     # without the configs, short streams are another protocol: left out of the report
     assert ek_ablation_cells(rows).empty
     cells = ek_ablation_cells(rows, cfgs)
-    assert cells["detector"].tolist() == ["pudd-3", "ek-3"]
+    assert cells["detector"].tolist() == ["pudd-3", "ek-3", "none", "oracle"]
+    # sea0 over 12 chunks has one true drift (chunk 10): the oracle alarms there, once
+    oracle = cells.set_index("detector").loc["oracle"]
+    assert (oracle.alarms, oracle.drifts, oracle.detected, oracle.delay) == (1, 1, 1, 0)
+    assert cells.set_index("detector").loc["none", "alarms"] == 0
+    cells = cells[~cells["detector"].isin(["none", "oracle"])]
     for det, name in (("pudd", "pudd-3"), ("ek", "ek-3")):
         expected = rows.loc[rows["detector"] == det, "accuracy"].mean() * 100
         assert cells.set_index("detector").loc[name, "ours"] == pytest.approx(expected)
@@ -82,6 +94,7 @@ def test_cli_fig5_runs_the_ablation_and_writes_its_report(tmp_path, capsys):
                  "--out", str(tmp_path)])
     assert code == 0
     cells = pd.read_csv(tmp_path / "fig5_ek.csv")
-    assert cells["detector"].tolist() == ["pudd-1", "ek-1", "pudd-3", "ek-3", "pudd-5", "ek-5"]
+    assert cells["detector"].tolist() == ["pudd-1", "ek-1", "pudd-3", "ek-3", "pudd-5", "ek-5",
+                                          "none", "oracle"]
     text = (tmp_path / "fig5_ek.md").read_text()
     assert "not the paper's protocol" in text and "| EK-5 |" in text
