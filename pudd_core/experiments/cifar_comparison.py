@@ -23,8 +23,13 @@ from numpy.typing import NDArray
 from pudd_core import _validation
 from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.experiments.runner import RunConfig, run_seeds
-from pudd_core.experiments.significance import FriedmanResult, friedman_nemenyi
-from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS
+from pudd_core.experiments.significance import (
+    FriedmanResult,
+    friedman_nemenyi,
+    holm,
+    wilcoxon_pair,
+)
+from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS, REFERENCES
 from pudd_core.streams import markov_interest_stream
 from pudd_core.streams.images import CIFAR10_CLASSES
 
@@ -35,10 +40,13 @@ if TYPE_CHECKING:
 
 __all__ = ["COMPARED", "IMAGES_PER_CLASS", "MAX_CHUNKS", "CifarComparison", "InterestDrift",
            "comparison_configs", "comparison_report", "default_classifier", "interest_drift",
-           "stream_seed"]
+           "merge_comparisons", "read_comparison", "stream_seed"]
 
 #: The figure's rows: PUDD-1/3/5, then the seven river baselines in the paper's order.
 COMPARED = (*PUDD_DETECTORS, *CLASSIC_DETECTORS)
+#: Every row a report may hold: the ranked ones, then the references (no detector, the oracle
+#: at the interest changes), which are never ranked.
+_ROWS = (*COMPARED, *REFERENCES)
 #: A drift counts as detected early when the first alarm in its segment is at most this many
 #: chunks after its first chunk (the issue's target: 2).
 EARLY = 2
@@ -218,7 +226,9 @@ def comparison_configs(
         ``None``: :func:`default_classifier` (ResNet-18 on a CUDA GPU, else the pretrained
         CNN); or any image classifier.
     detectors
-        A subset of :data:`COMPARED` in our names (``pudd-3``, ``ddm``, ...); default all ten.
+        A subset of :data:`COMPARED` and the references ``none`` (the classifier never
+        adapted) and ``oracle`` (adapted exactly at the interest changes), in our names
+        (``pudd-3``, ``ddm``, ...); default all twelve.
     n_chunks
         Shorter streams for a quick look (default: the paper's 100 chunks of 500 images).
 
@@ -226,23 +236,23 @@ def comparison_configs(
     --------
     >>> cfgs = comparison_configs([0, 1], classifier="pretrained-cnn")
     >>> len(cfgs), cfgs[0].detector, cfgs[0].alpha, cfgs[-1].detector, cfgs[-1].seed
-    (20, 'pudd', 0.1, 'pagehinkley', 1)
+    (24, 'pudd', 0.1, 'oracle', 1)
     >>> {c.regime for c in cfgs}, {c.dataset for c in cfgs}
     ({'incremental'}, {'cifar10-cd'})
     """
-    chosen = list(COMPARED) if detectors is None else list(detectors)
-    unknown = [d for d in chosen if d not in COMPARED]
+    chosen = list(_ROWS) if detectors is None else list(detectors)
+    unknown = [d for d in chosen if d not in _ROWS]
     if unknown or not chosen:
         raise _validation.ParameterError(
-            "detectors", f"detectors must be among {', '.join(COMPARED)}; got {chosen!r}",
-            COMPARED)
+            "detectors", f"detectors must be among {', '.join(_ROWS)}; got {chosen!r}",
+            _ROWS)
     seed_list = [int(s) for s in seeds]
     if not seed_list or min(seed_list) < 0 or len(set(seed_list)) != len(seed_list):
         raise _validation.ParameterError(
             "seeds", f"seeds must be distinct non-negative integers, got {list(seeds)!r}")
     name = classifier or default_classifier()
     out: list[RunConfig] = []
-    for det in (d for d in COMPARED if d in chosen):
+    for det in (d for d in _ROWS if d in chosen):
         pudd = det in PUDD_DETECTORS
         out.extend(RunConfig(
             "cifar10-cd", name, "pudd" if pudd else det,
@@ -357,15 +367,61 @@ class CifarComparison:
                 f"Paired by seed (every detector sees the same stream per seed), average ranks "
                 f"of the accuracy, 1 = best: {order}. {ranked.caption()}",
             ]
+        lines += self._reading()
         lines += [
             "",
             "Accuracy: per run the mean per-chunk accuracy over the tested chunks, then the "
             "mean (± standard deviation) over seeds. A true drift is a chunk whose positive "
             "classes differ from the previous chunk's; the first alarm in its segment detects "
             f"it (`evaluation.match_alarms`), early when at most {EARLY} chunks late; the other "
-            "alarms are false alarms.",
+            "alarms are false alarms. Rows marked (ref.) are references, not ranked: the same "
+            "classifier with no detector (never adapted), and the oracle, adapted exactly at "
+            "each interest change.",
         ]
         return "\n".join(lines) + "\n"
+
+    def _reading(self) -> list[str]:
+        """How to read the table, every number computed from the cells."""
+        c = self.cells
+        ranked = c[~c["detector"].isin(REFERENCES)]
+        if ranked.empty:
+            return []
+        best = ranked.loc[ranked["accuracy"].idxmax()]
+        worst = ranked.loc[ranked["accuracy"].idxmin()]
+        text = (f"Reading it: the ranked rows' accuracies lie within "
+                f"{best.accuracy - worst.accuracy:.2f} points of each other ({best['name']} "
+                f"{best.accuracy:.2f}, {worst['name']} {worst.accuracy:.2f})")
+        if len(self.seeds) > 1:
+            text += (f"; each row's standard deviation over seeds is {ranked['std'].min():.1f}"
+                     f"-{ranked['std'].max():.1f} points, as every seed is a different stream")
+        text += "."
+        refs = c.set_index("detector")
+        if "none" in refs.index:
+            none = float(refs.loc["none", "accuracy"])
+            low = ranked[ranked["accuracy"] <= none + 1e-9]
+            text += (f" With no detector at all the same classifier scores {none:.2f}: "
+                     + (f"{len(low)} of the {len(ranked)} ranked rows are at or below it ("
+                        + ", ".join(low["name"]) + ")" if len(low) else
+                        f"every ranked row beats it, by {ranked['accuracy'].min() - none:.2f} "
+                        f"to {ranked['accuracy'].max() - none:.2f} points") + ".")
+        if "oracle" in refs.index:
+            text += (f" Adapted exactly at the {int(refs.loc['oracle', 'drifts'])} interest "
+                     f"changes (the oracle) it scores {float(refs.loc['oracle', 'accuracy']):.2f}.")
+        lines = ["", text]
+        ranks = self.ranks()
+        if ranks is not None:
+            table = _ranked(seed_accuracies(c)).dropna()
+            top = next(d for d in ranks.ranks.index if d in PUDD_DETECTORS) \
+                if any(d in PUDD_DETECTORS for d in ranks.ranks.index) else ranks.ranks.index[0]
+            others = [d for d in ranks.ranks.index if d != top]
+            pairs = [wilcoxon_pair(table, top, d) for d in others]
+            adjusted = holm([p.p_value for p in pairs])
+            lines += ["", f"Paired by seed, {DISPLAY_NAMES[top]} (the best-ranked PUDD) against "
+                      "each other ranked row: seeds won-lost and the two-sided Wilcoxon "
+                      f"signed-rank p, Holm-adjusted over the {len(pairs)} comparisons: "
+                      + "; ".join(f"{DISPLAY_NAMES[p.b]} {p.wins}-{p.losses}, p = {q:.2g}"
+                                  for p, q in zip(pairs, adjusted, strict=True)) + "."]
+        return lines
 
     def ranks(self, alpha: float = 0.05) -> FriedmanResult | None:
         """:func:`paired_ranks` of the cells.
@@ -427,12 +483,17 @@ def paired_ranks(cells: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | N
 
     ``cells``: a report's cells or its CSV read back. None with fewer than two seeds that
     every detector ran, or fewer than 3 detectors; ValueError for cells without
-    ``seed_accuracy``.
+    ``seed_accuracy``. The reference rows are left out: they are not ranked.
     """
-    table = seed_accuracies(cells).dropna()
+    table = _ranked(seed_accuracies(cells)).dropna()
     if len(table) < 2 or table.shape[1] < 3:
         return None
     return friedman_nemenyi(table, alpha=alpha, blocks=f"{len(table)} seeds")
+
+
+def _ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """The ranked detectors' columns: the references are never ranked."""
+    return table[[c for c in table.columns if c not in REFERENCES]]
 
 
 def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarComparison:
@@ -460,7 +521,7 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
     drifts = {s: interest_drift(s, n_chunks=n_chunks) for s in seeds}
     labels = [_label(d, a) for d, a in zip(ok["detector"], ok["alpha"], strict=True)]
     rows = []
-    for det in (d for d in COMPARED if d in labels):
+    for det in (d for d in _ROWS if d in labels):
         part = ok[[lab == det for lab in labels]]
         early = found = n_drifts = false = 0
         for r in part.itertuples(index=False):
@@ -488,6 +549,97 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
     return CifarComparison(
         str(ok["classifier"].iloc[0]), n_chunks, seeds, pd.DataFrame(rows), majority,
         int((runs["status"] != "ok").sum()), device, float(ok["elapsed_s"].sum()))
+
+
+def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
+    """A report as :meth:`CifarComparison.save` wrote it, and the command its Markdown names.
+
+    The cells come from the CSV; the device, the run time and the command from the Markdown
+    beside it, where there; the majority rate is computed again from the seeds.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``csv``.
+    ValueError
+        The file is not such a report (a column missing, several classifiers, an unknown row).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> report = comparison_report(_example_runs(), device="cpu")
+    >>> _, csv = report.save(tempfile.mkdtemp(), "the command")
+    >>> back, command = read_comparison(csv)
+    >>> back.cells.equals(report.cells), back.seeds, back.device, command
+    (True, (0, 1), 'cpu', 'the command')
+    """
+    import re
+
+    import pandas as pd
+
+    path = Path(csv)
+    if not path.is_file():
+        raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
+    what = f"{path} is not a CIFAR-10-CD comparison as `reproduce --table cifar` writes it"
+    try:
+        cells = pd.read_csv(path, dtype={"seeds": str, "seed_accuracy": str})
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{what}: {' '.join(str(err).split())}") from None
+    missing = [c for c in ("detector", "accuracy", "classifier", "n_chunks", "seeds",
+                           "seed_accuracy") if c not in cells]
+    if missing or cells.empty:
+        raise ValueError(f"{what}: " + (f"no column {', '.join(missing)}" if missing
+                                         else "no rows"))
+    for name in ("classifier", "n_chunks", "seeds"):
+        if cells[name].nunique() != 1:
+            raise ValueError(f"{what}: its rows have several {name} values")
+    unknown = sorted(set(cells["detector"]) - set(_ROWS))
+    if unknown:
+        raise ValueError(f"{what}: unknown row(s) {', '.join(unknown)}")
+    seeds = tuple(int(x) for x in str(cells["seeds"].iloc[0]).split())
+    n_chunks = int(cells["n_chunks"].iloc[0])
+    md = path.with_suffix(".md")
+    text = md.read_text(encoding="utf-8", errors="replace") if md.is_file() else ""
+    device = re.search(r"^- Classifier: `[^`]+` on (\S+?)[ .(]", text, re.M)
+    timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
+    command = re.search(r"^- Command: `(.*)`$", text, re.M)
+    majority = float(np.mean([100 * interest_drift(s, n_chunks=n_chunks).majority_rates()[1:]
+                              .mean() for s in seeds]))
+    return CifarComparison(
+        str(cells["classifier"].iloc[0]), n_chunks, seeds, cells, majority, 0,
+        device.group(1) if device else "", 60 * float(timed.group(1)) if timed else math.nan,
+    ), command.group(1) if command else ""
+
+
+def merge_comparisons(base: CifarComparison, added: CifarComparison) -> CifarComparison:
+    """``base`` with ``added``'s rows put in: a row of both is ``added``'s, the others kept.
+
+    Raises a ``ParameterError`` (``add``) unless both ran the same classifier, stream length
+    and seeds: a comparison is paired by seed, so its rows must share them.
+
+    Examples
+    --------
+    >>> runs = _example_runs()
+    >>> base = comparison_report(runs[runs["detector"] == "pudd"])
+    >>> more = comparison_report(runs[runs["detector"] == "ddm"])
+    >>> merge_comparisons(base, more).cells["detector"].tolist()
+    ['pudd-3', 'ddm']
+    """
+    import pandas as pd
+
+    for name in ("classifier", "n_chunks", "seeds"):
+        if getattr(base, name) != getattr(added, name):
+            raise _validation.ParameterError(
+                "add", f"--add: the report in --out has {name} {getattr(base, name)!r}, these "
+                       f"runs {getattr(added, name)!r}: a comparison pairs its rows by seed, "
+                       "so run the same classifier, --n-chunks and --seeds as the report")
+    kept = base.cells[~base.cells["detector"].isin(set(added.cells["detector"]))]
+    cells = pd.concat([kept, added.cells], ignore_index=True)
+    order = {d: i for i, d in enumerate(_ROWS)}
+    cells = cells.sort_values("detector", key=lambda s: s.map(order)).reset_index(drop=True)
+    return CifarComparison(base.classifier, base.n_chunks, base.seeds, cells, base.majority,
+                           base.n_errors + added.n_errors, base.device or added.device,
+                           base.wall_s + added.wall_s)
 
 
 def _example_runs() -> pd.DataFrame:

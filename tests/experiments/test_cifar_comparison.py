@@ -11,6 +11,8 @@ from pudd_core.experiments.cifar_comparison import (
     comparison_configs,
     comparison_report,
     default_classifier,
+    merge_comparisons,
+    read_comparison,
     seed_accuracies,
 )
 from pudd_core.experiments.evaluation import match_alarms
@@ -19,6 +21,8 @@ from pudd_core.views.cifar import interest_drift
 
 def test_every_detector_runs_on_the_same_seeds_incrementally_pudd_as_its_three_thresholds():
     cfgs = comparison_configs([3, 5], classifier="pretrained-cnn", n_chunks=30)
+    assert [c.detector for c in cfgs[20:]] == ["none", "none", "oracle", "oracle"]  # refs last
+    cfgs = cfgs[:20]
     assert len(cfgs) == 2 * len(COMPARED) == 20
     assert [(c.detector, c.alpha) for c in cfgs[:6:2]] == [
         ("pudd", 0.1), ("pudd", 1e-3), ("pudd", 1e-5)]
@@ -125,3 +129,52 @@ def test_a_report_without_seed_accuracies_is_refused_by_name():
         columns="seed_accuracy")
     with pytest.raises(ValueError, match="no seed_accuracy column"):
         seed_accuracies(cells)
+
+
+def test_the_references_are_scored_beside_the_ranking_but_never_ranked(tmp_path):
+    truth = {s: interest_drift(s, n_chunks=50).drift_chunks for s in (0, 1, 2)}
+    alarms = {(d, 1e-3, s): [] for d in ("pudd", "ddm", "adwin") for s in (0, 1, 2)}
+    alarms.update({("none", 1e-3, s): [] for s in (0, 1, 2)})
+    alarms.update({("oracle", 1e-3, s): list(truth[s]) for s in (0, 1, 2)})
+    rows = _rows(alarms)
+    # no detector: 0.805 on every seed, between DDM (0.80x) and PUDD-3 (0.82x)
+    rows["accuracy"] += rows["detector"].map({"pudd": 0.02, "adwin": 0.01, "ddm": 0.0,
+                                              "none": 0.005, "oracle": 0.03})
+    report = comparison_report(rows)
+    cells = report.cells.set_index("detector")
+    assert list(cells.index) == ["pudd-3", "adwin", "ddm", "none", "oracle"]
+    n = sum(map(len, truth.values()))
+    assert (cells.loc["oracle", "early"], cells.loc["oracle", "false_alarms"]) == (n, 0)
+    assert cells.loc["none", "alarms"] == 0
+    assert set(report.ranks().ranks.index) == {"pudd-3", "adwin", "ddm"}
+    text = report.markdown()
+    none = cells.loc["none", "accuracy"]
+    low = [cells.loc[d, "name"] for d in ("pudd-3", "adwin", "ddm")
+           if cells.loc[d, "accuracy"] <= none + 1e-9]
+    assert low == ["DDM"]
+    assert (f"With no detector at all the same classifier scores {none:.2f}: 1 of the 3 "
+            "ranked rows are at or below it (DDM).") in text
+    assert f"(the oracle) it scores {cells.loc['oracle', 'accuracy']:.2f}." in text
+    assert "PUDD-3 (the best-ranked PUDD) against each other ranked row" in text
+    assert "ADWIN 3-0, p = " in text and "DDM 3-0, p = " in text
+
+
+def test_a_saved_report_reads_back_and_the_references_merge_in(tmp_path):
+    alarms = {(d, 1e-3, s): [] for d in ("pudd", "ddm") for s in (0, 1)}
+    base = comparison_report(_rows(alarms), device="cpu")
+    base.save(tmp_path, "first command")
+    back, command = read_comparison(tmp_path / "cifar10_cd.csv")
+    pd.testing.assert_frame_equal(back.cells, base.cells, check_dtype=False)
+    assert (back.seeds, back.device, command, back.majority) == (
+        base.seeds, "cpu", "first command", pytest.approx(base.majority))
+    refs = comparison_report(_rows({("none", 1e-3, s): [] for s in (0, 1)}))
+    merged = merge_comparisons(back, refs)
+    assert merged.cells["detector"].tolist() == ["pudd-3", "ddm", "none"]
+    pd.testing.assert_frame_equal(
+        merged.cells.iloc[:2].reset_index(drop=True), base.cells, check_dtype=False)
+    other_seeds = comparison_report(_rows({("none", 1e-3, s): [] for s in (0, 2)}))
+    with pytest.raises(ParameterError, match="pairs its rows by seed"):
+        merge_comparisons(back, other_seeds)
+    (tmp_path / "x.csv").write_text("detector,accuracy\npudd-3,80\n")
+    with pytest.raises(ValueError, match="no column classifier"):
+        read_comparison(tmp_path / "x.csv")
