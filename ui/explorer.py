@@ -172,7 +172,9 @@ def settings() -> Settings:
     mid[3].multiselect("Baseline detectors beside PUDD", list(compared_detectors()),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
                        help="Each runs on its own copy of the classifier, adapted at its own "
-                            "alarms; all get the same stream and seed (sidebar).")
+                            "alarms; all get the same stream and seed (sidebar). The two "
+                            "references are not detectors: the model never adapted, and the "
+                            "model adapted exactly at the true drifts (synthetic streams).")
     with st.container(border=True):
         chosen = pudd_settings.settings_controls()
 
@@ -198,6 +200,9 @@ def settings() -> Settings:
         chunk_size=int(state.get(state.EXPLORER_CHUNK_SIZE)),
         n_chunks=None if n_chunks is None else int(n_chunks),
     )
+    if config.dropped:
+        below.caption(f"The oracle is not run here: {DETECTORS['oracle']} adapts at the "
+                      "stream's true drifts, and this stream's are unknown.")
     return Settings(config, upload, slots, band)
 
 

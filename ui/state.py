@@ -343,7 +343,8 @@ OLD_NAMES[EXPLORER_SETTINGS] = QueryParam(  # before side-by-side settings: ?alp
 EXPLORER_SEEDS = _value("explorer_seeds", 1, "seeds", "explorer", _int_in(1, 10))
 EXPLORER_SEED_VIEW = _value("explorer_seed_view", "band", "seed_view", "explorer",
                             _one_of(lambda: ("band", "one")))  # several seeds: band or one
-EXPLORER_BASELINES = _value("explorer_baselines", ("adwin", "ddm"), "baselines", "explorer",
+EXPLORER_BASELINES = _value("explorer_baselines", ("adwin", "ddm", "none", "oracle"),
+                            "baselines", "explorer",
                             _some_of(_explorer_baselines), ",".join)
 EXPLORER_CHUNK_SIZE = _value("explorer_chunk_size", 1000, "chunk_size", "explorer",
                              _int_in(10, 100_000))

@@ -239,8 +239,8 @@ _ENTRIES: dict[str, DetectorSpec] = {
     **{name: _river(spec) for name, spec in BASELINES.items()},
     "mcd-dd": DetectorSpec("MCD-DD (label-free, on the features; SOTA, Table 2)", "features",
                            _features_adapter, MCDDD),
-    "none": DetectorSpec("No adaptation", "reference", _no_alarms),
-    "oracle": DetectorSpec("Oracle (true drifts)", "reference", _true_drifts),
+    "none": DetectorSpec("No detector (ref.)", "reference", _no_alarms, colour="#222222"),
+    "oracle": DetectorSpec("Oracle (ref.)", "reference", _true_drifts, colour="#9A9A9A"),
 }
 
 

@@ -187,18 +187,24 @@ def reproduction_configs(
 
 
 def drifts_known(dataset: str) -> bool:
-    """Whether ``dataset``'s true drift chunks are known (synthetic streams).
+    """Whether ``dataset``'s true drift chunks are known (synthetic streams, CIFAR-10-CD).
 
-    Only then do an oracle row and detected / false-alarm / delay counts apply.
+    Only then do an oracle row and detected / false-alarm / delay counts apply. A name the
+    registry does not know (a user's stream) has none known.
 
     Examples
     --------
-    >>> drifts_known("sea0"), drifts_known("elec2")
-    (True, False)
+    >>> drifts_known("sea0"), drifts_known("elec2"), drifts_known("cifar10-cd")
+    (True, False, True)
     """
+    from pudd_core._validation import ParameterError
     from pudd_core.streams import get_info
 
-    return get_info(dataset).kind == "synthetic"
+    try:
+        truth = get_info(dataset).ground_truth
+    except ParameterError:
+        return False
+    return not truth.startswith("none")
 
 
 def detector_label(detector: str, alpha: float) -> str:

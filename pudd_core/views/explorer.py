@@ -309,14 +309,17 @@ class Comparison:
 def compared_detectors() -> tuple[str, ...]:
     """The detectors the explorer can run beside PUDD: those fed the errors or the features.
 
-    The registry's river baselines, then MCD-DD (Table 2's label-free SOTA detector).
+    The registry's river baselines, then MCD-DD (Table 2's label-free SOTA detector), then the
+    references: the same model with no detector, and the oracle adapting at the stream's true
+    drifts (only where they are known: :meth:`ExplorerConfig.dropped` says when it was left
+    out).
 
     Examples
     --------
-    >>> compared_detectors()[-2:]
-    ('pagehinkley', 'mcd-dd')
+    >>> compared_detectors()[-4:]
+    ('pagehinkley', 'mcd-dd', 'none', 'oracle')
     """
-    return detector_names("errors", "features")
+    return detector_names("errors", "features", "reference")
 
 
 @dataclass(frozen=True)
@@ -332,8 +335,9 @@ class ExplorerConfig:
     settings
         One to four :class:`PUDDSetting`, each its own run; their labels must differ.
     baselines
-        Detectors run beside PUDD, each on its own model: the river baselines and the
-        label-free SOTA detector MCD-DD (:func:`compared_detectors`).
+        Detectors run beside PUDD, each on its own model: the river baselines, the
+        label-free SOTA detector MCD-DD and the references (:func:`compared_detectors`); the
+        oracle is left out (``dropped``) on a stream whose drifts are unknown.
     seeds
         Runs over seeds ``seed .. seed + seeds - 1`` (at most ``MAX_SEEDS``).
     chunk_size, n_chunks
@@ -353,11 +357,13 @@ class ExplorerConfig:
     classifier: str = "gnb"
     regime: Regime = "incremental"
     settings: tuple[PUDDSetting, ...] = (PUDDSetting(),)
-    baselines: tuple[str, ...] = ("adwin", "ddm")
+    baselines: tuple[str, ...] = ("adwin", "ddm", "none", "oracle")
     seed: int = 0
     seeds: int = 1
     chunk_size: int | None = 1000
     n_chunks: int | None = None
+    dropped: tuple[str, ...] = field(default=(), init=False, compare=False)
+    """Baselines asked for but not run: the oracle on a stream whose drifts are unknown."""
 
     def __post_init__(self) -> None:
         compared = compared_detectors()
@@ -365,7 +371,12 @@ class ExplorerConfig:
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(compared)}")
-        object.__setattr__(self, "baselines", tuple(b for b in compared if b in self.baselines))
+        from pudd_core.experiments.reproduce import drifts_known
+
+        known = "oracle" not in self.baselines or drifts_known(self.dataset)
+        object.__setattr__(self, "baselines", tuple(
+            b for b in compared if b in self.baselines and (b != "oracle" or known)))
+        object.__setattr__(self, "dropped", () if known else ("oracle",))
         if not 1 <= len(self.settings) <= MAX_SETTINGS:
             raise _validation.ParameterError(
                 "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")
@@ -614,7 +625,9 @@ def explorer_view(pudd: RunResult, baselines: Sequence[RunResult], cursor: int) 
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
     >>> v = explorer_view(runs[0], runs[1:], 21)
     >>> v.last, v.chunk_index[-1], list(v.error_rate), v.alarms["PUDD"], v.true_drifts
-    (24, 21, ['PUDD', 'ADWIN', 'DDM'], (20,), (10, 20))
+    (24, 21, ['PUDD', 'ADWIN', 'DDM', 'No detector (ref.)', 'Oracle (ref.)'], (20,), (10, 20))
+    >>> v.alarms["Oracle (ref.)"], v.alarms["No detector (ref.)"]  # the true drifts; none
+    ((10, 20), ())
     >>> v.chunk.adapted, v.window_chunk  # no test on the chunk after an alarm
     (True, 20)
     """
@@ -655,7 +668,8 @@ def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.Da
     Examples
     --------
     >>> from pudd_core.experiments.runner import run_experiment
-    >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=12).run_configs()]
+    >>> cfg = ExplorerConfig(n_chunks=12, baselines=("adwin", "ddm"))
+    >>> runs = [run_experiment(c) for c in cfg.run_configs()]
     >>> frame = run_log_frame(runs[0], runs[1:])
     >>> len(frame), list(frame.columns[-3:])
     (11, ['alarm_ddm', 'error_rate_ddm', 'detections_ddm'])
@@ -688,10 +702,12 @@ def summary_frame(runs: Sequence[RunResult], labels: Sequence[str] = ()) -> pd.D
     >>> from pudd_core.experiments.runner import run_experiment
     >>> runs = [run_experiment(c) for c in ExplorerConfig(n_chunks=25).run_configs()]
     >>> summary_frame(runs)[["alarms", "missed", "false alarms"]]
-           alarms  missed  false alarms
-    PUDD        1       1             0
-    ADWIN       1       1             0
-    DDM         4       1             3
+                        alarms  missed  false alarms
+    PUDD                     1       1             0
+    ADWIN                    1       1             0
+    DDM                      4       1             3
+    No detector (ref.)       0       2             0
+    Oracle (ref.)            2       0             0
     """
     frame = runs_frame(runs)
     out = frame[["n_alarms", "accuracy", "mean_delay", "missed", "false_alarms"]].round(

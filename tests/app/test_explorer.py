@@ -47,15 +47,18 @@ def test_the_explorer_opens_with_the_default_run_and_its_charts() -> None:
     assert _chunk(at) == "1 / 29"
     charts = _charts(at)
     names = [t.get("name") for t in charts["explorer_trace"]["data"]]
-    assert names[:3] == ["DDM error rate", "ADWIN error rate", "PUDD-3 error rate"]
-    assert {"True drift", "PUDD-3 alarm", "ADWIN alarm", "DDM alarm"} <= set(names)
+    assert names[:5] == ["Oracle (ref.) error rate", "No detector (ref.) error rate",
+                         "DDM error rate", "ADWIN error rate", "PUDD-3 error rate"]
+    assert {"True drift", "PUDD-3 alarm", "ADWIN alarm", "DDM alarm",
+            "Oracle (ref.) alarm"} <= set(names)
     pudd = trace_named(charts["explorer_trace"], "PUDD-3 error rate")
     assert pudd["x"] == list(range(1, 30)) and pudd["meta"] == "prefix"  # cut by the browser
     assert charts["explorer_trace"]["layout"]["xaxis"]["range"] == [0.5, 29.5]
     assert [t.get("name") for t in charts["explorer_min_p"]["data"]] == [
         "PUDD-3 min p", "threshold α = 1e-03"]
     assert at.select_slider(key=ALPHA).value == 3
-    assert list(at.multiselect(key="w_explorer_baselines").value) == ["adwin", "ddm"]
+    assert list(at.multiselect(key="w_explorer_baselines").value) == [
+        "adwin", "ddm", "none", "oracle"]
     assert not at.error
 
 
