@@ -67,7 +67,7 @@ def test_the_default_link_is_written_back_to_the_address_bar() -> None:
     assert {k: at.query_params[k] for k in ("dataset", "classifier", "regime", "pudd",
                                             "baselines", "chunk_size", "chunk", "seed")} == {
         "dataset": "sea0", "classifier": "gnb", "regime": "incremental", "pudd": "3",
-        "baselines": "adwin,ddm", "chunk_size": "1000", "chunk": "1", "seed": "0"}
+        "baselines": "adwin,ddm,none,oracle", "chunk_size": "1000", "chunk": "1", "seed": "0"}
 
 
 # --- where the player is ------------------------------------------------------------------------
@@ -151,7 +151,8 @@ def test_a_link_reopens_the_same_run_with_every_setting() -> None:
 
 def test_a_bad_link_value_is_ignored_with_a_warning() -> None:
     at = _open({"baselines": "adwin,magic", "alpha": "42"})
-    assert list(at.multiselect(key="w_explorer_baselines").value) == ["adwin", "ddm"]
+    assert list(at.multiselect(key="w_explorer_baselines").value) == [
+        "adwin", "ddm", "none", "oracle"]  # the default
     assert at.select_slider(key=ALPHA).value == 3
     warnings = " ".join(w.value for w in at.sidebar.warning)
     assert "baselines=adwin,magic" in warnings and "alpha=42" in warnings
@@ -270,8 +271,8 @@ def test_long_runs_wait_for_run_and_then_show_the_charts(monkeypatch: pytest.Mon
     at = _open({"seed": "11"})  # a selection no other test has computed
     assert not at.get("component_instance")
     [run] = [b for b in at.button if b.label.startswith("Run")]
-    assert run.label == "Run 3 runs"
-    assert any("3 runs to compute" in c.value for c in at.main.caption)
+    assert run.label == "Run 5 runs"  # PUDD, ADWIN, DDM and the two references
+    assert any("5 runs to compute" in c.value for c in at.main.caption)
     run.click().run(timeout=TIMEOUT)
     assert not at.exception
     assert _chunk(at) == "1 / 29"
@@ -335,11 +336,11 @@ def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.Mon
     at.switch_page(PAGE).run(timeout=TIMEOUT)  # and comes back
     assert not at.exception
     assert calls == ["pudd"]  # nothing started by itself
-    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
-    assert any(c.value.startswith("Stopped: 0 of 3 runs") for c in at.main.caption)
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 5 runs"]
+    assert any(c.value.startswith("Stopped: 0 of 5 runs") for c in at.main.caption)
     at.number_input(key="w_explorer_n_chunks").set_value(4000).run(timeout=TIMEOUT)
     assert calls == ["pudd"]  # another long configuration does not start either
-    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 3 runs"]
+    assert [b.label for b in at.button if b.label.startswith("Run")] == ["Run 5 runs"]
 
 
 def _no_markdown_link(text: str) -> bool:
@@ -424,7 +425,8 @@ def test_runs_computed_at_once_are_shown_and_not_computed_again(
 ) -> None:
     at = _open({"seed": "23"})  # a selection no other test has computed
     assert not at.exception and not at.error
-    assert [len(c) for c in at_once["at_once"]] == [3]  # PUDD-3, ADWIN, DDM in one call
+    # PUDD-3, ADWIN, DDM and the two references in one call
+    assert [len(c) for c in at_once["at_once"]] == [5]
     assert at_once["one_by_one"] == []  # the loop found them all cached
     assert _chunk(at) == "1 / 29"
     # the same runs one by one, in a fresh process's way: the page's numbers are theirs
@@ -445,7 +447,7 @@ def test_a_failure_at_once_falls_back_to_one_by_one(
     monkeypatch.setattr(ui.explorer, "run_experiments", broken)
     at = _open({"seed": "24"})
     assert not at.exception and not at.error
-    assert len(at_once["one_by_one"]) == 3
+    assert len(at_once["one_by_one"]) == 5
     assert _chunk(at) == "1 / 29"
 
 
