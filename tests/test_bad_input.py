@@ -434,7 +434,7 @@ def test_cli_debug_shows_the_traceback(cli_dir):
 def test_cli_yates_false_turns_yates_off(tmp_path, capsys):
     import json
 
-    from pudd_core.__main__ import main
+    from pudd_core.cli import main
 
     common = ["run", "--n-chunks", "30", "--json", "--store", str(tmp_path), "--executor",
               "serial"]

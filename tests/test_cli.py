@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 
 
 def test_run_prints_the_summary_as_json(tmp_path, capsys):
@@ -92,7 +92,7 @@ def test_run_takes_the_dask_executor_and_a_cluster_address(tmp_path, monkeypatch
 
 
 def test_executor_choices_match_the_grid_module():
-    from pudd_core.__main__ import _EXECUTORS
+    from pudd_core.cli._shared import EXECUTORS as _EXECUTORS
     from pudd_core.experiments.grid import EXECUTORS
 
     assert _EXECUTORS == EXECUTORS

@@ -203,7 +203,7 @@ LAYERS: dict[str, int] = {
     "pudd_core.experiments": 3, "pudd_core.monitoring": 3,
     "pudd_core.views": 4,
     "pudd_core.plots": 5,
-    "pudd_core.__main__": 6, "ui": 6,
+    "pudd_core.__main__": 6, "pudd_core.cli": 6, "ui": 6,
     "pages": 7, "app": 7,
 }
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from pudd_core import monitor
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pudd_core import monitor
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 from pudd_core._validation import ParameterError
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from river.forest import AMFClassifier as RiverAMF
 
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 from pudd_core.classifiers import (
     ADLTERClassifier,
     AMFClassifier,

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pudd_core.__main__ import build_parser, main
+from pudd_core.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 

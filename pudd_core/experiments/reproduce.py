@@ -760,6 +760,32 @@ def _report_error(path: Path, what: str) -> ValueError:
     return ValueError(f"{path} is not a reproduction report as `reproduce` writes it: {what}")
 
 
+def _read_report_markdown(
+        md: Path) -> tuple[tuple[str, ...], float, frozenset[int] | None]:
+    """A report's Markdown, if there: its caveats, run time (s) and the seeds its header names.
+
+    Without the file: no caveats, an unknown (NaN) run time and no seeds.
+    """
+    import re
+
+    caveats: tuple[str, ...] = ()
+    run_seconds = float("nan")
+    header_seeds: frozenset[int] | None = None
+    if md.is_file():
+        text = md.read_text(encoding="utf-8", errors="replace")
+        found_caveats = re.search(r"## Caveats\n\n(.*?)(?:\n\n## |\Z)", text, re.S)
+        if found_caveats:
+            caveats = tuple(line[2:] for line in found_caveats.group(1).splitlines()
+                            if line.startswith("- "))
+        timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
+        if timed:
+            run_seconds = 60 * float(timed.group(1))
+        named = re.search(r"^- Seeds: ([0-9, -]+) \(", text, re.M)
+        if named:
+            header_seeds = _parse_seed_text(named.group(1))
+    return caveats, run_seconds, header_seeds
+
+
 def read_report(csv: str | os.PathLike[str], table: int,
                 classifier: str) -> ReproductionReport:
     """A report as :meth:`ReproductionReport.save` wrote it, checked to be ``table``'s.
@@ -791,8 +817,6 @@ def read_report(csv: str | os.PathLike[str], table: int,
     ...
     ValueError: ...table1_gnb.csv is a report of Table 1 with gnb, not of Table 1 with vfdt
     """
-    import re
-
     import pandas as pd
 
     layout = _layout(table, classifier)
@@ -862,22 +886,7 @@ def read_report(csv: str | os.PathLike[str], table: int,
             f"{path} is not a report of Table {table} with {classifier}: its paper number for "
             f"{' / '.join(cell)} is {mine[cell]}, the paper's is {expected[cell]} (a report "
             "of another table or classifier, renamed?)")
-    md = path.with_suffix(".md")
-    caveats: tuple[str, ...] = ()
-    run_seconds = float("nan")
-    header_seeds: frozenset[int] | None = None
-    if md.is_file():
-        text = md.read_text(encoding="utf-8", errors="replace")
-        found_caveats = re.search(r"## Caveats\n\n(.*?)(?:\n\n## |\Z)", text, re.S)
-        if found_caveats:
-            caveats = tuple(line[2:] for line in found_caveats.group(1).splitlines()
-                            if line.startswith("- "))
-        timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
-        if timed:
-            run_seconds = 60 * float(timed.group(1))
-        named = re.search(r"^- Seeds: ([0-9, -]+) \(", text, re.M)
-        if named:
-            header_seeds = _parse_seed_text(named.group(1))
+    caveats, run_seconds, header_seeds = _read_report_markdown(path.with_suffix(".md"))
     if "seeds" not in cells:  # written before reports named each cell's seeds
         known = (header_seeds is not None) & (cells["n_seeds"] == len(header_seeds or ()))
         cells["seeds"] = [_seed_text(sorted(header_seeds or ())) if k and n else ""

@@ -349,6 +349,85 @@ def _sorted_values(values: NDArray[Any]) -> list[Any]:
         return sorted(distinct, key=str)
 
 
+def _read_table(path_or_buffer: Source, label: str, chunk_size: int, *, format: Format,
+                max_rows: int, max_bytes: int) -> tuple[pd.DataFrame, str, bool]:
+    """The file's table with text column names, its name and whether it is Parquet.
+
+    Refuses what no stream can come from: an unreadable or too large file, duplicate names,
+    no ``label`` column, fewer rows than one chunk, a missing value anywhere.
+    """
+    raw, source_name = _read_bytes(path_or_buffer, max_bytes)
+    parquet = _choose_format(format, raw, source_name)
+    df = (_read_parquet if parquet else _read_csv)(raw, source_name, max_rows)
+    del raw
+    if len(df) > max_rows:
+        raise ParameterError("upload", f"{source_name} has more than max_rows={max_rows} rows")
+    columns = [str(c) for c in df.columns]
+    _check_names(columns, source_name)  # 1 and "1" in Parquet are one name here
+    df.columns = columns
+    if label not in columns:
+        listed = ", ".join(repr(c) for c in columns)
+        raise ParameterError("label",
+                             f"label column {label!r} not found; the columns are: {listed}")
+    n = len(df)
+    if n < chunk_size:
+        raise ParameterError(
+            "chunk_size", f"{source_name} has {n} rows, fewer than one chunk of {chunk_size}")
+    missing = df.isna().to_numpy()
+    if missing.any():
+        row, col = (int(i) for i in np.argwhere(missing)[0])
+        what = "label" if columns[col] == label else "feature"
+        raise ParameterError(
+            "label" if what == "label" else "upload",
+            f"missing value (NaN) in {what} column {columns[col]!r} at {_where(row, parquet)}"
+        )
+    return df, source_name, parquet
+
+
+def _encode_labels(label_values: NDArray[Any], label: str,
+                   parquet: bool) -> tuple[dict[Any, int], NDArray[np.int64]]:
+    """Class value -> 0 .. C - 1 in sorted order, and each row's class index.
+
+    Refuses an infinite value, non-integer numbers (a continuous column) and a single class.
+    """
+    if label_values.dtype.kind == "f":  # _read_table refuses NaN: non-finite means infinite
+        infinite = np.flatnonzero(np.isinf(label_values))
+    else:  # floats can hide in an object column (Parquet); other kinds hold none
+        infinite = np.flatnonzero([isinstance(v, float | np.floating) and not np.isfinite(v)
+                                   for v in label_values] if label_values.dtype.kind == "O"
+                                  else [])
+    if infinite.size:
+        raise ParameterError(
+            "label",
+            f"non-finite value {label_values[infinite[0]]} in label column {label!r} at "
+            f"{_where(infinite[0], parquet)}"
+        )
+    if label_values.dtype.kind == "f":
+        fractional = np.flatnonzero(label_values != np.round(label_values))
+        if fractional.size:
+            distinct = len(np.unique(label_values))
+            first = int(fractional[0])
+            raise ParameterError(
+                "label",
+                f"label column {label!r} holds non-integer numbers ({distinct} distinct values, "
+                f"e.g. {float(label_values[first])!r} at {_where(first, parquet)}): "
+                "it looks continuous (a measurement or regression target), and PUDD needs class "
+                "labels; pick the column that holds the classes, or bin the values first")
+    classes = _sorted_values(label_values)
+    if len(classes) < 2:
+        raise ParameterError(
+            "label",
+            f"label column {label!r} has a single class ({classes[0]!r}); "
+            "a stream needs two or more"
+        )
+    mapping = {c: i for i, c in enumerate(classes)}
+    y = np.array(
+        [mapping[v.item() if isinstance(v, np.generic) else v] for v in label_values],
+        dtype=np.int64,
+    )
+    return mapping, y
+
+
 def stream_from_csv(
     path_or_buffer: Source,
     *,
@@ -408,72 +487,14 @@ def stream_from_csv(
 
     """
     chunk_size = check_positive_int("chunk_size", chunk_size)
-    raw, source_name = _read_bytes(path_or_buffer, max_bytes)
-    parquet = _choose_format(format, raw, source_name)
-    df = (_read_parquet if parquet else _read_csv)(raw, source_name, max_rows)
-    del raw
-    if len(df) > max_rows:
-        raise ParameterError("upload", f"{source_name} has more than max_rows={max_rows} rows")
-    columns = [str(c) for c in df.columns]
-    _check_names(columns, source_name)  # 1 and "1" in Parquet are one name here
-    df.columns = columns
-    if label not in columns:
-        listed = ", ".join(repr(c) for c in columns)
-        raise ParameterError("label",
-                             f"label column {label!r} not found; the columns are: {listed}")
+    df, source_name, parquet = _read_table(path_or_buffer, label, chunk_size, format=format,
+                                           max_rows=max_rows, max_bytes=max_bytes)
     n = len(df)
-    if n < chunk_size:
-        raise ParameterError(
-            "chunk_size", f"{source_name} has {n} rows, fewer than one chunk of {chunk_size}")
-    missing = df.isna().to_numpy()
-    if missing.any():
-        row, col = (int(i) for i in np.argwhere(missing)[0])
-        what = "label" if columns[col] == label else "feature"
-        raise ParameterError(
-            "label" if what == "label" else "upload",
-            f"missing value (NaN) in {what} column {columns[col]!r} at {_where(row, parquet)}"
-        )
-
-    label_values = df[label].to_numpy()
-    if label_values.dtype.kind == "f":  # NaN is rejected above: non-finite means infinite
-        infinite = np.flatnonzero(np.isinf(label_values))
-    else:  # floats can hide in an object column (Parquet); other kinds hold none
-        infinite = np.flatnonzero([isinstance(v, float | np.floating) and not np.isfinite(v)
-                                   for v in label_values] if label_values.dtype.kind == "O"
-                                  else [])
-    if infinite.size:
-        raise ParameterError(
-            "label",
-            f"non-finite value {label_values[infinite[0]]} in label column {label!r} at "
-            f"{_where(infinite[0], parquet)}"
-        )
-    if label_values.dtype.kind == "f":
-        fractional = np.flatnonzero(label_values != np.round(label_values))
-        if fractional.size:
-            distinct = len(np.unique(label_values))
-            first = int(fractional[0])
-            raise ParameterError(
-                "label",
-                f"label column {label!r} holds non-integer numbers ({distinct} distinct values, "
-                f"e.g. {float(label_values[first])!r} at {_where(first, parquet)}): "
-                "it looks continuous (a measurement or regression target), and PUDD needs class "
-                "labels; pick the column that holds the classes, or bin the values first")
-    classes = _sorted_values(label_values)
-    if len(classes) < 2:
-        raise ParameterError(
-            "label",
-            f"label column {label!r} has a single class ({classes[0]!r}); "
-            "a stream needs two or more"
-        )
-    mapping = {c: i for i, c in enumerate(classes)}
-    y = np.array(
-        [mapping[v.item() if isinstance(v, np.generic) else v] for v in df[label].to_numpy()],
-        dtype=np.int64,
-    )
-
+    mapping, y = _encode_labels(df[label].to_numpy(), label, parquet)
+    classes = list(mapping)
     blocks: list[NDArray[np.float64] | OneHot] = []
     feature_names: list[str] = []
-    for column in columns:
+    for column in df.columns:
         if column != label:
             block, names = _encode_column(column, df[column], parquet, max_categories)
             blocks.append(block)

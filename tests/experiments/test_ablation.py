@@ -3,7 +3,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 from pudd_core.experiments.ablation import (
     ek_ablation_cells,
     ek_ablation_configs,

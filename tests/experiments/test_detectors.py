@@ -11,7 +11,7 @@ import pytest
 from river import drift
 
 from pudd_core import plots
-from pudd_core.__main__ import build_parser
+from pudd_core.cli import build_parser
 from pudd_core._validation import ParameterError
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import detectors
@@ -185,7 +185,7 @@ def test_the_oracle_refuses_a_stream_whose_drifts_are_unknown():
 def test_the_references_run_from_the_command_line(detector, tmp_path, capsys):
     import json
 
-    from pudd_core.__main__ import main
+    from pudd_core.cli import main
 
     code = main(["run", "--dataset", "sea0", "--detector", detector, "--n-chunks", "25",
                  "--json", "--store", str(tmp_path), "--executor", "serial"])

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pudd_core.__main__ import main
+from pudd_core.cli import main
 from pudd_core.streams import Stream, StreamInfo, get_info, list_streams, load_stream
 
 NAMES = ["sea0", "sea10", "sea20", "sine", "mixed", "elec2", "powersupply", "airline", "cifar10-cd"]

@@ -1,0 +1,246 @@
+"""``monitor``: PUDD (and baselines) on a prediction log, once or following it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from pudd_core.cli._shared import check_log_path, jsonable
+
+if TYPE_CHECKING:
+    from pudd_core.monitoring import LogFormat
+
+
+def _log_format(args: argparse.Namespace) -> LogFormat:
+    """The ``LogFormat`` the monitor's column options describe."""
+    from pudd_core.monitoring import LogFormat
+
+    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
+               if args.proba_columns else ())
+    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
+    return LogFormat(
+        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
+        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
+        time_column=args.time_column, positive_label=args.positive_label)
+
+
+def _monitor(args: argparse.Namespace) -> int:
+    from pudd_core.experiments.runner import parse_option_pairs
+    from pudd_core.monitoring import monitor
+
+    if args.follow or args.state is not None or args.poll is not None:
+        return _monitor_follow(args)
+    if args.report is not None:
+        check_log_path(args.report, "report")
+    log_format = _log_format(args)
+    result = monitor(
+        args.file, log_format, chunk_size=args.chunk_size, window=args.window,
+        alpha=args.alpha,
+        detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
+        baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
+        normalize=args.normalize, record_windows="alarms" if args.report else "none",
+        seed=args.seed, variant=args.variant,
+    )
+    # the result first (stdout), then the file: a failed write loses nothing
+    if args.json:
+        print(json.dumps(result.to_json(), default=jsonable), flush=True)
+    else:
+        _print_monitor_summary(result)
+    if args.report is None:
+        return 0
+    return _write_monitor_report(result, args.report)
+
+
+def _monitor_follow(args: argparse.Namespace) -> int:
+    """``monitor FILE --follow``: one JSON line per chunk as the log grows, until a signal."""
+    import math
+    import select
+    import signal
+    import socket
+
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.runner import parse_option_pairs
+    from pudd_core.monitoring import Follower, Monitor
+
+    if not args.follow:
+        given = "--state" if args.state is not None else "--poll"
+        raise ParameterError("follow", f"{given} goes with --follow (a log that keeps growing)")
+    poll = 1.0 if args.poll is None else args.poll
+    if not math.isfinite(poll) or poll <= 0:
+        raise ParameterError("poll", f"--poll must be a number of seconds > 0, got {args.poll}")
+    if args.report is not None:
+        raise ParameterError("report", "--report draws a finished log; with --follow each "
+                                       "chunk is a JSON line (run monitor without --follow on "
+                                       "the log for a report)")
+    if not os.path.exists(args.file):
+        raise FileNotFoundError(f"no log at {args.file}: give a CSV file that rows are "
+                                "appended to, or a folder that Parquet parts are written to")
+    if args.state is not None:
+        check_log_path(args.state, "state")
+    log_format = _log_format(args)
+    options = parse_option_pairs("detector", "pudd", args.detector_option)
+    baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
+
+    def make() -> Monitor:
+        return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                       alpha=args.alpha, detector_options=options, baselines=baselines,
+                       normalize=args.normalize, record_windows="none", seed=args.seed,
+                       variant=args.variant)
+
+    make()  # every option checked before the state is read or the log followed
+    key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
+           "alpha": args.alpha, "detector_options": repr(sorted(options)),
+           "variant": args.variant, "baselines": ",".join(baselines),
+           "normalize": args.normalize, "seed": args.seed}
+    follower = Follower(args.file, make, key, args.state)
+    stop: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.append(signum)
+
+    wake_r, wake_w = socket.socketpair()
+    wake_r.setblocking(False)
+    wake_w.setblocking(False)
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    old_fd = signal.set_wakeup_fd(wake_w.fileno())
+    where = f"; state in {args.state}" if args.state else ""
+    print(f"following {args.file} (one JSON line per tested chunk{where}); Ctrl-C stops",
+          file=sys.stderr, flush=True)
+    try:
+        while True:
+            while follower.outbox:
+                sys.stdout.write(follower.outbox[0] + "\n")
+                sys.stdout.flush()
+                follower.written()
+            if stop:
+                break
+            if not follower.read() and select.select([wake_r], [], [], poll)[0]:
+                wake_r.recv(4096)  # a signal woke it: the handler said what to do
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        for s, h in previous.items():
+            signal.signal(s, h)
+        wake_r.close()
+        wake_w.close()
+        follower.close()
+    kept = f"; the state is in {args.state}" if args.state else " (no --state: nothing kept)"
+    print(f"stopped at row {follower.monitor.next_row:,}{kept}", file=sys.stderr)
+    return 0
+
+
+def _print_monitor_summary(result: Any) -> None:
+    options = ", ".join(f"{k}={v}" for k, v in result.detector_options) or "the authors'"
+    print(f"{result.source}: {result.n_rows:,} rows in {result.n_chunks} tested chunks, "
+          f"{len(result.alarms)} PUDD alarm(s) at alpha={result.alpha:g} ({options}; "
+          f"{result.elapsed_s:.1f} s)")
+    for s in result.spans:
+        if s.index in set(result.alarms):
+            c = result.chunks[s.index]
+            when = f", {s.start} .. {s.end}" if s.start else ""
+            print(f"  alarm at chunk {s.index}: rows {s.first_row}..{s.last_row}{when}, "
+                  f"p = {c.p_value:.3g}, recent window {c.cut_point} chunk(s), "
+                  f"accuracy {c.accuracy:.3f}")
+    for name, alarms in result.baseline_alarms().items():
+        print(f"  {name}: {len(alarms)} alarm(s) at chunks {', '.join(map(str, alarms)) or '-'}")
+    for note in result.notes:
+        print(f"  note: {note}")
+    sys.stdout.flush()
+
+
+def _write_monitor_report(result: Any, path: str) -> int:
+    """Write the HTML report; if that fails, name the file and keep the report elsewhere."""
+    import tempfile
+
+    from pudd_core.plots.monitor import monitor_report_html
+
+    page = monitor_report_html(result)
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(page)
+    except OSError as exc:
+        problem = f"could not write the report to {path} ({exc.strerror or exc})"
+        try:
+            fd, spare = tempfile.mkstemp(prefix="pudd_report_", suffix=".html")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(page)
+        except OSError:
+            print(f"error: {problem}, nor to a temporary file; the result above (--json for "
+                  "every number) is complete", file=sys.stderr)
+            return 2
+        print(f"error: {problem}; it was written to {spare} instead", file=sys.stderr)
+        return 2
+    print(f"wrote the report to {path}", file=sys.stderr)
+    return 0
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add the ``monitor`` command."""
+    mon = commands.add_parser(
+        "monitor", parents=[common],
+        help="run PUDD (and baselines) on your model's prediction log (CSV or Parquet)",
+        description="PUDD on a log of predictions: a label column and one probability column "
+                    "per class, or a single column P(positive) of a binary model (or p_true "
+                    "with correct/pred). Rows are numbered from 0 after the header. Rows at "
+                    "the end without a label are reported as pending. Timestamps must be "
+                    "sorted: an unsorted log is refused.")
+    mon.add_argument("file", help="the log: a .csv or .parquet file")
+    mon.add_argument("--label", default=None, help="the true-label column")
+    form = mon.add_mutually_exclusive_group()
+    form.add_argument("--proba-prefix", default=None, metavar="PREFIX",
+                      help="probability columns PREFIX<class>, e.g. proba_ for proba_0, proba_1")
+    form.add_argument("--proba-columns", default=None, metavar="C1,C2,...",
+                      help="probability columns in class order (labels 0..K-1 unless --classes)")
+    form.add_argument("--p-true", default=None, metavar="COLUMN",
+                      help="shortcut: the probability of the true class (with --correct or "
+                           "--pred)")
+    mon.add_argument("--classes", default=None, metavar="V1,V2,...",
+                     help="with --proba-columns: each column's label value")
+    mon.add_argument("--positive-label", default=None, metavar="VALUE",
+                     help="a single probability column is P(positive class): the positive "
+                          "label (inferred for 0/1, -1/1 and false/true labels)")
+    decisions = mon.add_mutually_exclusive_group()
+    decisions.add_argument("--correct", default=None, metavar="COLUMN",
+                           help="0/1: whether each prediction was right (with any form)")
+    decisions.add_argument("--pred", default=None, metavar="COLUMN",
+                           help="the model's decisions (predicted labels), compared with "
+                                "--label: they, not the arg-max, say which predictions are "
+                                "wrong (with any form)")
+    chunking = mon.add_mutually_exclusive_group()
+    chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                          help="rows per chunk (default 1000)")
+    chunking.add_argument("--window", default=None, metavar="W",
+                          help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS), "
+                               "or a number: the step of a numeric time column (an integer "
+                               "year, epoch seconds); needs --time-column")
+    mon.add_argument("--time-column", default=None, metavar="COL",
+                     help="the timestamp column (sorted; ISO 8601 text, a date type, an "
+                          "integer year or epoch time)")
+    mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
+    mon.add_argument("--variant", default="calibrated", choices=("calibrated", "authors"),
+                     help="PUDD's count floor: calibrated (default: clamp_min=0, "
+                          "min_expected=5, rare false alarms on healthy logs) or the authors' "
+                          "(clamp_min=5, as the lab's reproduction)")
+    mon.add_argument("--detector-option", action="append", default=[], metavar="K=V",
+                     help="a ChunkPUDD option, e.g. cut_points=all (repeatable)")
+    mon.add_argument("--baselines", default=None, metavar="adwin,ddm,...",
+                     help="river detectors fed the same errors beside PUDD")
+    mon.add_argument("--normalize", action="store_true",
+                     help="divide each probability row by its sum (else rows must sum to 1)")
+    mon.add_argument("--seed", type=int, default=0, help="the detector's seed")
+    mon.add_argument("--json", action="store_true",
+                     help="print one JSON object: n_chunks, alarms, p_values, accuracy, chunks")
+    mon.add_argument("--report", default=None, metavar="OUT.html",
+                     help="write a self-contained HTML report (works offline)")
+    mon.add_argument("--follow", action="store_true",
+                     help="FILE keeps growing (a CSV that rows are appended to, or a folder "
+                          "of Parquet parts read once each in name order): print one JSON "
+                          "line per chunk as it is tested, until Ctrl-C or SIGTERM")
+    mon.add_argument("--state", default=None, metavar="STATE",
+                     help="with --follow: keep the monitor in this file (replaced after each "
+                          "read); run again with it to go on where it stopped")
+    mon.add_argument("--poll", type=float, default=None, metavar="SECONDS",
+                     help="with --follow: look for new rows this often (default 1)")
+    mon.set_defaults(handler=_monitor)

@@ -1,0 +1,276 @@
+"""``reproduce``: the runs behind a paper table, Fig. 5 or the claims check, and their reports."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pudd_core.cli._shared import EXECUTORS, prepare_classifier
+
+
+def _check_out_folder(path: str) -> None:
+    """Fail before any work unless files can be written in the folder ``path`` (--out)."""
+    import os
+    import tempfile
+
+    from pudd_core._validation import ParameterError
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ParameterError("out", f"--out {path} is a file; name a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ParameterError("out", f"--out {path} cannot be written ({exc.strerror}); choose "
+                                    "another folder") from None
+
+
+def _write_or_say(where: Any, write: Any, kept: str) -> Any:
+    """Run ``write()``; a failed write becomes an error naming the file and what was kept.
+
+    On a full disk or a vanished folder: the result printed, or the runs in the store.
+    """
+    from pudd_core.experiments.grid import StoreWriteError
+
+    try:
+        return write()
+    except OSError as exc:
+        name = exc.filename or where
+        raise StoreWriteError(f"could not write {name} ({exc.strerror or exc}); {kept}",
+                              None) from exc
+
+
+def _claims(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.claims import check_claims, claims_markdown, paper_cells
+    from pudd_core.views.reproduction import committed_cells, committed_sources
+
+    folder = Path(args.results) if args.results is not None else None
+    if folder is not None and not folder.is_dir():
+        raise ParameterError("results", f"--results {args.results}: no such folder; name the "
+                                        "folder of the reports (default: results/)")
+    ours = committed_cells(folder)
+    if ours.empty:
+        where = args.results if folder is not None else "results/"
+        raise ParameterError("results", f"--results {where} holds no report the claims check "
+                                        "reads (table1_gnb.csv, table2_dnn-ensemble.csv, ...): "
+                                        "name the folder `reproduce` wrote them to")
+    text = claims_markdown(check_claims(paper_cells(), "paper"), check_claims(ours, "ours"),
+                           committed_sources(folder))
+    out = Path(args.out) / "claims.md"
+    _check_out_folder(args.out)
+    print(text)  # the result first: a failed write below loses nothing
+    _write_or_say(out, lambda: out.write_text(text, encoding="utf-8"), "the claims are printed "
+                  "above")
+    print(f"\nsaved {out}", file=sys.stderr)
+    return 0
+
+
+def _fig5(args: argparse.Namespace) -> int:
+    from pudd_core.experiments.ablation import (
+        EK_DATASETS,
+        ek_ablation_cells,
+        ek_ablation_configs,
+        save_ek_ablation,
+    )
+    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.paper import REGIMES
+
+    text = args.seeds.strip()
+    seeds = parse_seeds(int(text) if text.isdigit() else text)
+    classifiers = _names(args.classifier, "classifier") or ["gnb", "vfdt"]
+    datasets = _names(args.datasets, "datasets") or EK_DATASETS
+    regimes = _names(args.regimes, "regimes")
+    configs = [c for clf in classifiers for c in ek_ablation_configs(
+        clf, seeds, datasets=datasets, regimes=regimes or REGIMES, n_chunks=args.n_chunks)]
+    _check_out_folder(args.out)
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    address=args.address, progress=True, data_dir=args.data_dir)
+    notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: "
+             f"{args.command_line}"]
+    if args.n_chunks:
+        notes.append(f"Streams cut to {args.n_chunks} chunks: not the paper's protocol.")
+    cells = ek_ablation_cells(rows, configs)
+    md, csv = _write_or_say(args.out, lambda: save_ek_ablation(cells, args.out, notes=notes),
+                            f"the runs are in the store {args.store}: run the same command "
+                            "again to write the report without computing them")
+    print(md.read_text(encoding="utf-8"))
+    print(f"\nsaved {md} and {csv}", file=sys.stderr)
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.grid import check_n_jobs, parse_seeds, run_grid
+    from pudd_core.experiments.reproduce import reproduction_configs, reproduction_report
+
+    check_n_jobs(args.n_jobs)
+    chosen = [f for f, on in (("--table", args.table is not None), ("--claims", args.claims),
+                              ("--fig5", args.fig5)) if on]
+    if len(chosen) != 1:
+        raise ParameterError("table", "give one of --table 1|2|cifar, --claims or --fig5"
+                             + (f", not {' and '.join(chosen)}" if chosen else ""))
+    if args.replace and not args.add:
+        raise ParameterError("replace", "--replace goes with --add: it says that this "
+                             "command's cells replace the report's whatever their seeds")
+    if args.add and (args.claims or args.fig5 or args.table == "cifar"):
+        raise ParameterError("add", "--add puts cells into a --table 1 or 2 report; the "
+                             "CIFAR-10-CD comparison, Fig. 5 and the claims are made whole")
+    if args.claims:
+        return _claims(args)
+    if args.fig5:
+        return _fig5(args)
+    text = args.seeds.strip()
+    seeds = parse_seeds(int(text) if text.isdigit() else text)
+    if args.table == "cifar":
+        return _reproduce_cifar(args, seeds)
+    detectors = _names(args.detectors, "detectors")
+    if args.skip_kswin and (args.table != 1 or detectors is not None):
+        raise ParameterError("skip_kswin", "--skip-kswin leaves KSWIN out of Table 1's rows; "
+                             "it goes with --table 1 and without --detectors (name the "
+                             "detectors there instead)")
+    if detectors is None and args.skip_kswin and args.table == 1:
+        from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
+
+        detectors = [d for d in (*CLASSIC_DETECTORS, *PUDD_DETECTORS) if d != "kswin"]
+    datasets = _names(args.datasets, "datasets")
+    regimes = _names(args.regimes, "regimes")
+    classifier = (args.classifier if args.classifier is not None
+                  else "dnn-ensemble" if args.table == 2 else "gnb")
+    configs = reproduction_configs(args.table, classifier, seeds, datasets=datasets,
+                                   detectors=detectors, regimes=regimes, n_chunks=args.n_chunks,
+                                   reproduce_frozen_head=args.reproduce_frozen_head)
+    _check_out_folder(args.out)
+    base = None
+    if args.add:  # read it before any work: a missing or broken report fails at once
+        import os
+
+        from pudd_core.experiments.reproduce import check_addition, read_report
+
+        existing = os.path.join(args.out, f"table{args.table}_{classifier}.csv")
+        try:
+            base = read_report(existing, args.table, classifier)
+        except (OSError, ValueError) as err:
+            raise ParameterError("add", f"--add: {err}") from err
+        if not args.replace:  # --replace: the cells go in whatever their seeds
+            check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    address=args.address, progress=True, data_dir=args.data_dir)
+    report = reproduction_report(rows, args.table, classifier, configs=configs)
+    if base is not None:
+        from pudd_core.experiments.reproduce import merge_reports
+
+        report = merge_reports(base, report, replace=args.replace, note=(
+            f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
+            f"{text}); " + ("they replace the cells run before, whatever their seeds (a "
+                            "changed procedure)." if args.replace else
+                            "new seeds of a cell pooled with its earlier ones.")))
+    print(report.markdown())  # the result first: a failed write below loses nothing
+    md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out),
+                                      "the report is printed above")
+    print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
+    return 0
+
+
+def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
+    """The paper's CIFAR-10-CD comparison: PUDD-1/3/5 and the 7 baselines, incremental."""
+    from pudd_core.experiments.cifar_comparison import (
+        comparison_configs,
+        comparison_report,
+        default_classifier,
+    )
+    from pudd_core.experiments.grid import run_grid
+
+    detectors = _names(args.detectors, "detectors")
+    classifier = args.classifier if args.classifier is not None else default_classifier()
+    configs = comparison_configs(seeds, classifier=classifier, detectors=detectors,
+                                 n_chunks=args.n_chunks)
+    configs[0].validate(args.data_dir)
+    _check_out_folder(args.out)
+    device = prepare_classifier(classifier, {}, args.data_dir) or ""
+    rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
+                    address=args.address, progress=True, data_dir=args.data_dir)
+    report = comparison_report(rows, device=device)
+    command = args.command_line
+    print(report.markdown(command))  # the result first: a failed write below loses nothing
+    md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out, command),
+                                      "the report is printed above")
+    print(f"\nsaved {md_path} and {csv_path}", file=sys.stderr)
+    return 0
+
+
+def _names(text: str | None, option: str) -> list[str] | None:
+    """A comma-separated option's names (None when not given); an empty name is refused.
+
+    ``--datasets ""`` names no dataset: it is an error, not "all of them".
+    """
+    from pudd_core._validation import ParameterError
+
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise ParameterError(option, f"--{option} {text!r} has an empty name: give "
+                                     "comma-separated names, or leave the option out for all")
+    return names
+
+
+def _table(text: str) -> int | str:
+    """``--table``: 1, 2 or cifar."""
+    if text.strip() in ("1", "2"):
+        return int(text)
+    if text.strip().lower() == "cifar":
+        return "cifar"
+    raise argparse.ArgumentTypeError(f"choose 1, 2 or cifar, not {text!r}")
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add the ``reproduce`` command."""
+    rep = commands.add_parser(
+        "reproduce", parents=[common],
+        help="run the runs behind a paper table and compare with its numbers",
+    )
+    rep.add_argument("--table", type=_table, default=None,
+                     help="1: Table 1 + appendix sea10/sea20; 2: Table 2 (5-DNN ensemble); "
+                          "cifar: the CIFAR-10-CD comparison (PUDD-1/3/5 and the 7 baselines, "
+                          "incremental; ResNet-18 where CUDA is, else the pretrained CNN)")
+    rep.add_argument("--claims", action="store_true",
+                     help="check the paper's claims on its tables and on the committed reports "
+                          "(--results); write claims.md into --out; runs nothing")
+    rep.add_argument("--fig5", action="store_true",
+                     help="Fig. 5: PUDD against Ei-kMeans (EK) at 1e-1, 1e-3, 1e-5; "
+                          "--classifier takes a list (default gnb,vfdt); writes fig5_ek.md/.csv")
+    rep.add_argument("--results", default=None,
+                     help="--claims: folder of the committed reports (default: results/)")
+    rep.add_argument("--classifier", default=None,
+                     help="gnb, vfdt or dnn (table 1; a list for --fig5); pretrained-cnn or "
+                          "resnet18 (cifar)")
+    rep.add_argument("--seeds", default="10", help="a count (10: seeds 0-9), '0-9' or '0,3'")
+    rep.add_argument("--datasets", default=None, help="comma-separated subset")
+    rep.add_argument("--detectors", default=None, help="comma-separated subset, e.g. pudd-3,ddm")
+    rep.add_argument("--regimes", default=None,
+                     help="comma-separated subset of incremental,train-once")
+    rep.add_argument("--reproduce-frozen-head", action="store_true",
+                     help="dnn only: the authors' frozen-head bug behind the published DNN "
+                          "numbers (off: the fixed adaptation)")
+    rep.add_argument("--skip-kswin", action="store_true",
+                     help="leave out river's KSWIN (about 30 s per GNB episode)")
+    rep.add_argument("--n-chunks", type=int, default=None, help="shorter streams (smoke runs)")
+    rep.add_argument("--executor", default="joblib", choices=EXECUTORS)
+    rep.add_argument("--n-jobs", type=int, default=None)
+    rep.add_argument("--address", default=None)
+    rep.add_argument("--store", default="results/store")
+    rep.add_argument("--out", default="results", help="folder for the Markdown and CSV")
+    rep.add_argument("--add", action="store_true",
+                     help="--table 1|2: put this command's cells into the report already in "
+                          "--out (a new row, more seeds; its other cells and caveats kept) "
+                          "instead of writing a report of these runs alone")
+    rep.add_argument("--replace", action="store_true",
+                     help="with --add: this command's cells replace the report's whatever "
+                          "their seeds (after a method's procedure changed)")
+    rep.add_argument("--data-dir", default=None)
+    rep.set_defaults(handler=_reproduce)
