@@ -227,7 +227,24 @@ def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys)
     assert code == 2 and "--add" in err and "no report at" in err
     assert not (tmp_path / "s").exists() or not list((tmp_path / "s").glob("part-*"))
     code = main(["reproduce", "--fig5", "--add", "--store", str(tmp_path / "s")])
-    assert code == 2 and "--table 1 or 2" in capsys.readouterr().err
+    assert code == 2 and "--table 1, 2 or cifar" in capsys.readouterr().err
+
+
+def test_reproduce_cifar_add_checks_the_report_before_any_run(tmp_path, capsys):
+    from pudd_core.experiments.cifar_comparison import _example_runs, comparison_report
+
+    out, store = tmp_path / "out", tmp_path / "s"
+    base = ["reproduce", "--table", "cifar", "--classifier", "pretrained-cnn", "--detectors",
+            "none", "--n-chunks", "20", "--store", str(store), "--out", str(out), "--add"]
+    assert main([*base, "--seeds", "0-1"]) == 2  # no report yet
+    assert "no report at" in capsys.readouterr().err
+    comparison_report(_example_runs()).save(out, "the first command")  # seeds 0-1, 20 chunks
+    assert main([*base, "--seeds", "0-2"]) == 2
+    err = capsys.readouterr().err
+    assert "pairs its rows by seed" in err and "seeds 0, 1 with 20 chunks" in err
+    assert main([*base, "--seeds", "0-1", "--replace"]) == 2
+    assert "a CIFAR-10-CD row added with --add always replaces" in capsys.readouterr().err
+    assert not store.exists() or not list(store.rglob("*.parquet"))  # nothing ran
 
 
 # --- reproduce --add: what a report is, and each cell's seeds (issue 25, item 5) -------------

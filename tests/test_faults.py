@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pudd_core.cli import main
 from pudd_core._validation import ParameterError
+from pudd_core.cli import main
 from pudd_core.experiments import grid
 from pudd_core.experiments.grid import (
     ResultStore,

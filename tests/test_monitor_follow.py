@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pudd_core import monitor
-from pudd_core.cli import main
 from pudd_core._validation import ParameterError
+from pudd_core.cli import main
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
 
 ROOT = Path(__file__).resolve().parents[1]

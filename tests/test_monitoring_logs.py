@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from pudd_core import monitor
-from pudd_core.cli import main
 from pudd_core._validation import ParameterError
+from pudd_core.cli import main
 from pudd_core.experiments.baselines import feed_errors, make
 from pudd_core.monitoring import LogFormat
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from river.forest import AMFClassifier as RiverAMF
 
-from pudd_core.cli import main
 from pudd_core.classifiers import (
     ADLTERClassifier,
     AMFClassifier,
@@ -16,6 +15,7 @@ from pudd_core.classifiers import (
     make_classifier,
 )
 from pudd_core.classifiers._gbdt import Booster
+from pudd_core.cli import main
 from pudd_core.experiments.runner import RunConfig, run_experiment
 
 

@@ -117,9 +117,12 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.replace and not args.add:
         raise ParameterError("replace", "--replace goes with --add: it says that this "
                              "command's cells replace the report's whatever their seeds")
-    if args.add and (args.claims or args.fig5 or args.table == "cifar"):
-        raise ParameterError("add", "--add puts cells into a --table 1 or 2 report; the "
-                             "CIFAR-10-CD comparison, Fig. 5 and the claims are made whole")
+    if args.add and (args.claims or args.fig5):
+        raise ParameterError("add", "--add puts cells into a --table 1, 2 or cifar report; "
+                             "Fig. 5 and the claims are made whole")
+    if args.replace and args.table == "cifar":
+        raise ParameterError("replace", "--replace is for --table 1 or 2: a CIFAR-10-CD row "
+                             "added with --add always replaces the report's row")
     if args.claims:
         return _claims(args)
     if args.fig5:
@@ -177,8 +180,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
-    """The paper's CIFAR-10-CD comparison: PUDD-1/3/5 and the 7 baselines, incremental."""
+    """The paper's CIFAR-10-CD comparison: PUDD-1/3/5, the 7 baselines and the references."""
+    from pudd_core._validation import ParameterError
     from pudd_core.experiments.cifar_comparison import (
+        MAX_CHUNKS,
         comparison_configs,
         comparison_report,
         default_classifier,
@@ -191,11 +196,35 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
                                  n_chunks=args.n_chunks)
     configs[0].validate(args.data_dir)
     _check_out_folder(args.out)
+    base = None
+    command = args.command_line
+    if args.add:  # read it and check it before any work
+        import os
+
+        from pudd_core.experiments.cifar_comparison import read_comparison
+
+        try:
+            base, first = read_comparison(os.path.join(args.out, "cifar10_cd.csv"))
+        except (OSError, ValueError) as err:
+            raise ParameterError("add", f"--add: {err}") from err
+        if (base.classifier, base.seeds) != (classifier, tuple(seeds)) or \
+                base.n_chunks != (args.n_chunks or MAX_CHUNKS):
+            raise ParameterError(
+                "add", f"--add: the report in --out ran {base.classifier} on seeds "
+                       f"{', '.join(map(str, base.seeds))} with {base.n_chunks} chunks: a "
+                       "comparison pairs its rows by seed, so give the same --classifier, "
+                       "--seeds and --n-chunks")
+        if first:
+            quoted = first.rstrip(".") if "`" in first else f"`{first}`"
+            command = f"{quoted}; rows added by `{args.command_line}`"
     device = prepare_classifier(classifier, {}, args.data_dir) or ""
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = comparison_report(rows, device=device)
-    command = args.command_line
+    if base is not None:
+        from pudd_core.experiments.cifar_comparison import merge_comparisons
+
+        report = merge_comparisons(base, report)
     print(report.markdown(command))  # the result first: a failed write below loses nothing
     md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out, command),
                                       "the report is printed above")
@@ -268,7 +297,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     rep.add_argument("--add", action="store_true",
                      help="--table 1|2: put this command's cells into the report already in "
                           "--out (a new row, more seeds; its other cells and caveats kept) "
-                          "instead of writing a report of these runs alone")
+                          "instead of writing a report of these runs alone; --table cifar: "
+                          "put new rows (same classifier, seeds and chunks) into it")
     rep.add_argument("--replace", action="store_true",
                      help="with --add: this command's cells replace the report's whatever "
                           "their seeds (after a method's procedure changed)")

@@ -342,8 +342,8 @@ class CifarComparison:
             f"- Always answering *negative* (the majority label) scores {self.majority:.2f} % "
             "on these chunks.",
         ]
-        if command:
-            lines.append(f"- Command: `{command}`")
+        if command:  # one command, or commands quoted with notes beside them (--add)
+            lines.append(f"- Command: {command}" if "`" in command else f"- Command: `{command}`")
         if not math.isnan(self.wall_s):
             lines.append(f"- Run time: {self.wall_s / 60:.1f} min summed over the runs "
                          f"({self.wall_s / max(runs, 1):.0f} s per run).")
@@ -582,7 +582,8 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
         raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
     what = f"{path} is not a CIFAR-10-CD comparison as `reproduce --table cifar` writes it"
     try:
-        cells = pd.read_csv(path, dtype={"seeds": str, "seed_accuracy": str})
+        cells = pd.read_csv(path, dtype={"seeds": str, "seed_accuracy": str},
+                            float_precision="round_trip")
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{what}: {' '.join(str(err).split())}") from None
     missing = [c for c in ("detector", "accuracy", "classifier", "n_chunks", "seeds",
@@ -602,13 +603,19 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
     text = md.read_text(encoding="utf-8", errors="replace") if md.is_file() else ""
     device = re.search(r"^- Classifier: `[^`]+` on (\S+?)[ .(]", text, re.M)
     timed = re.search(r"^- Run time: ([0-9.]+) min summed", text, re.M)
-    command = re.search(r"^- Command: `(.*)`$", text, re.M)
+    command = re.search(r"^- Command: (.*)$", text, re.M)  # `cmd`, or with notes beside it
     majority = float(np.mean([100 * interest_drift(s, n_chunks=n_chunks).majority_rates()[1:]
                               .mean() for s in seeds]))
     return CifarComparison(
         str(cells["classifier"].iloc[0]), n_chunks, seeds, cells, majority, 0,
         device.group(1) if device else "", 60 * float(timed.group(1)) if timed else math.nan,
-    ), command.group(1) if command else ""
+    ), _unquoted(command.group(1).strip()) if command else ""
+
+
+def _unquoted(text: str) -> str:
+    """``"`cmd`"`` -> ``"cmd"``; a text with notes beside its commands stays as it is."""
+    inner = text[1:-1]
+    return inner if text.startswith("`") and text.endswith("`") and "`" not in inner else text
 
 
 def merge_comparisons(base: CifarComparison, added: CifarComparison) -> CifarComparison:

@@ -221,18 +221,24 @@ def test_the_committed_comparison_is_shown_from_its_csv_without_images(no_images
     assert list(frame["Accuracy (%)"]) == pytest.approx(list(committed["accuracy"]))
     assert list(frame["Drifts detected ≤ 2 chunks"]) == [
         f"{e} of {d}" for e, d in zip(committed["early"], committed["drifts"], strict=True)]
-    best = committed.loc[committed["accuracy"].idxmax()]
+    ranked = committed[~committed["detector"].isin(["none", "oracle"])]
+    best = ranked.loc[ranked["accuracy"].idxmax()]
     text = " ".join(md.value for md in at.markdown)
     assert f"Best accuracy: **{best['name']}, {best['accuracy']:.2f} %**" in text
+    none = committed.set_index("detector").loc["none", "accuracy"]
+    low = int((ranked["accuracy"] <= none + 1e-9).sum())
+    assert (f"No detector (ref.): {none:.2f} % ({low} of {len(ranked)} detectors at or below "
+            "it).") in text
     # the ranks paired by seed: scipy's ranks of each seed's accuracies, averaged (oracle)
     from scipy.stats import rankdata
 
     per_seed = pd.DataFrame({r.detector: [float(v) for v in str(r.seed_accuracy).split()]
-                             for r in committed.itertuples()})
+                             for r in ranked.itertuples()})  # the references are not ranked
     ranks = per_seed.apply(lambda row: pd.Series(rankdata(-row.to_numpy()), index=row.index),
                            axis=1).mean()
-    assert list(frame["Average rank (paired by seed)"]) == pytest.approx(
-        list(ranks[committed["detector"]]))
+    shown = frame["Average rank (paired by seed)"]
+    assert list(shown[: len(ranked)]) == pytest.approx(list(ranks[ranked["detector"]]))
+    assert shown[len(ranked):].isna().all()
     captions = " ".join(c.value for c in at.main.caption)
     assert f"Friedman test over {len(per_seed)} blocks ({len(per_seed)} seeds)" in captions
 

@@ -164,7 +164,7 @@ def test_a_saved_report_reads_back_and_the_references_merge_in(tmp_path):
     base = comparison_report(_rows(alarms), device="cpu")
     base.save(tmp_path, "first command")
     back, command = read_comparison(tmp_path / "cifar10_cd.csv")
-    pd.testing.assert_frame_equal(back.cells, base.cells, check_dtype=False)
+    pd.testing.assert_frame_equal(back.cells, base.cells, check_dtype=False, check_exact=True)
     assert (back.seeds, back.device, command, back.majority) == (
         base.seeds, "cpu", "first command", pytest.approx(base.majority))
     refs = comparison_report(_rows({("none", 1e-3, s): [] for s in (0, 1)}))

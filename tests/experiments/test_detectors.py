@@ -11,8 +11,8 @@ import pytest
 from river import drift
 
 from pudd_core import plots
-from pudd_core.cli import build_parser
 from pudd_core._validation import ParameterError
+from pudd_core.cli import build_parser
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments import detectors
 from pudd_core.experiments.baselines import BASELINES
