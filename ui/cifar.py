@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from pudd_core.experiments.cifar_comparison import paired_ranks
-from pudd_core.paper import REFERENCES
 from pudd_core.experiments.detectors import DETECTORS, detector_names
 from pudd_core.experiments.runner import RunConfig
+from pudd_core.paper import REFERENCES
 from pudd_core.streams import StreamInfo
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
