@@ -109,10 +109,7 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
     done = finished(outcome.results)
     if done:
         draw(done, "error rate per chunk and alarms", "cifar_runs")
-        st.dataframe(plots.run_summary_frame(done), hide_index=True,
-                     column_config={"accuracy (%)": st.column_config.NumberColumn(format="%.2f"),
-                                    "mean delay (chunks)": st.column_config.NumberColumn(
-                                        format="%.1f")})
+        controls.run_summary(plots.run_summary_frame(done))
         verdicts = {n: majority_verdict(
             {c.chunk_index: c.accuracy for c in r.chunks}, drift) for n, r in done.items()}
         first = next(iter(verdicts.values()))

@@ -59,7 +59,7 @@ if finished:
     controls.plot(plots.runs_figure(finished, true_drifts=drift.drift_chunks,
                                     title=f"{cfg.classifier}: the CIFAR-10-CD page's runs"),
                   key="course_cifar_runs")
-    st.dataframe(plots.run_summary_frame(finished), hide_index=True)
+    controls.run_summary(plots.run_summary_frame(finished))
     st.caption("These runs were computed on the CIFAR-10-CD page in this server and are "
                "reused here, not recomputed.")
 else:

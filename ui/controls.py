@@ -48,6 +48,16 @@ def alpha_selector(key: str, *, label: str = "Threshold α") -> float:
     return float(10.0 ** -int(exponent))
 
 
+def run_summary(frame: Any) -> None:
+    """``plots.run_summary_frame``'s table, static so that its headers wrap.
+
+    As ``st.dataframe`` its eight columns scrolled sideways at 1024 px, hiding the delays.
+    """
+    st.table(frame.style.hide(axis="index").format(
+        {"accuracy (%)": "{:.2f}", "mean delay (chunks)": "{:.1f}", "run time (s)": "{:.1f}"},
+        na_rep="–"))
+
+
 def plot(fig: Any, key: str) -> None:
     """Show a ``pudd_core.plots`` figure with its own template (not Streamlit's theme)."""
     st.plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})

@@ -231,14 +231,16 @@ def _river(spec: BaselineSpec) -> DetectorSpec:
                         colour=spec.colour)
 
 
+#: Every entry has its own colour, none repeated (12 detectors in one chart must be told apart): the
+#: eight Okabe-Ito colours, Paul Tol's "muted" wine and indigo, the references' two greys.
 _ENTRIES: dict[str, DetectorSpec] = {
     "pudd": DetectorSpec("PUDD", "pu-index", _pu_adapter, ChunkPUDD, colour="blue", alpha=True),
     "ek": DetectorSpec("EK (Ei-kMeans ablation)", "pu-index", _pu_adapter, ChunkPUDD,
-                       fixed=MappingProxyType({"partition": "ek"}),
+                       colour="#882255", fixed=MappingProxyType({"partition": "ek"}),
                        defaults=MappingProxyType({"clamp_min": 0}), alpha=True),
     **{name: _river(spec) for name, spec in BASELINES.items()},
     "mcd-dd": DetectorSpec("MCD-DD (label-free, on the features; SOTA, Table 2)", "features",
-                           _features_adapter, MCDDD),
+                           _features_adapter, MCDDD, colour="#332288"),
     "none": DetectorSpec("No detector (ref.)", "reference", _no_alarms, colour="#222222"),
     "oracle": DetectorSpec("Oracle (ref.)", "reference", _true_drifts, colour="#9A9A9A"),
 }

@@ -7,6 +7,7 @@ thresholds and bucket edges are defined once here; every builder in ``pudd_core.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -117,12 +118,55 @@ def detector_colour(name: str, index: int = 0) -> str:
 
 
 # --- layout --------------------------------------------------------------------------------------
+#: A title longer than this many characters is wrapped onto lines of at most this many: plotly
+#: never wraps a title, and at 1024 px beside the sidebar a chart is about 520 px wide, room for
+#: about 55 characters of its 17 px title (a line cut at the chart's edge was the defect).
+TITLE_WIDTH = 52
+_TITLE_LINE_PX = 26  # each extra line of the title gets this much more top margin
+
+
+def wrap_title(title: str | None, width: int = TITLE_WIDTH) -> list[str]:
+    """The lines of ``title``, wrapped at spaces to at most ``width`` characters.
+
+    A title that already holds markup (``<br>``, ``<sup>``) is its author's layout, kept.
+
+    Examples
+    --------
+    >>> wrap_title("pretrained-cnn on CIFAR-10-CD: error rate per chunk and alarms")
+    ['pretrained-cnn on CIFAR-10-CD: error rate per chunk', 'and alarms']
+    >>> wrap_title("Short"), wrap_title(None), wrap_title("a<br>b")
+    (['Short'], [], ['a<br>b'])
+    """
+    if not title:
+        return []
+    if "<" in title:
+        return [title]
+    return textwrap.wrap(title, width=width, break_long_words=False, break_on_hyphens=False)
+
+
+def title_text(title: str | None) -> str:
+    """``title`` as plotly shows it: its :func:`wrap_title` lines joined by ``<br>``."""
+    return "<br>".join(wrap_title(title))
+
+
+def title_room(title: str | None) -> int:
+    """The extra top margin (px) a wrapped ``title`` needs beyond one line."""
+    return _TITLE_LINE_PX * max(len(wrap_title(title)) - 1, 0)
+
+
 def base_layout(title: str | None, height: int) -> dict[str, Any]:
-    """The template, a left-aligned title and room above the plot for the legend."""
+    """The template, a left-aligned title (wrapped, :func:`wrap_title`), room for the legend.
+
+    A title of several lines makes the figure taller by the room its extra lines take.
+    """
+    extra = title_room(title)
     return {
-        "template": TEMPLATE, "height": height,
-        "title": {"text": title or "", "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
-        "margin": {"t": 90 if title else 60},
+        "template": TEMPLATE, "height": height + extra,
+        # plotly lifts a title of several lines by about half a line per extra line, cutting
+        # its first line at the top edge: the padding moves it back down
+        "title": {"text": title_text(title), "x": 0, "xanchor": "left",
+                  "y": 0.98, "yanchor": "top", "pad": {"t": extra // 2}},
+        "margin": {"t": (90 if title else 60) + extra},
         "legend": {"y": 1.0 if title else 1.02},
     }
 
@@ -148,7 +192,10 @@ def one_go(traces: Sequence[Any], *, title: str | None, height: int, **layout: A
     layout once, where incremental ``add_shape``/``update_layout`` calls cost 5-10 times more.
     """
     base = base_layout(title, height)
+    extra = title_room(title)
     for key, value in layout.items():
+        if key == "margin" and "t" in value:  # the builder's own top margin, plus the title's
+            value = {**value, "t": value["t"] + extra}
         base[key] = {**base[key], **value} if isinstance(base.get(key), dict) else value
     return go.Figure(data=list(traces), layout=base)
 

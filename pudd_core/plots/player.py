@@ -31,6 +31,7 @@ from pudd_core.plots._style import (
     clipped_log10_p,
     detector_colour,
     p_text,
+    title_text,
     vline_shape,
 )
 from pudd_core.plots.stream import detector_error_figure
@@ -129,7 +130,7 @@ def apply_update(figure: Mapping[str, Any], update: Mapping[str, Any]) -> dict[s
 
 # --- per-chunk updates ----------------------------------------------------------------------------
 def _cut_title(chunk: int) -> dict[str, Any]:
-    return {"text": f"Every cut point's p at chunk {chunk}", "x": 0, "xanchor": "left",
+    return {"text": title_text(f"Every cut point's p at chunk {chunk}"), "x": 0, "xanchor": "left",
             "y": 0.98, "yanchor": "top"}
 
 
@@ -201,7 +202,7 @@ def window_update(chunk: int, record: WindowRecord) -> dict[str, Any]:
               for e in record.bucket_edges]  # as window_histogram_figure draws them
     update: dict[str, Any] = to_json_ready({"traces": traces, "layout": {
         "shapes": shapes,
-        "title": {"text": _hist_title(chunk), "x": 0, "xanchor": "left", "y": 0.98,
+        "title": {"text": title_text(_hist_title(chunk)), "x": 0, "xanchor": "left", "y": 0.98,
                   "yanchor": "top"}}})
     return update
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from pudd_core.experiments.significance import FriedmanResult
-from pudd_core.plots._style import REFERENCE_GREY, apply_layout, detector_colour
+from pudd_core.plots._style import REFERENCE_GREY, apply_layout, detector_colour, title_room
 
 __all__ = ["cd_diagram_figure", "method_label"]
 
@@ -135,7 +135,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
     label_room = 0.6 + label_px * (hi - lo) / max(width_px - 2 * label_px, 100)
     fig.update_layout(annotations=annotations,
                       margin={"l": 20, "r": 20, "b": 30 + 18 * n_lines,
-                              "t": 70 if title else 10})
+                              "t": 70 + title_room(title) if title else 10})
     fig.update_xaxes(visible=False, range=[lo - label_room, hi + label_room])
     fig.update_yaxes(visible=False, range=[bottom, 1.25])
     return fig

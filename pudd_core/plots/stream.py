@@ -114,9 +114,10 @@ def error_trace_figure(
     return fig
 
 
-#: One colour per PUDD setting of the Stream explorer, the same in every chart.
-SETTING_COLOURS: tuple[str, ...] = (OKABE_ITO["blue"], OKABE_ITO["vermillion"],
-                                    OKABE_ITO["green"], OKABE_ITO["purple"])
+#: One colour per PUDD setting of the Stream explorer, the same in every chart: PUDD's blue, then
+#: colours no registered detector has (Paul Tol's rose and green, a brown), so a setting never
+#: shares its colour with a baseline beside it (vermillion was HDDM-A's, green EDDM's).
+SETTING_COLOURS: tuple[str, ...] = (OKABE_ITO["blue"], "#CC6677", "#117733", "#8C510A")
 
 
 def _rgba(colour: str, alpha: float) -> str:

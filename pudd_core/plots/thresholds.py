@@ -38,7 +38,7 @@ __all__ = [
 
 def _two_line_legend(fig: go.Figure) -> None:
     """Room between the title and the plot for a legend that wraps to two lines."""
-    fig.update_layout(margin={"t": 130}, height=fig.layout.height + 40)
+    fig.update_layout(margin={"t": fig.layout.margin.t + 40}, height=fig.layout.height + 40)
 
 
 def _alpha_axis(fig: go.Figure, exponents: Sequence[int], **where: Any) -> None:

@@ -151,7 +151,7 @@ def _run_with_images(detectors: str, classifier: str = "small-cnn") -> AppTest:
 @pytest.mark.datasets
 def test_with_the_images_a_three_chunk_small_cnn_run_shows_pudd_against_the_truth() -> None:
     at = _run_with_images("pudd")
-    assert at.dataframe[0].value["detector"].tolist() == ["PUDD-3"]
+    assert at.table[0].value["detector"].tolist() == ["PUDD-3"]
     # from scratch, the small CNN learns nothing: the page says so
     text = " ".join(m.value for m in at.markdown)
     assert "small-cnn is right on" in text and "(*negative*, 70.0 % of these chunks)" in text
@@ -170,7 +170,7 @@ def test_with_the_images_pudd_and_ddm_runs_are_compared_side_by_side() -> None:
     at = _run_with_images("pudd,ddm")
     names = [t["name"] for t in figures(at)["cifar_runs"]["data"]]
     assert {"PUDD-3 error rate", "DDM error rate", "PUDD-3 alarm", "DDM alarm"} <= set(names)
-    assert at.dataframe[0].value["detector"].tolist() == ["PUDD-3", "DDM"]
+    assert at.table[0].value["detector"].tolist() == ["PUDD-3", "DDM"]
 
 
 @pytest.mark.datasets
@@ -206,7 +206,7 @@ def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None
 
 # --- the committed comparison report (results/cifar10_cd.csv) -----------------------------------
 def _comparison_frame(at: AppTest) -> Any:
-    [frame] = [d.value for d in at.dataframe if "Drifts detected ≤ 2 chunks" in d.value.columns]
+    [frame] = [d.value for d in at.table if "Drifts detected ≤ 2 chunks" in d.value.columns]
     return frame
 
 

@@ -269,7 +269,7 @@ def test_lesson6_shows_the_cifar_pages_finished_runs_without_recomputing() -> No
 
         y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]).tolist()
     assert [round(100 * (1 - c.accuracy), 6) for c in result.chunks] == [round(v, 6) for v in y]
-    [summary] = at.dataframe
+    [summary] = at.table
     assert summary.value.iloc[0, 0] == name
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as hst
 
 from pudd_core import plots
 from tests.test_plots._figures import cells, window_record
@@ -102,3 +104,44 @@ def test_alarms_and_true_drifts_are_drawn_alike_in_every_figure():
     bands = [s for fig in figs for s in fig.layout.shapes if s.type == "rect"]
     assert len(bands) == 3 and len({s.to_plotly_json().__repr__() for s in bands}) == 1
     assert bands[0].fillcolor == plots.TRUE_DRIFT_STYLE["fillcolor"]
+
+
+def test_every_registered_detector_and_explorer_setting_has_its_own_colour():
+    # 12 detectors in one chart (the explorer's lanes, the reproduction) must be told apart
+    from pudd_core.experiments.detectors import DETECTORS
+
+    colours = {name: plots.detector_colour(name) for name in DETECTORS.values()}
+    assert len(colours) == len(DETECTORS)
+    assert len(set(colours.values())) == len(colours), colours
+    # a PUDD setting of the explorer shares no colour with a baseline beside it
+    assert plots.SETTING_COLOURS[0] == plots.detector_colour("PUDD")
+    assert len(set(plots.SETTING_COLOURS)) == len(plots.SETTING_COLOURS)
+    assert not set(plots.SETTING_COLOURS[1:]) & set(colours.values())
+
+
+@given(hst.lists(hst.text(alphabet="abcdefghij-:()0123456789", min_size=1, max_size=70),
+                 min_size=1, max_size=20))
+def test_a_wrapped_title_keeps_every_word_in_order_on_lines_that_fit(words: list[str]):
+    from pudd_core.plots._style import TITLE_WIDTH, wrap_title
+
+    title = " ".join(words)
+    lines = wrap_title(title)
+    assert " ".join(lines).split() == title.split()
+    # a line is over the width only when it is one word that is longer by itself
+    assert all(len(line) <= TITLE_WIDTH or " " not in line for line in lines)
+
+
+def test_a_long_title_gets_its_lines_and_the_room_for_them():
+    # the CIFAR-10-CD chart's title was cut at the chart's edge at 1024 px
+    from pudd_core.plots._style import TITLE_WIDTH
+
+    short = plots.error_trace_figure([1], [0.1], title="Error rate")
+    title = "pretrained-cnn on CIFAR-10-CD: error rate per chunk and alarms"
+    long = plots.error_trace_figure([1], [0.1], title=title)
+    lines = long.layout.title.text.split("<br>")
+    assert len(lines) == 2 and " ".join(lines) == title
+    assert all(len(line) <= TITLE_WIDTH for line in lines)
+    room = long.layout.margin.t - short.layout.margin.t
+    assert room > 0 and long.layout.height - short.layout.height == room
+    # a title that carries its own markup is its author's layout
+    assert plots.error_trace_figure([1], [0.1], title="a<br>b").layout.title.text == "a<br>b"

@@ -102,9 +102,11 @@
     const f = clone(figure);  // plotly writes computed ranges back into what it is given
     const title = f.layout.title && f.layout.title.text;
     f.layout.title = { text: "" };
+    const top = (f.layout.margin && f.layout.margin.t) || 90;  // the title's room, wrapped too
     f.layout.margin = Object.assign({}, f.layout.margin || {}, { t: 30 });
-    f.layout.height = (f.layout.height || 400) - 60;
-    return { data: f.data, layout: f.layout, title: title || "" };
+    f.layout.height = (f.layout.height || 400) - Math.max(top - 30, 0);
+    // a heading wraps by itself: the library's line breaks for plotly become spaces
+    return { data: f.data, layout: f.layout, title: (title || "").replace(/<br>/g, " ") };
   }
 
   const shows = {};  // chart id -> () => the figure it shows now, for the export buttons
