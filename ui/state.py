@@ -122,8 +122,19 @@ def _range_in(lo: float, hi: float) -> _RangeIn:
     return _RangeIn(lo, hi)
 
 
+def _fmt_number(value: Any) -> str:
+    """The shortest text that reads back as exactly ``value`` (``0.45``, ``0.4500001``, ``1``).
+
+    ``"{:g}"`` kept six digits, so a link's ``error_rate=0.4500001`` came back as ``0.45``;
+    positional, never ``1e-05``, whose ``-`` a range would split on.
+    """
+    import numpy as np
+
+    return str(np.format_float_positional(float(value), trim="-"))
+
+
 def _fmt_range(value: Any) -> str:
-    return f"{value[0]:g}-{value[1]:g}"
+    return f"{_fmt_number(value[0])}-{_fmt_number(value[1])}"
 
 
 #: The values of the select sliders that a link can set (the controls use these tuples).
@@ -303,7 +314,7 @@ SEED = _value("app_seed", 0, "seed", "", _int_in(0, 2**31 - 1))
 
 THEOREM2_N = _value("theorem2_n", 1000, "n", "theorem2", _int_in(50, 5000))
 THEOREM2_ERROR_RATE = _value("theorem2_error_rate", 0.5, "error_rate", "theorem2",
-                             _float_in(0.0, 1.0), "{:g}".format)
+                             _float_in(0.0, 1.0), _fmt_number)
 THEOREM2_CORRECT1 = _value("theorem2_correct1", (0.0, 0.1), "correct1", "theorem2",
                            _range_in(0.0, 0.5), _fmt_range)
 THEOREM2_WRONG1 = _value("theorem2_wrong1", (0.9, 1.0), "wrong1", "theorem2",
@@ -420,7 +431,7 @@ COURSE_POWER_N_CHOICES = (200, 500, 1000, 2000, 5000, 10_000)
 COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2",
                         _int_of(COURSE_POWER_N_CHOICES))
 COURSE_POWER_ERROR2 = _value("course_theorem2_error2", 0.13, "error2", "course-theorem2",
-                             _float_step(0.11, 0.5, 2), "{:g}".format)
+                             _float_step(0.11, 0.5, 2), _fmt_number)
 COURSE_POWER_K = _value("course_theorem2_k", 5, "k", "course-theorem2", _int_in(1, 10))
 COURSE_ALPHA_EXP = _value("course_thresholds_alpha", 3, "alpha", "course-thresholds",
                           _int_in(1, 10))

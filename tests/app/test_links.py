@@ -114,6 +114,23 @@ def test_any_link_text_is_either_refused_or_a_value_its_control_shows(key: str,
     assert _within(spec.parse, value), (spec.name, text, value)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(sorted(state.QUERY)),
+       text=st.one_of(st.floats(0, 1).map(repr), st.floats(-1, 6000).map(str),
+                      st.tuples(st.floats(0, 1), st.floats(0, 1)).map(
+                          lambda t: f"{min(t)!r}-{max(t)!r}"),
+                      st.integers(-5, 5000).map(str)))
+def test_a_link_value_taken_is_written_back_exactly(key: str, text: str) -> None:
+    """Property: what a link's parser takes, the link written back carries unchanged
+    (``error_rate=0.4500001`` was written back as ``0.45``)."""
+    spec = state.QUERY[key]
+    try:
+        value = spec.parse(text)
+    except ValueError:
+        return
+    assert spec.parse(spec.fmt(value)) == value, (spec.name, text, spec.fmt(value))
+
+
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("0123456789,=;-.e abcdlmnpstuy_")),
                     max_size=40))

@@ -163,6 +163,24 @@ def test_lesson4_a_pure_error_change_gives_both_tables_one_noncentrality_and_k_c
     assert c.power_pu <= c.power_2x2 + 1e-12
 
 
+@pytest.mark.parametrize(("n", "e1", "e2", "k"), [(1000, 0.10, 0.13, 5), (300, 0.4, 0.2, 3)])
+def test_lesson4_power_is_the_theorem2_pages_computation_and_scipys_chi2(
+    n: int, e1: float, e2: float, k: int
+) -> None:
+    # the lesson and the Theorem 2 page computed this twice; one computation now
+    from pudd_core.theorems import error_shift_power
+
+    c = course.power_comparison(n, e1, e2, k=k, alpha=1e-3)
+    r = error_shift_power(n, n, e1, e2, k=k, alpha=1e-3)
+    assert (c.lambda_2x2, c.lambda_pu, c.power_2x2, c.power_pu) == (
+        r.noncentrality, r.noncentrality, r.power_error_test, r.power_pu_test)
+    # oracle: lambda is Pearson's chi2 of the expected counts (scipy), K buckets or one column
+    table = np.array([[*[n * (1 - e) / k] * k, n * e] for e in (e1, e2)])
+    assert c.lambda_pu == pytest.approx(
+        stats.chi2_contingency(table, correction=False).statistic, rel=1e-9)
+    assert c.power_pu == pytest.approx(stats.ncx2.sf(stats.chi2.isf(1e-3, k), k, c.lambda_pu))
+
+
 def test_lesson4_power_matches_the_rejection_rate_of_simulated_tables() -> None:
     n, e1, e2, k, alpha = 1000, 0.10, 0.14, 4, 0.01
     c = course.power_comparison(n, e1, e2, k=k, alpha=alpha)

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from numpy.typing import NDArray
-from scipy import stats
-
 from pudd_core import _validation
+from pudd_core.theorems import error_shift_power
 from pudd_core.views.course.questions import Question
 from pudd_core.views.illustration import Theorem2Result
 
@@ -43,16 +40,11 @@ class PowerComparison:
     power_pu: float
 
 
-def _noncentrality(cells: NDArray[np.float64], n_total: int) -> float:
-    rows, cols = cells.sum(axis=1, keepdims=True), cells.sum(axis=0, keepdims=True)
-    expected = rows * cols
-    keep = expected > 0
-    return float(n_total * (((cells - expected) ** 2)[keep] / expected[keep]).sum())
-
-
 def power_comparison(n: int, error1: float, error2: float, *, k: int = 5,
                      alpha: float = 1e-3) -> PowerComparison:
-    """Both tests' noncentrality and power, from scipy's noncentral χ².
+    """Both tests' noncentrality and power, windows of ``n`` predictions each.
+
+    One computation with the Theorem 2 page: :func:`pudd_core.theorems.error_shift_power`.
 
     Examples
     --------
@@ -70,15 +62,10 @@ def power_comparison(n: int, error1: float, error2: float, *, k: int = 5,
         if not 0.0 < _validation.finite_float(name, e) < 1.0:
             raise _validation.ParameterError(name, f"{name} must lie strictly between 0 and 1, "
                                                    f"got {e!r}")
-    errors = np.array([[error1], [error2]])
-    two = 0.5 * np.hstack((1.0 - errors, errors))  # equal windows: each row holds half of N
-    pu = 0.5 * np.hstack(((1.0 - errors) * np.full((1, k), 1.0 / k), errors))
-    out = []
-    for cells, dof in ((two, 1), (pu, k)):
-        lam = _noncentrality(cells, 2 * n)
-        out += [lam, float(stats.ncx2.sf(stats.chi2.isf(alpha, dof), dof, lam))]
-    return PowerComparison(n, float(error1), float(error2), k, float(alpha), out[0], out[2],
-                           out[1], out[3])
+    # one computation of the power on a pure error-rate change: the library's (Theorem 2 page)
+    r = error_shift_power(n, n, float(error1), float(error2), k=k, alpha=alpha)
+    return PowerComparison(n, float(error1), float(error2), k, float(alpha), r.noncentrality,
+                           r.noncentrality, r.power_error_test, r.power_pu_test)
 
 
 def theorem2_question(result: Theorem2Result, alpha: float = 1e-3) -> Question:
