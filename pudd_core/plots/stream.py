@@ -114,6 +114,47 @@ def error_trace_figure(
     return fig
 
 
+#: A lane's label is cut to this many characters (the legend and the hover keep the full name):
+#: a long name (MCD-DD's explanation) took half of the plot's width at 1024 px.
+LANE_LABEL_WIDTH = 20
+#: About how many "k/n" labels fit side by side in an alarm lane of a 1024-px page's chart.
+_LABELS_PER_LANE = 18
+
+
+def lane_label(name: str, width: int = LANE_LABEL_WIDTH) -> str:
+    """``name`` cut to ``width`` characters with an ellipsis, for an alarm lane's tick.
+
+    Examples
+    --------
+    >>> lane_label("PUDD-5 (all cuts)"), lane_label("MCD-DD (label-free, on the features)")
+    ('PUDD-5 (all cuts)', 'MCD-DD (label-free,…')
+    """
+    return name if len(name) <= width else name[:width - 1].rstrip() + "…"
+
+
+def _spaced_labels(where: Sequence[int], labels: Sequence[str], span: float) -> list[str]:
+    """``labels`` with those too close to the previous one shown blank (their hover keeps it).
+
+    A label is shown when its chunk is at least ``span / 18`` chunks (and 2) after the last
+    label shown, so the "k/n" counts of alarms at neighbouring chunks do not overlap.
+
+    Examples
+    --------
+    >>> _spaced_labels([1, 2, 3, 9], ["1/3", "2/3", "3/3", "1/3"], span=20)
+    ['1/3', '', '3/3', '1/3']
+    """
+    gap = max(2.0, span / _LABELS_PER_LANE)
+    shown: list[str] = []
+    last: float | None = None
+    for at, label in zip(where, labels, strict=True):
+        if last is None or at - last >= gap:
+            shown.append(label)
+            last = at
+        else:
+            shown.append("")
+    return shown
+
+
 #: One colour per PUDD setting of the Stream explorer, the same in every chart: PUDD's blue, then
 #: colours no registered detector has (Paul Tol's rose and green, a brown), so a setting never
 #: shares its colour with a baseline beside it (vermillion was HDDM-A's, green EDDM's).
@@ -184,6 +225,7 @@ def detector_error_figure(
     """
     names = list(error_rate)
     x = list(chunk_index)
+    span = (x_range[1] - x_range[0]) if x_range is not None else (max(x) - min(x) if x else 0)
     colour_of = {n: (colours or {}).get(n) or detector_colour(n, i) for i, n in enumerate(names)}
     several = lead > 1
     traces: list[Any] = []
@@ -218,9 +260,11 @@ def detector_error_figure(
         if alarm_counts is not None and name in alarm_counts:
             counts = list(alarm_counts[name])
             marker["size"] = [7 + 8 * c / max(n_seeds, 1) for c in counts]
-            extra = {"mode": "markers+text", "text": [f"{c}/{n_seeds}" for c in counts],
+            labels = [f"{c}/{n_seeds}" for c in counts]
+            extra = {"mode": "markers+text", "text": _spaced_labels(where, labels, span),
+                     "customdata": labels,
                      "textposition": "middle right", "textfont": {"size": 10, "color": colour},
-                     "hovertemplate": f"{name}: %{{text}} seeds alarm at chunk "
+                     "hovertemplate": f"{name}: %{{customdata}} seeds alarm at chunk "
                                       "%{x}<extra></extra>"}
         traces.append(go.Scatter(
             x=where, y=[name] * len(where), yaxis="y2", name=f"{name} alarm",
@@ -241,7 +285,8 @@ def detector_error_figure(
         yaxis2={"domain": [0.0, lanes / plot], "type": "category", "categoryorder": "array",
                 "categoryarray": names[::-1], "range": [-0.6, len(names) - 0.4],
                 "showgrid": False, "automargin": True, "tickmode": "array",
-                "tickvals": names[::-1], "title": {"text": "Alarms"}},
+                "tickvals": names[::-1], "ticktext": [lane_label(n) for n in names[::-1]],
+                "title": {"text": "Alarms"}},
     )
 
 

@@ -78,7 +78,7 @@ def test_several_seeds_show_the_mean_a_min_max_band_and_alarm_counts(
             for a in r.alarms:
                 counts[a] = counts.get(a, 0) + 1
         lane = _trace(figure, f"{label} alarm")
-        assert dict(zip(lane["x"], lane["text"], strict=True)) == {
+        assert dict(zip(lane["x"], lane["customdata"], strict=True)) == {
             a: f"{n}/3" for a, n in counts.items()}
         assert lane["meta"] == "prefix"
     minp = spec["charts"]["minp"]["figure"]

@@ -112,3 +112,23 @@ def test_run_summary_frame_scores_each_run_against_the_true_drifts():
     assert row["alarms"] == pudd.n_alarms
     assert row["drifts detected"] == f"{2 - pudd.detection.missed} of 2"
     assert row["accuracy (%)"] == pytest.approx(100 * pudd.accuracy)
+
+
+def test_alarm_lanes_keep_short_labels_and_counts_that_do_not_overlap():
+    # 12 detectors at 1024 px: a long lane name took half the plot, "k/n" counts overlapped
+    from pudd_core.plots.stream import LANE_LABEL_WIDTH
+
+    long = "A detector with a long explanatory name"
+    x = list(range(1, 21))
+    fig = plots.detector_error_figure(
+        x, {"PUDD-3": [0.1] * 20, long: [0.1] * 20},
+        alarms={"PUDD-3": x, long: [3]}, alarm_counts={"PUDD-3": [2] * 20, long: [1]},
+        n_seeds=3)
+    ticks = list(fig.layout.yaxis2.ticktext)
+    assert all(len(t) <= LANE_LABEL_WIDTH for t in ticks) and len(set(ticks)) == 2
+    assert ticks[1] == "PUDD-3" and ticks[0].startswith("A detector")
+    lane = next(t for t in fig.data if t.name == "PUDD-3 alarm")
+    shown = [a for a, text in zip(lane.x, lane.text, strict=True) if text]
+    assert shown[0] == 1 and all(b - a >= 2 for a, b in zip(shown, shown[1:], strict=False))
+    assert list(lane.customdata) == ["2/3"] * 20  # every count stays in the hover
+    assert next(t for t in fig.data if t.name == f"{long} alarm").text == ("1/3",)
