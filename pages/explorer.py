@@ -20,38 +20,45 @@ st.markdown(
 )
 
 player.cursor_from_address()  # where the player stopped (it writes ?chunk= itself)
+# the runs and their player first, the settings under them: with four PUDD settings the
+# settings took 1,500 px, and the player started below them, out of sight
+results = st.container()
+st.subheader("Settings", anchor="settings")
 with st.container(border=True):
     chosen = explorer.settings()
+FIX = ("Fix the setting marked below (under **Settings**) to run the stream; your other "
+       "settings are kept.")
 if chosen.config is None:
-    st.info("Fix the setting marked above to run the stream; your other settings are kept.",
-            icon=":material/tune:")
+    results.info(FIX, icon=":material/tune:")
     state.write_query("explorer")
     st.stop()
 cfg = chosen.config
-try:
-    runs = explorer.compute(cfg, chosen.upload)
-except (ValueError, OSError, ImportError) as err:
-    chosen.error(err)
-    st.info("Fix the setting marked above to run the stream; your other settings are kept.",
-            icon=":material/tune:")
-    state.write_query("explorer")
-    st.stop()
-if runs is None:  # long runs wait for the Run button above (or were stopped)
-    state.write_query("explorer")
-    st.stop()
+with results:
+    try:
+        runs = explorer.compute(cfg, chosen.upload)
+    except (ValueError, OSError, ImportError) as err:
+        chosen.error(err)
+        st.info(FIX, icon=":material/tune:")
+        state.write_query("explorer")
+        st.stop()
+    if runs is None:  # long runs wait for the Run button (or were stopped)
+        state.write_query("explorer")
+        st.stop()
 
-comparison = cfg.comparison(runs)
-player.player(comparison, band=chosen.band and cfg.seeds > 1)
+    comparison = cfg.comparison(runs)
+    player.player(comparison, band=chosen.band and cfg.seeds > 1)
+    st.caption("The settings of this comparison are [under the player](#settings).")
 
-first = [group[0] for group in (*comparison.settings, *comparison.baselines)]
-with st.expander(f"Whole run: alarms, accuracy and detection delays of every detector"
-                 f"{f' (seed {cfg.seed})' if cfg.seeds > 1 else ''}"):
-    st.table(summary_frame(first, labels=comparison.labels).style.format(
-        {"accuracy": "{:.4f}", "mean delay (chunks)": "{:.2f}"}, na_rep="–"))
-    st.caption("Delays in chunks from each true drift to the first alarm after it; an alarm "
-               "that detects nothing new is a false alarm (`experiments.evaluation.match_alarms`).")
-explorer.downloads(cfg, comparison)
-with st.expander("Show the code"):
-    st.code(cfg.as_python(), language="python")
+    first = [group[0] for group in (*comparison.settings, *comparison.baselines)]
+    with st.expander(f"Whole run: alarms, accuracy and detection delays of every detector"
+                     f"{f' (seed {cfg.seed})' if cfg.seeds > 1 else ''}"):
+        st.table(summary_frame(first, labels=comparison.labels).style.format(
+            {"accuracy": "{:.4f}", "mean delay (chunks)": "{:.2f}"}, na_rep="–"))
+        st.caption("Delays in chunks from each true drift to the first alarm after it; an "
+                   "alarm that detects nothing new is a false alarm "
+                   "(`experiments.evaluation.match_alarms`).")
+    explorer.downloads(cfg, comparison)
+    with st.expander("Show the code"):
+        st.code(cfg.as_python(), language="python")
 
 state.write_query("explorer")

@@ -37,11 +37,11 @@ from pudd_core.views.explorer import (
     Comparison,
     ExplorerConfig,
     compared_detectors,
+    comparison_log_frame,
     compatible_classifiers,
     cuts_frame,
     error_field,
     export_json,
-    run_log_frame,
     run_stream,
     upload_name,
     user_stream,
@@ -426,11 +426,10 @@ def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
     stem = f"pudd_{config.dataset}_{config.classifier}_seed{config.seed}"
     if config.seeds > 1:
         stem += f"-{config.seed + config.seeds - 1}"
-    first = comparison.settings[0][0]
     files = (
         ("Run log (CSV)", f"{stem}_log.csv", "text/csv", "explorer_download",
-         lambda: run_log_frame(first, [b[0] for b in comparison.baselines]).to_csv(index=False),
-         f"{comparison.labels[0]}'s per-chunk log of seed {config.seed} (accuracy, PU mean, "
+         lambda: comparison_log_frame(comparison).to_csv(index=False),
+         "Per setting and seed (the first two columns), the per-chunk log (accuracy, PU mean, "
          "min p, every cut's p, alarms), plus each baseline's alarms and error rate."),
         ("Every cut's χ² test (CSV)", f"{stem}_cuts.csv", "text/csv", "explorer_download_cuts",
          lambda: cuts_frame(comparison).to_csv(index=False),
@@ -449,4 +448,5 @@ def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
         col.download_button(label, data, file_name=name, mime=mime, key=key, help=help_text,
                             icon=":material/download:", on_click="ignore")
     st.caption("Figures: the camera of each chart's toolbar saves a PNG, the one beside it an "
-               "SVG.")
+               "SVG, named after the chart, the chunk and, for a setting's details, the "
+               "setting and seed.")

@@ -51,6 +51,7 @@ __all__ = [
     "PUDDSetting",
     "VariantOption",
     "compared_detectors",
+    "comparison_log_frame",
     "compatible_classifiers",
     "csv_columns",
     "read_setting",
@@ -689,6 +690,36 @@ def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.Da
         frame[f"error_rate_{name}"] = [c.error_rate for c in run.chunks]
         frame[f"detections_{name}"] = [json.dumps(list(c.detections)) for c in run.chunks]
     return frame
+
+
+def comparison_log_frame(comparison: Comparison) -> pd.DataFrame:
+    """Every setting's and seed's :func:`run_log_frame`, one under the other, for the CSV.
+
+    Columns ``setting`` (its label) and ``seed`` come first; the baselines' columns are those of
+    the same seed. (The download held setting 1's first seed only.)
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import run_experiment
+    >>> cfg = ExplorerConfig(n_chunks=6, seeds=2,
+    ...                      settings=(PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"})))
+    >>> frame = comparison_log_frame(cfg.comparison([run_experiment(c)
+    ...                                              for c in cfg.run_configs()]))
+    >>> frame.groupby(["setting", "seed"], sort=False).size().to_dict()
+    {('PUDD-3', 0): 5, ('PUDD-3', 1): 5, ('PUDD-5 (all cuts)', 0): 5, ('PUDD-5 (all cuts)', 1): 5}
+    >>> list(frame.columns[:3]), frame.columns[-1]
+    (['setting', 'seed', 'chunk_index'], 'detections_ddm')
+    """
+    import pandas as pd
+
+    parts = []
+    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
+        for j, run in enumerate(runs):
+            frame = run_log_frame(run, [group[j] for group in comparison.baselines])
+            frame.insert(0, "seed", run.config.seed)
+            frame.insert(0, "setting", label)
+            parts.append(frame)
+    return pd.concat(parts, ignore_index=True)
 
 
 def summary_frame(runs: Sequence[RunResult], labels: Sequence[str] = ()) -> pd.DataFrame:

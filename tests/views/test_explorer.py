@@ -14,6 +14,7 @@ from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.views.explorer import (
     ExplorerConfig,
     PUDDSetting,
+    comparison_log_frame,
     compatible_classifiers,
     csv_columns,
     error_field,
@@ -125,6 +126,22 @@ def test_run_log_has_pudds_columns_and_each_baselines_alarms_and_errors(runs):
     assert frame.loc[frame["alarm_ddm"], "chunk_index"].tolist() == list(runs[2].alarms)
     assert frame["error_rate_adwin"].tolist() == [c.error_rate for c in runs[1].chunks]
     assert frame.loc[frame["true_drift"], "chunk_index"].tolist() == [10, 20]
+
+
+def test_the_run_log_download_holds_every_setting_and_seed():
+    # it held setting 1's first seed only
+    cfg = ExplorerConfig(n_chunks=8, seeds=2, baselines=("ddm",),
+                         settings=(PUDDSetting(3), PUDDSetting(1, {"clamp_min": 0})))
+    comparison = cfg.comparison([run_experiment(c) for c in cfg.run_configs()])
+    frame = comparison_log_frame(comparison)
+    assert list(frame.columns[:2]) == ["setting", "seed"]
+    for label, group in zip(comparison.labels, comparison.settings, strict=True):
+        for j, run in enumerate(group):
+            part = frame[(frame["setting"] == label) & (frame["seed"] == run.config.seed)]
+            alone = run_log_frame(run, [b[j] for b in comparison.baselines])
+            assert part.drop(columns=["setting", "seed"]).reset_index(drop=True).equals(alone)
+    assert len(frame) == 2 * 2 * 7 and frame["seed"].unique().tolist() == [0, 1]
+    assert frame["setting"].unique().tolist() == ["PUDD-3", "PUDD-1 (floor 0)"]
 
 
 def test_summary_counts_each_detectors_alarms(runs):

@@ -119,12 +119,25 @@
     return Plotly.react($(id), f.data, f.layout, plotConfig(id));
   }
 
+  // pudd_<chart>[_<setting>_seed<s>]_chunk<k>: the charts of one setting's details name it
+  const PER_SETTING = ["c-cuts", "c-hist"];
+  function imageName(id) {
+    let name = "pudd_" + id.replace("c-", "");
+    if (PER_SETTING.includes(id) && spec && spec.settings[d]) {
+      const s = spec.settings[d];
+      const label = String(s.label).replace(/[^A-Za-z0-9.]+/g, "-").replace(/^-+|-+$/g, "");
+      name += "_" + label + "_seed" + s.seed;
+    }
+    return name + "_chunk" + k;
+  }
+  window.__player.imageName = imageName;  // read by the browser tests
+
   // what is on screen, never the run's future: the growing charts are saved cut at the cursor
   function saveImage(id, format) {
     const gd = $(id);
     const f = prepare(shows[id]());
     Plotly.downloadImage({ data: f.data, layout: f.layout }, {
-      format: format, filename: "pudd_" + id.replace("c-", "") + "_chunk" + k,
+      format: format, filename: imageName(id),
       width: gd._fullLayout.width, height: gd._fullLayout.height,
       scale: format === "png" ? 2 : 1,
     });
