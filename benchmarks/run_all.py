@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["bench_detector", "bench_bounded", "bench_streams", "bench_classifiers", "bench_runner",
            "bench_explorer", "bench_monitor", "bench_monitor_false_alarms", "bench_follow",
-           "bench_sota"]
+           "bench_sota", "bench_cost"]
 OUT = ROOT / "BENCHMARKS.md"
 SECTIONS = ROOT / "benchmarks" / "results"
 
