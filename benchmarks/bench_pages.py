@@ -1,0 +1,147 @@
+"""Every page of the app in a real browser: cold and warm page loads, and the server's memory.
+
+Starts ``streamlit run app.py`` on a free port (the committed results store unless
+``$PUDD_RESULTS_STORE`` names another), then opens each page of the navigation by its URL in a
+fresh headless-Chromium session: the first visit is *cold* (nothing of that page cached on this
+server: imports, data, runs), the next ``--warm`` visits are *warm* (new sessions, the server's
+caches filled). A visit is timed from the request to the page *settled*: its title shown,
+its script not running (Streamlit's ``data-test-script-state``), no progress bar, and the
+main column's height unchanged for ``STILL_S`` seconds (the time counted ends at the last
+change). After each page the server's
+resident memory (RSS, its worker processes apart) is read with psutil.
+
+Run: .venv/bin/python -m benchmarks.bench_pages [--warm 2] [--pages explorer,theorem2]
+Needs Chromium (``scripts/install_browser.sh``) and the playwright package; prints Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import machine
+
+ROOT = Path(__file__).resolve().parents[1]
+#: A page is settled when its main column's height has not changed for this long.
+STILL_S = 1.0
+_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
+#: Streamlit marks its root with the script's state ("running", "notRunning", ...)
+_BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
+         "?.getAttribute('data-test-script-state') !== 'notRunning' || "
+         "document.querySelectorAll('[data-testid=\"stProgress\"]').length > 0")
+_CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _start(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {**os.environ}
+    env.setdefault("PUDD_RESULTS_STORE", str(ROOT / "results" / "store"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit(f"streamlit did not start; see {log}")
+
+
+def _rss_mb(pid: int) -> float:
+    import psutil
+
+    return psutil.Process(pid).memory_info().rss / 2**20
+
+
+def _visit(browser: Any, url: str, timeout: float = 300.0) -> tuple[float, int]:
+    """Seconds from the request to the page settled, and its number of plotly charts."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(timeout * 1000)
+    t0 = time.monotonic()
+    page.goto(url)
+    page.locator("h1").first.wait_for()
+    last_height, changed = -1, time.monotonic()
+    while time.monotonic() - changed < STILL_S and time.monotonic() - t0 < timeout:
+        page.wait_for_timeout(100)
+        height = page.evaluate(_HEIGHT)
+        if height != last_height or page.evaluate(_BUSY):
+            last_height, changed = height, time.monotonic()
+    charts = int(page.evaluate(_CHARTS))
+    context.close()
+    return changed - t0, charts
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    from ui.pages import PAGES
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--warm", type=int, default=2, help="warm visits per page")
+    parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
+    args = parser.parse_args()
+    chosen = [p for p in PAGES if not args.pages or (p.url_path or "home") in
+              args.pages.split(",")]
+    chromium = os.environ.get("PUDD_CHROMIUM", "/usr/bin/chromium")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = _start(Path(tmp) / "streamlit.log")
+        try:
+            start_rss = _rss_mb(proc.pid)
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+                for spec in chosen:
+                    address = f"{url}/{spec.url_path or ''}"
+                    cold, charts = _visit(browser, address)
+                    warm = [_visit(browser, address)[0] for _ in range(args.warm)]
+                    rows.append((spec.title, cold, statistics.median(warm), charts,
+                                 _rss_mb(proc.pid)))
+                    print(f"{spec.title}: cold {cold:.1f} s, warm {warm}", file=sys.stderr)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print("## App: every page's load in a browser, and the server's memory\n")
+    print(f"Command: `.venv/bin/python -m benchmarks.bench_pages --warm {args.warm}`  ")
+    print(f"Machine: {machine()}; headless Chromium at 1280x800; server and browser share the "
+          f"CPUs (load average at the end: {load})\n")
+    print(f"Server RSS after start: {start_rss:.0f} MB.\n")
+    print("| page | cold (s) | warm, median (s) | charts | server RSS after (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for title, cold, warm_s, charts, rss in rows:
+        print(f"| {title} | {cold:.1f} | {warm_s:.1f} | {charts} | {rss:.0f} |")
+    print("\nA visit is timed from the request to the page settled (title shown, the script "
+          "not running (Streamlit's `data-test-script-state`), no progress bar, the main "
+          f"column's height still for {STILL_S:g} s; the time ends at the last change). Cold: "
+          "the page's first visit on a fresh server, after the pages above it; warm: the "
+          "median of new sessions after it. The warm goal is 2 s (issue 25).")
+
+
+if __name__ == "__main__":
+    main()
