@@ -701,7 +701,7 @@ def comparison_log_frame(comparison: Comparison) -> pd.DataFrame:
     Examples
     --------
     >>> from pudd_core.experiments.runner import run_experiment
-    >>> cfg = ExplorerConfig(n_chunks=6, seeds=2,
+    >>> cfg = ExplorerConfig(n_chunks=6, seeds=2, baselines=("ddm",),
     ...                      settings=(PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"})))
     >>> frame = comparison_log_frame(cfg.comparison([run_experiment(c)
     ...                                              for c in cfg.run_configs()]))
