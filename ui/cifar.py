@@ -243,7 +243,8 @@ def committed_comparison() -> None:
     # a static table wraps its headers (st.dataframe's columns scrolled at 1024 px)
     st.table(table.style.hide(axis="index").format(
         {c: "{:.2f}" for c in ("Accuracy (%)", "± (seeds)", "Average rank (paired by seed)")
-         if c in table.columns} | {"Alarms per run": "{:g}", "False alarms per run": "{:g}"}))
+         if c in table.columns} | {"Alarms per run": "{:g}", "False alarms per run": "{:g}"},
+        na_rep="–"))  # the references are not ranked
     if ranked is not None:
         st.caption("Average rank: each seed's detectors ranked by accuracy (1 = best; every "
                    f"detector sees the same stream per seed). {ranked.caption()}")
