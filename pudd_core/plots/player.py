@@ -434,7 +434,7 @@ def player_spec(settings: Sequence[Sequence[RunResult]],
     >>> c = cfg.comparison([run_experiment(r) for r in cfg.run_configs()])
     >>> spec = player_spec(c.settings, c.baselines, labels=c.labels)
     >>> spec["last"], spec["names"], spec["settings"][0]["metrics"]["alarms_so_far"][19]
-    (24, ['PUDD-3', 'ADWIN', 'DDM'], 1)
+    (24, ['PUDD-3', 'ADWIN', 'DDM', 'No detector (ref.)', 'Oracle (ref.)'], 1)
     >>> p = spec["settings"][0]; p["metrics"]["p_text"][0], p["hist"]["at"][20]  # 21: no test
     ('no test', 20)
     >>> p["stats"][19][0]  # chunk 20, cut 1: chi2, dof, p, what decided, the winner

@@ -84,7 +84,8 @@ def test_growing_charts_hold_the_whole_run_and_say_what_the_browser_cuts(
 ) -> None:
     trace = spec["charts"]["trace"]["figure"]
     growing = {t["name"] for t in trace["data"] if t.get("meta") == "prefix"}
-    assert growing == {f"{n} {w}" for n in ("PUDD", "ADWIN", "DDM")
+    assert growing == {f"{n} {w}" for n in ("PUDD", "ADWIN", "DDM", "No detector (ref.)",
+                                            "Oracle (ref.)")
                        for w in ("error rate", "alarm")}
     pudd = next(t for t in trace["data"] if t["name"] == "PUDD error rate")
     assert pudd["x"] == [c.chunk_index for c in runs[0].chunks]
