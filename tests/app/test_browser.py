@@ -444,7 +444,7 @@ def test_a_long_run_left_midway_comes_back_stopped(page: Any, app_url: str) -> N
     """Issue 10: /explorer?n_chunks=5000, Run, leave mid-run, come back: no restart."""
     from playwright.sync_api import expect
 
-    page.goto(f"{app_url}/explorer?n_chunks=5000&seed=21")  # a selection no test computes
+    page.goto(f"{app_url}/explorer?n_chunks=5000&seed=21&baselines=adwin,ddm")  # new runs
     _settle(page, EXPLORER)
     page.get_by_role("button", name=re.compile(r"^(play_arrow)?\s*Run 3 runs")).click()
     expect(page.get_by_role("button", name=re.compile("Stop the runs"))).to_be_visible()
