@@ -16,12 +16,8 @@ import time
 from dataclasses import replace
 
 from benchmarks._common import machine
-from pudd_core.experiments.runner import (
-    RunResult,
-    run_experiment,
-    run_experiments,
-    warm_workers,
-)
+from pudd_core.experiments.pool import run_experiments, warm_workers
+from pudd_core.experiments.runner import RunResult, run_experiment
 from pudd_core.plots.player import player_spec
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting, run_stream
 

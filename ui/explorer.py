@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
-import os
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -21,16 +18,9 @@ from typing import Any
 import streamlit as st
 
 from pudd_core.classifiers import CLASSIFIERS, TABULAR_CLASSIFIERS
-from pudd_core.experiments import cost
+from pudd_core.experiments import cost, pool
 from pudd_core.experiments.detectors import DETECTORS
-from pudd_core.experiments.runner import (
-    WORKER_IDLE_S,
-    RunConfig,
-    RunResult,
-    run_experiment,
-    run_experiments,
-    warm_workers,
-)
+from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.streams import Stream, StreamInfo
 from pudd_core.views.explorer import (
@@ -42,7 +32,6 @@ from pudd_core.views.explorer import (
     cuts_frame,
     error_field,
     export_json,
-    run_stream,
     upload_name,
     user_stream,
     windows_frame,
@@ -265,14 +254,7 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
         """The exploration's stream for ``seed``, loaded once if any run is not cached yet."""
         if upload is None:
             cfg = next(c for c in configs if c.seed == seed)
-            info = _infos().get(cfg.dataset)
-            size = ((cfg.n_chunks or (info.n_chunks if info else 0) or 10**9)
-                    * (cfg.chunk_size or (info.chunk_size if info else 0) or 10**9))
-            if size > _KEPT_STREAM_SAMPLES:
-                return run_stream(cfg)
-            return _registry_stream(RunConfig(cfg.dataset, seed=seed, chunk_size=cfg.chunk_size,
-                                              n_chunks=cfg.n_chunks,
-                                              stream_options=cfg.stream_options))
+            return pool.kept_stream(cfg, _infos().get(cfg.dataset))
         return user_stream(upload.data, label=upload.label,
                            chunk_size=config.chunk_size or _STREAM_CHUNK_DEFAULT,
                            n_chunks=config.n_chunks)
@@ -292,99 +274,19 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     return list(outcome.results)
 
 
-_KEPT_STREAM_SAMPLES = 500_000  # longer streams are drawn again rather than kept
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _registry_stream(config: RunConfig) -> Stream:
-    """The stream of ``config`` (only its stream fields set), kept for the next setting or seed.
-
-    Adding a PUDD setting runs one more model on the same stream: drawing a synthetic stream
-    again would cost about as much as the run itself. A resource, not data: runs only read a
-    stream's chunks, and a copy per use would cost more than the draw.
-    """
-    return run_stream(config)
-
-
-#: Missing runs estimated at this many seconds in all (one after another) are computed on
-#: every core at once before the one-by-one loop, which then finds them cached. Below, handing
-#: them to the worker processes costs about what it saves; above, the user gets Run, Stop and
-#: a progress bar per run instead. ``PUDD_WORKERS=1`` turns it off (the tests' AppTests).
-_AT_ONCE_SECONDS = (0.8, 8.0)
-_log = logging.getLogger(__name__)
-
-
-def _parallel() -> bool:
-    """Whether runs go to worker processes: two cores or more, and not turned off."""
-    wanted = os.environ.get("PUDD_WORKERS")
-    return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
-
-
-class _Workers:
-    """The server's worker processes: warmed in the background, then marked used.
-
-    Started when the explorer is first opened: a cold start imports scikit-learn and river in
-    each (2-4 s); until they answer, the page computes its runs one by one (a cold start would
-    make the first runs at once slower than that). Workers idle for ``WORKER_IDLE_S`` exit,
-    so after such a pause they are warmed again the same way.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._used = 0.0
-
-    def _start(self) -> None:
-        self._thread = threading.Thread(target=warm_workers, name="pudd-warm-workers",
-                                        daemon=True)
-        self._thread.start()
-        self._used = time.monotonic()
-
-    def warm(self) -> None:
-        """Start them, the first time the explorer is opened."""
-        with self._lock:
-            if self._thread is None:
-                self._start()
-
-    def ready(self) -> bool:
-        """Whether they answer now, for runs about to be handed to them; if not, warm them."""
-        with self._lock:
-            if self._thread is not None and self._thread.is_alive():
-                return False
-            if self._thread is None or time.monotonic() - self._used > 0.9 * WORKER_IDLE_S:
-                self._start()
-                return False
-            self._used = time.monotonic()
-            return True
-
-
-@st.cache_resource(show_spinner=False)
-def _workers() -> _Workers:
-    return _Workers()
-
-
 def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
              stream: Callable[[int], Stream]) -> int:
     """Compute the missing runs in parallel when there are several and they are quick.
 
     Returns how many it computed (and cached); 0 leaves them all to the one-by-one loop.
     """
-    if not _parallel():
-        return 0
-    _workers().warm()
     missing = [(cfg, t) for cfg, t in zip(configs, tasks, strict=True) if t.peek() is None]
-    seconds = sum(t.seconds for _, t in missing)
-    if len(missing) < 2 or not _AT_ONCE_SECONDS[0] <= seconds <= _AT_ONCE_SECONDS[1]:
-        return 0
-    if not _workers().ready():  # until they answer: one by one
-        return 0
     keys = [_run_key(cfg, upload) for cfg, _ in missing]
-    try:
-        with st.spinner(f"Computing {progress.count(len(missing), 'runs')} at once …"):
-            runs = run_experiments([config for _, config in keys],
-                                   streams=[stream(cfg.seed) for cfg, _ in missing])
-    except Exception:  # noqa: BLE001 - the one-by-one loop runs them again and shows the error
-        _log.info("parallel runs failed; computing them one by one", exc_info=True)
+    runs = pool.run_at_once(
+        [config for _, config in keys], sum(t.seconds for _, t in missing),
+        lambda: [stream(cfg.seed) for cfg, _ in missing],
+        busy=st.spinner(f"Computing {progress.count(len(missing), 'runs')} at once …"))
+    if runs is None:
         return 0
     for (spec, _), run in zip(keys, runs, strict=True):
         cache.keep(spec, run)

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RUN_COLUMNS", "ChunkLog", "CutTest", "RunConfig", "RunResult", "RunSeeds", "WindowRecord",
-    "parse_option_pairs", "run_chunks", "run_experiment", "run_experiments", "run_model",
-    "run_seeds", "run_stream", "runs_frame", "warm_workers",
+    "parse_option_pairs", "run_chunks", "run_experiment", "run_model", "run_seeds",
+    "run_stream", "runs_frame",
 ]
 
 _MAX_WINDOW = 1024  # chunks kept for retraining (pow2 cuts stop at 512); longer windows clamp
@@ -632,118 +632,3 @@ def run_experiment(
     logs = run_chunks(stream, model, detector, regime=config.regime,
                            double_initial_fit=config.double_initial_fit, progress=progress)
     return _run_result(config, logs, stream, time.perf_counter() - start)
-
-
-#: Idle worker processes of :func:`run_experiments` stay this long (joblib's default is 300 s):
-#: starting one again imports scikit-learn and river, 2-4 s, more than the parallel runs save.
-WORKER_IDLE_S = 3600
-
-
-def _cores() -> int:
-    """The CPUs this process may use (its affinity, where the OS tells it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
-
-
-def _n_jobs(n_jobs: int | None, n_runs: int) -> int:
-    cores = _cores()
-    wanted = cores if n_jobs is None else (n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
-    return max(1, min(wanted, n_runs))
-
-
-def run_experiments(
-    configs: Iterable[RunConfig],
-    *,
-    streams: Sequence[Stream | None] | None = None,
-    n_jobs: int | None = None,
-    data_dir: str | None = None,
-) -> list[RunResult]:
-    """Several runs at once, on joblib's worker processes; their results in order.
-
-    Each is :func:`run_experiment` of its config, on one worker per core (or ``n_jobs``; -1:
-    every core, as joblib counts).
-
-    ``streams[i]`` is passed as ``run_experiment(configs[i], stream=...)`` (None: the
-    registry's); runs of one stream share it. One run, or one job, runs in this process.
-    The results are the same as one by one (each run seeds itself from its config); an error
-    in any run is raised here after the others finish. The workers stay for
-    :data:`WORKER_IDLE_S` seconds for the next call (:func:`warm_workers` starts them early).
-
-    Examples
-    --------
-    >>> cfgs = [RunConfig("sea0", "gnb", d, seed=1, n_chunks=12) for d in ("pudd", "ddm")]
-    >>> stream = run_stream(cfgs[0])
-    >>> both = run_experiments(cfgs, streams=[stream, stream], n_jobs=2)
-    >>> [r.alarms for r in both] == [run_experiment(c, stream=stream).alarms for c in cfgs]
-    True
-    """
-    configs = list(configs)
-    given = list(streams) if streams is not None else [None] * len(configs)
-    if len(given) != len(configs):
-        raise ValueError(f"give one stream (or None) per config: {len(configs)} configs, "
-                         f"{len(given)} streams")
-    jobs = _n_jobs(n_jobs, len(configs))
-    if jobs == 1:
-        return [run_experiment(c, stream=s, data_dir=data_dir)
-                for c, s in zip(configs, given, strict=True)]
-    from joblib import Parallel, delayed
-
-    runs = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
-        delayed(_run_in_worker)(c, s, data_dir)
-        for c, s in zip(configs, given, strict=True))
-    return list(runs)
-
-
-_PARENT_POLL_S = 1.0
-_watched_parent: int | None = None  # set once per worker process by _watch_parent
-
-
-def _watch_parent() -> None:
-    """Exit this worker when the process that started it dies, even by SIGKILL.
-
-    The workers wait :data:`WORKER_IDLE_S` for more runs; a server killed without its
-    clean-up would leave them (hundreds of MB each) alive that long. An orphan is adopted by
-    another process, so its parent id changes: the check costs a system call a second.
-    """
-    global _watched_parent
-    if _watched_parent is not None:
-        return
-    _watched_parent = parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(_PARENT_POLL_S)
-        os.kill(os.getpid(), signal.SIGKILL)  # nothing to save: results have nowhere to go
-
-    import signal
-    import threading
-
-    threading.Thread(target=watch, name="pudd-parent-watch", daemon=True).start()
-
-
-def _run_in_worker(config: RunConfig, stream: Stream | None,
-                   data_dir: str | None) -> RunResult:
-    _watch_parent()
-    return run_experiment(config, stream=stream, data_dir=data_dir)
-
-
-def _ready() -> int:
-    _watch_parent()
-    return os.getpid()
-
-
-def warm_workers(n_jobs: int | None = None) -> int:
-    """Start :func:`run_experiments`' worker processes now; returns how many answered.
-
-    Each imports this module, so that the first parallel runs do not wait for that.
-    """
-    jobs = _n_jobs(n_jobs, _cores())
-    if jobs == 1:
-        return 1
-    from joblib import Parallel, delayed
-
-    pids = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
-        delayed(_ready)() for _ in range(2 * jobs))
-    return len(set(pids))

@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
+from tests.app._websocket import WsSession
 from ui.pages import PAGES
 
 pytestmark = pytest.mark.browser
@@ -1125,47 +1126,6 @@ def test_a_class_of_players_on_one_server(browser: Any, tmp_path: Path) -> None:
 CAPACITY_WS_BENCH = ROOT / "benchmarks" / "results" / "app_capacity_ws.md"
 
 
-class _WsSession:
-    """One Streamlit session driven through its websocket, as the app's frontend drives it.
-
-    ``load`` asks for a run of a page (``rerun_script``) and waits for ``script_finished``;
-    it counts the exception boxes the run sent (``exceptions``).
-    """
-
-    def __init__(self, url: str) -> None:
-        self.uri = url.replace("http", "ws", 1) + "/_stcore/stream"
-        self.ws: Any = None
-        self.exceptions: list[str] = []
-
-    async def open(self) -> None:
-        import websockets
-
-        self.ws = await websockets.connect(self.uri, subprotocols=["streamlit"],
-                                           max_size=None, open_timeout=60)
-
-    async def load(self, query: str, page: str = "explorer") -> float:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        msg = BackMsg()
-        msg.rerun_script.query_string = query
-        msg.rerun_script.page_name = page
-        t = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        while True:
-            fm = ForwardMsg()
-            fm.ParseFromString(await self.ws.recv())
-            kind = fm.WhichOneof("type")
-            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element" and (
-                    fm.delta.new_element.WhichOneof("type") == "exception"):
-                self.exceptions.append(fm.delta.new_element.exception.message)
-            if kind == "script_finished":
-                return time.perf_counter() - t
-
-    async def close(self) -> None:
-        await self.ws.close()
-
-
 def _p90(values: list[float]) -> float:
     import numpy as np
 
@@ -1198,7 +1158,7 @@ def test_a_class_of_websocket_sessions_beside_one_students_browser(
 
     with _serve(tmp_path) as url:
         pid = SERVER_PIDS[url]
-        sessions = [_WsSession(url) for _ in range(n)]
+        sessions = [WsSession(url) for _ in range(n)]
         loads = []
         for i, ws in enumerate(sessions):  # the class opens the teacher's link
             run(ws.open())
@@ -1241,7 +1201,7 @@ def test_a_class_of_websocket_sessions_beside_one_students_browser(
         reruns: list[float] = []
         stop = threading.Event()
 
-        async def churn(ws: _WsSession, rng: random.Random, i: int) -> None:
+        async def churn(ws: WsSession, rng: random.Random, i: int) -> None:
             while not stop.is_set():
                 await asyncio.sleep(rng.uniform(5, 15))
                 if not stop.is_set():
@@ -1342,7 +1302,7 @@ def test_adding_a_seed_or_a_setting_is_timed_inside_the_server(
     results: dict[str, list[tuple[float, float, float]]] = {what: [] for what in cases}
 
     async def load(url: str, query: str) -> float:
-        ws = _WsSession(url)
+        ws = WsSession(url)
         await ws.open()
         seconds = await ws.load(query)
         await ws.close()

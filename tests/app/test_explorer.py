@@ -327,7 +327,9 @@ def test_a_long_run_left_midway_is_stopped_not_restarted(monkeypatch: pytest.Mon
     monkeypatch.setattr(ui.explorer, "run_experiment", leave_midway)
     # the 5-million-sample stream is drawn before the run starts (8 s of CPU, a minute on a
     # loaded machine); the run that would read it never starts
-    monkeypatch.setattr(ui.explorer, "run_stream", lambda config: None)
+    from pudd_core.experiments import pool
+
+    monkeypatch.setattr(pool, "run_stream", lambda config: None)
     at = _open({"n_chunks": "5000", "seed": "12"})  # a selection no other test computes
     [run] = [b for b in at.button if b.label.startswith("Run")]
     run.click().run(timeout=TIMEOUT)
@@ -393,7 +395,7 @@ def at_once(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     The AppTests turn the worker processes off (``PUDD_WORKERS=1``, tests/conftest.py); here
     they are on, ready at once, and ``run_experiments`` runs in this process.
     """
-    from pudd_core.experiments import runner
+    from pudd_core.experiments import pool, runner
 
     calls: dict[str, list[Any]] = {"at_once": [], "one_by_one": []}
 
@@ -413,9 +415,9 @@ def at_once(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
             return True
 
     monkeypatch.setenv("PUDD_WORKERS", "2")
-    monkeypatch.setattr(ui.explorer, "_workers", Warm)
-    monkeypatch.setattr(ui.explorer, "_AT_ONCE_SECONDS", (0.0, 60.0))
-    monkeypatch.setattr(ui.explorer, "run_experiments", fake_at_once)
+    monkeypatch.setattr(pool, "workers", Warm)
+    monkeypatch.setattr(pool, "AT_ONCE_SECONDS", (0.0, 60.0))
+    monkeypatch.setattr(pool, "run_experiments", fake_at_once)
     monkeypatch.setattr(ui.explorer, "run_experiment", one_by_one)
     return calls
 
@@ -444,35 +446,10 @@ def test_a_failure_at_once_falls_back_to_one_by_one(
     def broken(configs: Any, *, streams: Any) -> list[Any]:
         raise OSError("no worker could start")
 
-    monkeypatch.setattr(ui.explorer, "run_experiments", broken)
+    from pudd_core.experiments import pool
+
+    monkeypatch.setattr(pool, "run_experiments", broken)
     at = _open({"seed": "24"})
     assert not at.exception and not at.error
     assert len(at_once["one_by_one"]) == 5
     assert _chunk(at) == "1 / 29"
-
-
-def test_the_workers_are_used_once_warm_and_warmed_again_after_they_idled_out(
-    monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
-    started: list[int] = []
-    release = threading.Event()
-
-    def warm() -> None:  # a cold start, held until released
-        started.append(1)
-        release.wait(10)
-
-    monkeypatch.setattr(ui.explorer, "warm_workers", warm)
-    monkeypatch.setattr(ui.explorer, "WORKER_IDLE_S", 3600)
-    workers = ui.explorer._Workers()
-    workers.warm()
-    workers.warm()  # once per server
-    assert started == [1] and not workers.ready()  # still starting: one by one
-    release.set()
-    workers._thread.join(5)  # type: ignore[union-attr]
-    assert workers.ready() and started == [1]
-    workers._used -= 3500  # an hour without runs at once: the workers have exited
-    assert not workers.ready() and started == [1, 1]
-    workers._thread.join(5)  # type: ignore[union-attr]
-    assert workers.ready()

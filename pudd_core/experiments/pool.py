@@ -1,0 +1,259 @@
+"""Runs at once on the worker processes, for the explorer: the pool, its warm-up, its streams.
+
+The app's pages compute a run in the server's own process; when a page needs several quick
+runs, :func:`run_at_once` hands them to joblib's worker processes, which stay for
+:data:`WORKER_IDLE_S` seconds for the next call. Warming them up (a cold worker imports
+scikit-learn and river, 2-4 s) happens on a background thread (:class:`Workers`, one per
+process); until they answer, the page computes its runs one by one. :func:`kept_stream`
+keeps the last few registry streams for the next setting or seed.
+
+Nothing here imports Streamlit: the page makes one call, ``run_at_once``, and shows what it
+returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, run_stream
+from pudd_core.streams import Stream, StreamInfo
+
+__all__ = [
+    "AT_ONCE_SECONDS", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_S", "Workers", "kept_stream",
+    "parallel", "run_at_once", "run_experiments", "warm_workers", "workers",
+]
+
+_log = logging.getLogger(__name__)
+
+
+#: Idle worker processes of :func:`run_experiments` stay this long (joblib's default is 300 s):
+#: starting one again imports scikit-learn and river, 2-4 s, more than the parallel runs save.
+WORKER_IDLE_S = 3600
+
+
+def _cores() -> int:
+    """The CPUs this process may use (its affinity, where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _n_jobs(n_jobs: int | None, n_runs: int) -> int:
+    cores = _cores()
+    wanted = cores if n_jobs is None else (n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
+    return max(1, min(wanted, n_runs))
+
+
+def run_experiments(
+    configs: Iterable[RunConfig],
+    *,
+    streams: Sequence[Stream | None] | None = None,
+    n_jobs: int | None = None,
+    data_dir: str | None = None,
+) -> list[RunResult]:
+    """Several runs at once, on joblib's worker processes; their results in order.
+
+    Each is :func:`run_experiment` of its config, on one worker per core (or ``n_jobs``; -1:
+    every core, as joblib counts).
+
+    ``streams[i]`` is passed as ``run_experiment(configs[i], stream=...)`` (None: the
+    registry's); runs of one stream share it. One run, or one job, runs in this process.
+    The results are the same as one by one (each run seeds itself from its config); an error
+    in any run is raised here after the others finish. The workers stay for
+    :data:`WORKER_IDLE_S` seconds for the next call (:func:`warm_workers` starts them early).
+
+    Examples
+    --------
+    >>> cfgs = [RunConfig("sea0", "gnb", d, seed=1, n_chunks=12) for d in ("pudd", "ddm")]
+    >>> stream = run_stream(cfgs[0])
+    >>> both = run_experiments(cfgs, streams=[stream, stream], n_jobs=2)
+    >>> [r.alarms for r in both] == [run_experiment(c, stream=stream).alarms for c in cfgs]
+    True
+    """
+    configs = list(configs)
+    given = list(streams) if streams is not None else [None] * len(configs)
+    if len(given) != len(configs):
+        raise ValueError(f"give one stream (or None) per config: {len(configs)} configs, "
+                         f"{len(given)} streams")
+    jobs = _n_jobs(n_jobs, len(configs))
+    if jobs == 1:
+        return [run_experiment(c, stream=s, data_dir=data_dir)
+                for c, s in zip(configs, given, strict=True)]
+    from joblib import Parallel, delayed
+
+    runs = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
+        delayed(_run_in_worker)(c, s, data_dir)
+        for c, s in zip(configs, given, strict=True))
+    return list(runs)
+
+
+_PARENT_POLL_S = 1.0
+_watched_parent: int | None = None  # set once per worker process by _watch_parent
+
+
+def _watch_parent() -> None:
+    """Exit this worker when the process that started it dies, even by SIGKILL.
+
+    The workers wait :data:`WORKER_IDLE_S` for more runs; a server killed without its
+    clean-up would leave them (hundreds of MB each) alive that long. An orphan is adopted by
+    another process, so its parent id changes: the check costs a system call a second.
+    """
+    global _watched_parent
+    if _watched_parent is not None:
+        return
+    _watched_parent = parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        os.kill(os.getpid(), signal.SIGKILL)  # nothing to save: results have nowhere to go
+
+    import signal
+    import threading
+
+    threading.Thread(target=watch, name="pudd-parent-watch", daemon=True).start()
+
+
+def _run_in_worker(config: RunConfig, stream: Stream | None,
+                   data_dir: str | None) -> RunResult:
+    _watch_parent()
+    return run_experiment(config, stream=stream, data_dir=data_dir)
+
+
+def _ready() -> int:
+    _watch_parent()
+    return os.getpid()
+
+
+def warm_workers(n_jobs: int | None = None) -> int:
+    """Start :func:`run_experiments`' worker processes now; returns how many answered.
+
+    Each imports this module, so that the first parallel runs do not wait for that.
+    """
+    jobs = _n_jobs(n_jobs, _cores())
+    if jobs == 1:
+        return 1
+    from joblib import Parallel, delayed
+
+    pids = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
+        delayed(_ready)() for _ in range(2 * jobs))
+    return len(set(pids))
+
+
+#: Missing runs estimated at this many seconds in all (one after another) are computed on
+#: every core at once before the one-by-one loop, which then finds them cached. Below, handing
+#: them to the worker processes costs about what it saves; above, the user gets Run, Stop and
+#: a progress bar per run instead. ``PUDD_WORKERS=1`` turns it off (the tests' AppTests).
+AT_ONCE_SECONDS = (0.8, 8.0)
+
+
+def parallel() -> bool:
+    """Whether runs go to worker processes: two cores or more, and not turned off."""
+    wanted = os.environ.get("PUDD_WORKERS")
+    return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
+
+
+class Workers:
+    """The server's worker processes: warmed in the background, then marked used.
+
+    Started when the explorer is first opened: a cold start imports scikit-learn and river in
+    each (2-4 s); until they answer, the page computes its runs one by one (a cold start would
+    make the first runs at once slower than that). Workers idle for ``WORKER_IDLE_S`` exit,
+    so after such a pause they are warmed again the same way.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._used = 0.0
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=warm_workers, name="pudd-warm-workers",
+                                        daemon=True)
+        self._thread.start()
+        self._used = time.monotonic()
+
+    def warm(self) -> None:
+        """Start them, the first time the explorer is opened."""
+        with self._lock:
+            if self._thread is None:
+                self._start()
+
+    def ready(self) -> bool:
+        """Whether they answer now, for runs about to be handed to them; if not, warm them."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return False
+            if self._thread is None or time.monotonic() - self._used > 0.9 * WORKER_IDLE_S:
+                self._start()
+                return False
+            self._used = time.monotonic()
+            return True
+
+
+@functools.cache
+def workers() -> Workers:
+    """The :class:`Workers` of this process, made on the first call."""
+    return Workers()
+
+
+def run_at_once(configs: Sequence[RunConfig], seconds: float,
+                streams: Callable[[], Sequence[Stream | None]],
+                busy: contextlib.AbstractContextManager[Any] | None = None,
+                ) -> list[RunResult] | None:
+    """The runs of ``configs`` on the worker processes, when several quick ones are missing.
+
+    ``seconds`` is their estimated time one after another; ``streams()`` gives each run's
+    stream (called only when the runs are handed over), and ``busy`` is entered while they
+    run (a spinner). Returns None, running nothing, when the runs should go one by one: no
+    worker processes (:func:`parallel`), fewer than two runs, an estimate outside
+    :data:`AT_ONCE_SECONDS`, workers not warm yet (this call warms them), or a failure (the
+    one-by-one loop then runs them again and shows the error).
+    """
+    if not parallel():
+        return None
+    workers().warm()
+    if len(configs) < 2 or not AT_ONCE_SECONDS[0] <= seconds <= AT_ONCE_SECONDS[1]:
+        return None
+    if not workers().ready():  # until they answer: one by one
+        return None
+    try:
+        with busy if busy is not None else contextlib.nullcontext():
+            return run_experiments(configs, streams=streams())
+    except Exception:  # noqa: BLE001 - the one-by-one loop runs them again and shows the error
+        _log.info("parallel runs failed; computing them one by one", exc_info=True)
+        return None
+
+
+KEPT_STREAM_SAMPLES = 500_000  # longer streams are drawn again rather than kept
+
+
+def kept_stream(config: RunConfig, info: StreamInfo | None) -> Stream:
+    """``config``'s registry stream, kept (the last four) when it has at most 500,000 samples.
+
+    Adding a PUDD setting runs one more model on the same stream: drawing a synthetic stream
+    again would cost about as much as the run itself. ``info`` (the stream's registry entry,
+    if any) gives the size a config leaves unset. Runs only read a stream's chunks, so the
+    same object serves them all.
+    """
+    size = ((config.n_chunks or (info.n_chunks if info else 0) or 10**9)
+            * (config.chunk_size or (info.chunk_size if info else 0) or 10**9))
+    if size > KEPT_STREAM_SAMPLES:
+        return run_stream(config)
+    return _registry_stream(RunConfig(config.dataset, seed=config.seed,
+                                      chunk_size=config.chunk_size, n_chunks=config.n_chunks,
+                                      stream_options=config.stream_options))
+
+
+@functools.lru_cache(maxsize=4)
+def _registry_stream(config: RunConfig) -> Stream:
+    """The stream of ``config`` (only its stream fields set)."""
+    return run_stream(config)

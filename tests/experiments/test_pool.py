@@ -1,0 +1,198 @@
+"""The explorer's worker pool: runs at once equal runs one by one; when runs go at once."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pudd_core.experiments import pool
+from pudd_core.experiments.pool import kept_stream, run_at_once, run_experiments
+from pudd_core.experiments.runner import RunConfig, run_experiment, run_stream
+from pudd_core.streams import get_info
+
+
+def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
+    cfgs = [RunConfig("sea0", "gnb", d, seed=3, n_chunks=15) for d in ("pudd", "adwin", "ddm")]
+    cfgs.append(RunConfig("sine", "gnb", "pudd", seed=3, n_chunks=12))  # the registry's stream
+    shared = run_stream(cfgs[0])
+    streams = [shared, shared, shared, None]
+    at_once = run_experiments(cfgs, streams=streams, n_jobs=2)
+    one_by_one = [run_experiment(c, stream=s) for c, s in zip(cfgs, streams, strict=True)]
+    assert [r.config for r in at_once] == cfgs  # in the configs' order
+    for a, b in zip(at_once, one_by_one, strict=True):
+        assert (a.alarms, a.accuracy) == (b.alarms, b.accuracy)
+        np.testing.assert_array_equal([c.p_value for c in a.chunks],  # NaN: no test, in both
+                                      [c.p_value for c in b.chunks])
+
+
+def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
+    good = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=8)
+    bad = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=1)  # a run needs two chunks
+    with pytest.raises(ValueError, match="n_chunks must be None or an integer >= 2"):
+        run_experiments([good, bad], n_jobs=2)
+    with pytest.raises(ValueError, match="one stream"):
+        run_experiments([good, bad], streams=[None])
+
+
+def test_the_workers_exit_when_their_server_is_killed(tmp_path):
+    """Issue 25, item 11: a SIGKILLed server left its workers (~480 MB) alive for an hour."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def alive(pid: int) -> bool:  # a zombie (dead, not yet reaped) counts as gone
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    script = ("import os, sys, time\n"
+              "from joblib import Parallel, delayed\n"
+              "from pudd_core.experiments import pool\n"
+              "pool.warm_workers(2)\n"
+              "pids = set(Parallel(n_jobs=2, idle_worker_timeout=pool.WORKER_IDLE_S)(\n"
+              "    delayed(pool._ready)() for _ in range(8)))\n"
+              "print(' '.join(map(str, pids)), flush=True)\n"
+              "time.sleep(600)\n")
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              text=True, cwd=os.getcwd())
+    try:
+        pids = [int(p) for p in server.stdout.readline().split()]
+        assert pids and server.pid not in pids
+        assert all(alive(pid) for pid in pids)  # while the server is
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        left = set(pids)
+        while left and time.monotonic() < deadline:
+            left = {pid for pid in left if alive(pid)}
+            time.sleep(0.2)
+        assert not left, f"workers {sorted(left)} outlived their server"
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def test_the_workers_are_used_once_warm_and_warmed_again_after_they_idled_out(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    started: list[int] = []
+    release = threading.Event()
+
+    def warm() -> None:  # a cold start, held until released
+        started.append(1)
+        release.wait(10)
+
+    monkeypatch.setattr(pool, "warm_workers", warm)
+    monkeypatch.setattr(pool, "WORKER_IDLE_S", 3600)
+    workers = pool.Workers()
+    workers.warm()
+    workers.warm()  # once per server
+    assert started == [1] and not workers.ready()  # still starting: one by one
+    release.set()
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready() and started == [1]
+    workers._used -= 3500  # an hour without runs at once: the workers have exited
+    assert not workers.ready() and started == [1, 1]
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready()
+
+
+# --- when runs go at once ---------------------------------------------------------------------
+class _Ready:
+    def warm(self) -> None:
+        pass
+
+    def ready(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[list[Any]]:
+    """Workers on and ready; ``run_experiments`` runs here and records its configs."""
+    calls: list[list[Any]] = []
+
+    def here(configs: Any, *, streams: Any) -> list[Any]:
+        calls.append(list(configs))
+        return [run_experiment(c, stream=s) for c, s in zip(configs, streams, strict=True)]
+
+    monkeypatch.setenv("PUDD_WORKERS", "2")
+    monkeypatch.setattr(pool, "workers", _Ready)
+    monkeypatch.setattr(pool, "run_experiments", here)
+    monkeypatch.setattr(pool.os, "cpu_count", lambda: 2)
+    return calls
+
+
+_CFGS = [RunConfig("sea0", "gnb", d, seed=5, n_chunks=6) for d in ("pudd", "ddm")]
+
+
+def test_quick_runs_go_at_once_and_equal_the_runs_one_by_one(recorded):
+    runs = run_at_once(_CFGS, 1.0, lambda: [None, None])
+    assert recorded == [_CFGS]
+    assert [r.alarms for r in runs] == [run_experiment(c).alarms for c in _CFGS]
+
+
+@pytest.mark.parametrize(("configs", "seconds", "workers"), [
+    (_CFGS[:1], 1.0, "2"),    # one run: nothing to share
+    (_CFGS, 0.1, "2"),        # below the window: handing over costs what it saves
+    (_CFGS, 100.0, "2"),      # above: Run, Stop and a progress bar per run instead
+    (_CFGS, 1.0, "1"),        # PUDD_WORKERS=1 turns it off
+])
+def test_runs_go_one_by_one_outside_the_window_and_the_streams_are_not_made(
+        recorded, monkeypatch, configs, seconds, workers):
+    monkeypatch.setenv("PUDD_WORKERS", workers)
+    made: list[int] = []
+    assert run_at_once(configs, seconds, lambda: made.append(1) or [None] * len(configs)) is None
+    assert recorded == [] and made == []
+
+
+def test_workers_not_warm_yet_leave_the_runs_one_by_one(recorded, monkeypatch):
+    class Cold(_Ready):
+        def ready(self) -> bool:
+            return False
+
+    monkeypatch.setattr(pool, "workers", Cold)
+    assert run_at_once(_CFGS, 1.0, lambda: [None, None]) is None and recorded == []
+
+
+def test_a_failure_at_once_is_none_and_the_busy_context_was_left(recorded, monkeypatch):
+    def broken(configs: Any, *, streams: Any) -> list[Any]:
+        raise OSError("no worker could start")
+
+    monkeypatch.setattr(pool, "run_experiments", broken)
+    entered: list[str] = []
+
+    class Busy:
+        def __enter__(self) -> None:
+            entered.append("in")
+
+        def __exit__(self, *exc: object) -> None:
+            entered.append("out")
+
+    assert run_at_once(_CFGS, 1.0, lambda: [None, None], busy=Busy()) is None
+    assert entered == ["in", "out"]
+
+
+# --- kept streams -------------------------------------------------------------------------------
+def test_a_small_stream_is_kept_and_equals_a_fresh_draw():
+    cfg = RunConfig("sea0", "gnb", "pudd", seed=7, n_chunks=5)
+    first = kept_stream(cfg, get_info("sea0"))
+    assert kept_stream(RunConfig("sea0", "gnb", "ddm", seed=7, n_chunks=5),
+                       get_info("sea0")) is first  # another detector: the same stream
+    fresh = run_stream(cfg)
+    for i in range(first.n_chunks):
+        np.testing.assert_array_equal(first.chunk(i)[0], fresh.chunk(i)[0])
+        np.testing.assert_array_equal(first.chunk(i)[1], fresh.chunk(i)[1])
+
+
+def test_a_stream_over_the_limit_is_drawn_again(monkeypatch):
+    monkeypatch.setattr(pool, "KEPT_STREAM_SAMPLES", 10)
+    cfg = RunConfig("sea0", "gnb", "pudd", seed=8, n_chunks=5)
+    assert kept_stream(cfg, get_info("sea0")) is not kept_stream(cfg, get_info("sea0"))
