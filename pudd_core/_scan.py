@@ -18,7 +18,6 @@ from pudd_core import _validation
 from pudd_core.bucketing import (
     Buckets,
     build_buckets,
-    counts_from_unsorted,
     fitting_sample,
 )
 from pudd_core.chi2 import PUTestResult, evaluate_table
@@ -26,6 +25,7 @@ from pudd_core.chi2 import PUTestResult, evaluate_table
 __all__ = [
     "Chunk",
     "CutResult",
+    "Draw",
     "History",
     "LastScan",
     "Prefix",
@@ -276,6 +276,68 @@ class Prefix:
         return self.recent
 
 
+@dataclass(frozen=True)
+class Draw:
+    """A reference prefix's fitting sample, drawn in order but fitted only when first tested.
+
+    The generator's draws happen at the same points as an eager fit's, so a prefix fitted
+    late (or never, when the skip rule spares every cut that would test it) leaves every
+    other prefix's sample, and so every result, unchanged.
+    """
+
+    sample: NDArray[np.float64]
+    n_ref: int  # values in the reference window (caps K with n_test, spec section 1.6 step 2)
+    n_test: int
+
+
+class _Sorted:
+    """The values of every chunk, each chunk's sorted, as one array of keys ``chunk + i * u``.
+
+    numpy orders complex numbers lexicographically (real part, then imaginary part), so one
+    ``searchsorted`` of the keys ``j + i * edge`` for every chunk ``j`` and bucket edge counts
+    each chunk's values below each edge: a window of any number of chunks is counted into
+    buckets in time logarithmic in its size, and each value is sorted once, when it arrives.
+    """
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, dtype=np.complex128)
+        self.starts: list[int] = [0]  # chunk j's keys are keys[starts[j] : starts[j + 1]]
+
+    def add(self, values: NDArray[np.float64]) -> None:
+        n, k = self.starts[-1], values.size
+        if n + k > self.keys.size:
+            self.keys = np.resize(self.keys, max(2 * self.keys.size, n + k, 1024))
+        seg = self.keys[n : n + k]
+        seg.real = len(self.starts) - 1
+        seg.imag = np.sort(values)
+        self.starts.append(n + k)
+
+    def tail(self, first: int) -> _Sorted:
+        """The chunks from ``first`` on, renumbered from 0."""
+        out = _Sorted()
+        a = self.starts[first]
+        out.keys = self.keys[a : self.starts[-1]] - first  # exact: small integers
+        out.starts = [s - a for s in self.starts[first:]]
+        return out
+
+    def counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
+        """Bucket counts of the values of chunks ``start .. stop - 1``."""
+        total = self.starts[stop] - self.starts[start]
+        edges = buckets.search_edges
+        if edges.size == 0 or total == 0:
+            out = np.zeros(buckets.k, dtype=np.int64)
+            out[int(buckets.interval_bins[0])] = total
+            return out
+        q = np.empty((stop - start, edges.size), dtype=np.complex128)
+        q.real = np.arange(start, stop)[:, None]
+        q.imag = edges
+        found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
+        below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
+        sizes = np.diff(np.concatenate(([0], below, [total])))
+        return np.bincount(buckets.interval_bins, weights=sizes,
+                           minlength=buckets.k).astype(np.int64)
+
+
 class History:
     """Chunks since the last alarm and the cached buckets of each reference prefix.
 
@@ -299,34 +361,60 @@ class History:
         self.rng = rng
         self.chunks: list[Chunk] = []
         self.prefixes: dict[int, Prefix] = {}
+        self.drawn: dict[int, Draw] = {}  # samples drawn, prefixes not fitted yet
         self.old_means: dict[int, float] = {}  # mean chunk accuracy of chunks[:m]
         # every value so far, in order, in growable buffers: no re-concatenation per test
         self._u = np.empty(0)
         self._mask = np.empty(0, dtype=bool)
-        self._u_ok = np.empty(0)  # u where the reference mask holds, +inf elsewhere
-        self._u_correct = np.empty(0)  # u where the prediction was correct, +inf elsewhere
         self._ends: list[int] = [0]
+        self._acc = np.empty(0)  # chunk accuracies, for the skip rule's means
+        self._err_cum: list[int] = [0]  # errors of chunks[:j], by correct
+        self._ref_err_cum: list[int] = [0]  # the same by the reference split
+        # each chunk's values sorted, for counting: the correct ones, the reference split's,
+        # and (EK ablation) all of them
+        self._ok = _Sorted()
+        self._ref = self._ok if settings.reference_split == "argmax" else _Sorted()
+        self._all = _Sorted() if settings.partition == "ek" else None
 
     def add(self, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> Chunk:
         """Add a chunk (the history keeps these arrays) and return it."""
         chunk = Chunk.of(u, correct, self.settings.reference_split)
+        self._append(chunk)
+        self._ok.add(chunk.u[chunk.correct])
+        if self._ref is not self._ok:
+            self._ref.add(chunk.u[chunk.ref_mask])
+        if self._all is not None:
+            self._all.add(chunk.u)
+        return chunk
+
+    def _append(self, chunk: Chunk) -> None:
+        j = len(self.chunks)
         self.chunks.append(chunk)
         n, k = self._ends[-1], chunk.u.size
         if n + k > self._u.size:
             cap = max(2 * self._u.size, n + k)
             self._u = np.resize(self._u, cap)
             self._mask = np.resize(self._mask, cap)
-            self._u_ok = np.resize(self._u_ok, cap)
-            self._u_correct = np.resize(self._u_correct, cap)
         self._u[n : n + k] = chunk.u
         self._mask[n : n + k] = chunk.ref_mask
-        self._u_ok[n : n + k] = np.where(chunk.ref_mask, chunk.u, np.inf)
-        self._u_correct[n : n + k] = (
-            self._u_ok[n : n + k] if chunk.ref_mask is chunk.correct
-            else np.where(chunk.correct, chunk.u, np.inf)
-        )
         self._ends.append(n + k)
-        return chunk
+        if j >= self._acc.size:
+            self._acc = np.resize(self._acc, max(2 * self._acc.size, 64))
+        self._acc[j] = chunk.accuracy
+        self._err_cum.append(self._err_cum[-1] + chunk.n_errors)
+        ref_errors = chunk.n_errors if chunk.ref_mask is chunk.correct else (
+            k - int(np.count_nonzero(chunk.ref_mask)))
+        self._ref_err_cum.append(self._ref_err_cum[-1] + ref_errors)
+
+    def tail(self, first: int) -> History:
+        """A history of the chunks from ``first`` on (nothing drawn or fitted; same generator)."""
+        out = History(self.settings, self.rng)
+        for chunk in self.chunks[first:]:
+            out._append(chunk)
+        out._ok = self._ok.tail(first)
+        out._ref = out._ok if self._ref is self._ok else self._ref.tail(first)
+        out._all = None if self._all is None else self._all.tail(first)
+        return out
 
     def count(self, buckets: Buckets, start: int, stop: int, ek: bool) -> NDArray[np.int64]:
         """The table row of chunks ``start .. stop - 1``.
@@ -334,13 +422,26 @@ class History:
         Bucket counts of the correct values (of every value for the EK ablation), then the
         number of errors.
         """
-        a, b = self._ends[start], self._ends[stop]
         if ek:
-            return counts_from_unsorted(self._u[a:b], buckets)
-        counts = counts_from_unsorted(self._u_correct[a:b], buckets)  # +inf: past 1
-        n_errors = sum(c.n_errors for c in self.chunks[start:stop])
-        counts[int(buckets.interval_bins[-1])] -= n_errors
-        return np.append(counts, n_errors)
+            assert self._all is not None
+            return self._all.counts(buckets, start, stop)
+        counts = self._ok.counts(buckets, start, stop)
+        return np.append(counts, self._err_cum[stop] - self._err_cum[start])
+
+    def sample(self, m: int, n_test: int) -> Draw:
+        """The fitting sample of the first ``m`` chunks (a draw of the generator)."""
+        s = self.settings
+        end = self._ends[m]
+        if s.partition == "ek":
+            # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
+            return Draw(self._u[: min(s.sample_size, end)], end, n_test)
+        return Draw(fitting_sample(self._u[:end], self._mask[:end], sample_size=s.sample_size,
+                                   rng=self.rng), end, n_test)
+
+    def draw(self, m: int, n_test: int) -> None:
+        """Draw the fitting sample of the first ``m`` chunks now; fit it when first tested."""
+        if m not in self.prefixes and m not in self.drawn:
+            self.drawn[m] = self.sample(m, n_test)
 
     def prefix(self, m: int, n_test: int) -> Prefix:
         """Buckets and reference row of the first ``m`` chunks (fitted once if cached)."""
@@ -348,7 +449,8 @@ class History:
             return self.fit(m, n_test)
         prefix = self.prefixes.get(m)
         if prefix is None:
-            prefix = self.prefixes[m] = self.fit(m, n_test)
+            draw = self.drawn.pop(m, None) or self.sample(m, n_test)
+            prefix = self.prefixes[m] = self._fit_drawn(m, draw)
         return prefix
 
     def evict(self, n: int) -> None:
@@ -359,39 +461,38 @@ class History:
         """
         if self.settings.cut_points == "pow2":
             oldest = n - (1 << (MAX_POW2 - 1))  # later steps reach back at most this far
-            for m in [m for m in self.prefixes if m < oldest]:
-                del self.prefixes[m]
+            for cache in (self.prefixes, self.drawn):
+                for m in [m for m in cache if m < oldest]:
+                    del cache[m]
 
     def fit(self, m: int, n_test: int) -> Prefix:
         """Fit the buckets of the first ``m`` chunks and count their reference row."""
+        return self._fit_drawn(m, self.sample(m, n_test))
+
+    def _fit_drawn(self, m: int, draw: Draw) -> Prefix:
         s = self.settings
-        end = self._ends[m]
-        u = self._u[:end]
+        buckets = build_buckets(draw.sample, draw.n_ref, draw.n_test, s.n_buckets,
+                                s.min_bucket_size)
         if s.partition == "ek":
-            # spec section 2 row 24: Ei-kMeans on the first values, every value bucketed
-            buckets = build_buckets(u[: s.sample_size], u.size, n_test, s.n_buckets,
-                                    s.min_bucket_size)
-            return Prefix(m, buckets, counts_from_unsorted(u, buckets), ek=True)
-        mask = self._mask[:end]
-        sample = fitting_sample(u, mask, sample_size=s.sample_size, rng=self.rng)
-        buckets = build_buckets(sample, u.size, n_test, s.n_buckets, s.min_bucket_size)
-        n_errors = sum(c.u.size - int(np.count_nonzero(c.ref_mask)) for c in self.chunks[:m])
-        counts = counts_from_unsorted(self._u_ok[:end], buckets)  # +inf values fall past 1
-        counts[int(buckets.interval_bins[-1])] -= n_errors
-        old_row = np.append(counts, n_errors)
-        return Prefix(m, buckets, old_row.astype(np.int64))
+            assert self._all is not None
+            return Prefix(m, buckets, self._all.counts(buckets, 0, m), ek=True)
+        counts = self._ref.counts(buckets, 0, m)
+        return Prefix(m, buckets, np.append(counts, self._ref_err_cum[m]))
 
     def skip(self, m: int, partial: Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
         rule = self.settings.skip_rule
         old: list[Stats] | list[Chunk] = self.chunks[:m]
-        new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
         if rule == "accuracy":
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
             old_mean = self.old_means.get(m)
             if old_mean is None:
-                old_mean = self.old_means[m] = float(np.mean([c.accuracy for c in old]))
-            return bool(old_mean < np.mean([c.accuracy for c in new]))
+                old_mean = self.old_means[m] = float(np.mean(self._acc[:m]))
+            n = len(self.chunks)
+            new_mean = (np.mean(self._acc[m:n]) if partial is None
+                        else np.mean([*self._acc[m:n].tolist(), partial.accuracy]))
+            return bool(old_mean < new_mean)
+        new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
         if rule == "pu_mean":
             old_n = sum(c.n_errors for c in old)
             new_n = sum(c.n_errors for c in new)

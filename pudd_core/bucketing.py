@@ -54,6 +54,9 @@ class Buckets:
     edges: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     interval_bins: NDArray[np.intp] = field(init=False, repr=False, compare=False)
     edge_left: NDArray[np.bool_] = field(init=False, repr=False, compare=False)
+    #: ``edges``, each moved to the next float above where a value on it goes left: a value
+    #: belongs to a later interval exactly when it is not below its search edge
+    search_edges: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     # the same partition as Python lists: (edge, goes left on a tie, bucket below it), the
     # bucket of the last interval; for counting a handful of values without numpy calls
     _cuts: tuple[tuple[float, bool, int], ...] = field(init=False, repr=False, compare=False)
@@ -67,6 +70,8 @@ class Buckets:
         # a value exactly on an edge goes where the brute-force arg-min sends it
         ties = _weighted_argmin(edges, centres, coef) == interval_bins[:-1]
         object.__setattr__(self, "edge_left", np.asarray(ties, dtype=np.bool_))
+        object.__setattr__(self, "search_edges",
+                           np.where(ties, np.nextafter(edges, np.inf), edges))
         cuts = zip(edges.tolist(), ties.tolist(), interval_bins[:-1].tolist(), strict=True)
         object.__setattr__(self, "_cuts", tuple(cuts))
         object.__setattr__(self, "_last_bin", int(interval_bins[-1]))

@@ -205,12 +205,14 @@ class ChunkPUDD(LastScan, base.Base):
 
     def _forget_oldest(self) -> None:
         """Keep the newest half of a full history (``max_chunks``), as if it began there."""
-        kept = self._history.chunks[len(self._history.chunks) - (self.max_chunks or 2) // 2 :]
-        self._history = History(self._settings, self._rng)
-        for chunk in kept:
-            self._history.add(chunk.u, chunk.correct)
-        for n in range(2, len(kept) + 1):  # the old windows' buckets, in the usual order
-            self._history.prefix(n - 1, kept[-1].u.size)
+        old = self._history
+        self._history = old.tail(len(old.chunks) - (self.max_chunks or 2) // 2)
+        kept = self._history.chunks
+        for n in range(2, len(kept) + 1):  # the old windows' samples, in the usual order
+            if self._settings.cache_buckets:
+                self._history.draw(n - 1, kept[-1].u.size)
+            else:  # as the eager refit did: the generator moves on, nothing is kept
+                self._history.sample(n - 1, kept[-1].u.size)
 
     @property
     def drift_detected(self) -> bool:
@@ -288,7 +290,9 @@ class ChunkPUDD(LastScan, base.Base):
         self._chunks_seen += 1
         n = len(hist.chunks)
         if n >= 2 and self._settings.cache_buckets:
-            hist.prefix(n - 1, vals.size)  # fit each old window once, in a fixed order
+            # each old window's sample is drawn now, in a fixed order, and its buckets are
+            # fitted when a cut first tests it (never, if the skip rule spares every such cut)
+            hist.draw(n - 1, vals.size)
             hist.evict(n)
         scan = conclude(
             self._settings, index=index, n=n, accuracy=chunk.accuracy,

@@ -10,6 +10,8 @@ Runs a fixed set of seeded computations in each checkout (a subprocess per check
   alarm and every cut of the last test, over clocks, cut points, skip rules and floors;
 * ``run_experiment`` with GNB over the synthetic streams and PUDD variants (per-chunk logs
   with window records, timings left out);
+* ``monitor`` on a seeded 10-class prediction log (both variants, chunks of rows, the
+  bounded history included): every chunk's record (timings left out);
 * a GNB subset of the reproduction grid (``reproduction_configs(1, "gnb", seeds)``, PUDD-1/3/5):
   the store rows of ``safe_run`` (elapsed time left out) and the per-chunk logs.
 
@@ -49,6 +51,10 @@ CHUNK_VARIANTS: tuple[dict[str, Any], ...] = (
     {"partition": "ek", "clamp_min": 0},
     {"partition": "ek", "cut_points": "all"},
     {"min_accuracy": 0.9},
+    {"max_chunks": 8},
+    {"max_chunks": 5, "cut_points": "all", "clamp_min": 0, "min_expected": 5.0},
+    {"max_chunks": 6, "reference_split": "pu_lt_0.5", "skip_rule": None},
+    {"max_chunks": 7, "partition": "ek", "clamp_min": 0},
 )
 ONLINE_VARIANTS: tuple[dict[str, Any], ...] = (
     {"cut_every": 200, "clock": 32},
@@ -189,6 +195,35 @@ def _experiment_records() -> dict[str, Any]:
     return out
 
 
+def _monitor_records() -> dict[str, Any]:
+    from dataclasses import asdict
+
+    import numpy as np
+    import pandas as pd
+
+    from pudd_core import monitor
+
+    rng = np.random.default_rng(5)
+    n, k = 150_000, 10
+    y = rng.integers(0, k, n)
+    shape = np.ones((n, k))
+    shape[np.arange(n), y] += np.where(np.arange(n) < 2 * n // 3, 20.0, 12.0)
+    g = rng.standard_gamma(shape)
+    log = pd.DataFrame(g / g.sum(axis=1, keepdims=True),
+                       columns=[f"proba_{c}" for c in range(k)])
+    log.insert(0, "label", y)
+    out: dict[str, Any] = {}
+    for variant in ("calibrated", "authors"):
+        for chunk_size in (1000, 400):
+            res = monitor(log, label="label", proba_prefix="proba_", chunk_size=chunk_size,
+                          variant=variant, record_windows="alarms")
+            recs = [asdict(r) for r in res.records]
+            for d in recs:
+                d.pop("detect_ms")
+            out[f"monitor {variant} chunk_size={chunk_size}"] = _plain(recs)
+    return out
+
+
 def _reproduction_records(seeds: int) -> dict[str, Any]:
     from pudd_core.experiments.grid import safe_run
     from pudd_core.experiments.reproduce import reproduction_configs
@@ -214,6 +249,7 @@ def _dump(path: str, seeds: int, parts: list[str]) -> None:
         "chunk": _chunk_records,
         "online": _online_records,
         "experiment": _experiment_records,
+        "monitor": _monitor_records,
         "reproduction": lambda: _reproduction_records(seeds),
     }
     for part in parts:
@@ -258,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new", type=Path, default=ROOT, help="root of the checkout to check")
     parser.add_argument("--seeds", type=int, default=3, help="reproduction-grid seeds")
     parser.add_argument("--parts", nargs="+", default=["chunk", "online", "experiment",
-                                                       "reproduction"])
+                                                       "monitor", "reproduction"])
     parser.add_argument("--base-records", type=Path,
                         help="reuse the baseline's records from this file (written if absent)")
     parser.add_argument("--new-records", type=Path,

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pudd_core import PUDD, ChunkPUDD, clamp_table, pu_chi2_test
 from pudd_core._scan import History, ScanSettings, conclude
 from pudd_core._validation import ParameterError
-from pudd_core.bucketing import Buckets
+from pudd_core.bucketing import Buckets, counts_from_unsorted
 from pudd_core.chi2 import chi2_test, evaluate_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,3 +147,83 @@ def test_the_detectors_import_no_private_name_of_another_module(module):
     private = [a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                for a in node.names if a.name.startswith("_") and a.name != "_validation"]
     assert private == []
+
+
+# --- counting windows from each chunk's sorted values --------------------------------------------
+_EDGE_VALUES = (0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=6),
+    seed=st.integers(0, 2**16),
+    centres=st.lists(st.sampled_from((0.05, 0.1, 0.2, 0.3, 0.45, 0.6)), min_size=1,
+                     max_size=4, unique=True),
+    coef=st.lists(st.sampled_from((0.5, 1.0, 2.0)), min_size=4, max_size=4),
+    split=st.sampled_from(("argmax", "pu_lt_0.5")),
+)
+def test_history_counts_a_window_as_counting_its_values_does(sizes, seed, centres, coef, split):
+    """Oracle: ``counts_from_unsorted`` on the window's values put together (a pass per bucket
+    edge); values sit on the bucket edges and centres too (ties)."""
+    rng = np.random.default_rng(seed)
+    b = Buckets(tuple(sorted(centres)), tuple(coef[: len(centres)]), (1,) * len(centres), 1)
+    pool = np.r_[_EDGE_VALUES, b.edges, b.centres]
+    hist = History(_settings(reference_split=split), rng)
+    ek = History(_settings(partition="ek"), rng)
+    chunks = []
+    for n in sizes:
+        u = rng.choice(pool, n) if rng.random() < 0.5 else rng.random(n)
+        ok = rng.random(n) < 0.8
+        chunks.append((u, ok))
+        hist.add(u, ok)
+        ek.add(u, ok)
+
+    def brute(values):
+        return counts_from_unsorted(values, b).tolist()
+
+    for a in range(len(sizes)):
+        for z in range(a + 1, len(sizes) + 1):
+            u = np.concatenate([c[0] for c in chunks[a:z]])
+            ok = np.concatenate([c[1] for c in chunks[a:z]])
+            assert hist.count(b, a, z, ek=False).tolist() == [*brute(u[ok]), int((~ok).sum())]
+            assert ek.count(b, a, z, ek=True).tolist() == brute(u)
+    # the reference row of a prefix counts by the reference split
+    u = np.concatenate([c[0] for c in chunks])
+    ok = np.concatenate([c[1] for c in chunks])
+    ref = u < 0.5 if split == "pu_lt_0.5" else ok
+    prefix = hist.prefix(len(sizes), 10)
+    assert prefix.old_row.tolist() == [*counts_from_unsorted(u[ref], prefix.buckets).tolist(),
+                                       int((~ref).sum())]
+
+
+def _fit_every_drawn_prefix(det: ChunkPUDD) -> None:
+    hist = det._history
+    for m in sorted(hist.drawn):
+        hist.prefix(m, 0)
+
+
+@pytest.mark.parametrize("opts", [{}, {"max_chunks": 6}, {"clamp_min": 0, "min_expected": 5.0}])
+def test_fitting_a_prefix_only_when_a_cut_tests_it_changes_no_result(opts):
+    """Two ways to the same scans: every reference prefix fitted as soon as its sample is
+    drawn, or only when a cut first tests it. Their samples are drawn at the same points, so
+    the generator's sequence, and every bucket and p-value, is the same."""
+    rng = np.random.default_rng(8)
+    lazy, eager = ChunkPUDD(seed=4, **opts), ChunkPUDD(seed=4, **opts)
+    never_fitted = 0
+    for t in range(40):
+        u = rng.beta(1 + (t >= 25), 6, 400)
+        ok = (u < 0.5) & (rng.random(400) > 0.05)
+        before = set(lazy._history.drawn)
+        lazy.update(u, ok)
+        eager.update(u, ok)
+        _fit_every_drawn_prefix(eager)
+        never_fitted += len(before - set(lazy._history.drawn) - set(lazy._history.prefixes))
+        a, b = lazy.last_scan, eager.last_scan
+        assert (a.p_value, a.cut_point, a.drift_detected, a.shortcut) == (
+            b.p_value, b.cut_point, b.drift_detected, b.shortcut)
+        for ca, cb in zip(a.cuts, b.cuts, strict=True):
+            assert (ca.cut, ca.p_value, ca.skipped) == (cb.cut, cb.p_value, cb.skipped)
+            if ca.test is not None:
+                assert ca.test.buckets == cb.test.buckets
+                assert ca.test.table.tolist() == cb.test.table.tolist()
+    assert lazy._history.drawn  # the skip rule spared some prefixes every test so far
