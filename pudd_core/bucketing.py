@@ -198,19 +198,32 @@ def _kth_neighbour_windows(s: NDArray[np.float64], p: int) -> tuple[
     function of ``j`` that cross where the window's midpoint passes ``s[i]``, so one binary
     search over the midpoints finds the best window. Returns the distances and window starts.
     """
-    n = s.size
-    idx = np.arange(n)
-    lo = np.maximum(0, idx - p + 1)
-    hi = np.minimum(idx, n - p)
-    mids = (s[: n - p + 1] + s[p - 1 :]) / 2.0
-    # np.minimum/np.maximum: np.clip's Python-level dispatch costs more than the work here
-    first = np.minimum(np.maximum(np.searchsorted(mids, s, side="right"), lo), hi + 1)
-    j_a = np.minimum(np.maximum(first - 1, lo), hi)
-    j_b = np.minimum(first, hi)  # first >= lo already
-    d_a = np.maximum(s - s[j_a], s[j_a + p - 1] - s)
-    d_b = np.maximum(s - s[j_b], s[j_b + p - 1] - s)
+    idx = np.arange(s.size)
+    d_a, d_b, j_a, j_b = _window_pair(s, p, idx, np.maximum(idx - (p - 1), 0))
     use_a = d_a <= d_b
     return np.where(use_a, d_a, d_b), np.where(use_a, j_a, j_b)
+
+
+def _window_pair(s: NDArray[np.float64], p: int, idx: NDArray[np.intp],
+                 lo: NDArray[np.intp]) -> tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.intp], NDArray[np.intp]
+]:
+    """The two windows either side of each point's crossing, and their distances.
+
+    The smaller distance wins; ``idx`` are the points' positions, ``lo`` the first window
+    that holds each, ``max(0, i - p + 1)``.
+    """
+    n = s.size
+    left, right = s[: n - p + 1], s[p - 1 :]
+    hi = np.minimum(idx, n - p)  # the last window that holds each point
+    first = np.searchsorted((left + right) / 2.0, s, side="right")  # never below lo
+    # np.minimum/np.maximum: np.clip's Python-level dispatch costs more than the work here
+    j_b = np.minimum(first, hi)
+    first -= 1
+    j_a = np.maximum(np.minimum(first, hi, out=first), lo, out=first)
+    d_a = np.maximum(s - left[j_a], right[j_a] - s)
+    d_b = np.maximum(s - left[j_b], right[j_b] - s)
+    return d_a, d_b, j_a, j_b
 
 
 def greedy_init(sample: ArrayLike, k: int) -> NDArray[np.float64]:
@@ -242,15 +255,24 @@ def _greedy_sorted(
     """:func:`greedy_init` on ascending values ``vals`` with original positions ``orig``."""
     p = vals.size // k
     seeds = np.empty(k)
+    size = vals.size
+    idx = np.arange(size)  # a prefix of these serves every later size
+    lo = np.maximum(idx - (p - 1), 0)
     for g in range(k - 1):
-        dist, start = _kth_neighbour_windows(vals, p)
-        top = np.flatnonzero(dist == dist.max())
-        if top.size == 1:
-            chosen = int(top[0])
-        else:  # ties: last of an unstable argsort over the points in original order
-            by_orig = np.argsort(orig)
+        n = vals.size
+        d_a, d_b, j_a, j_b = _window_pair(vals, p, idx[:n], lo[:n])
+        dist = np.minimum(d_a, d_b)
+        chosen = int(dist.argmax())
+        top = dist[chosen]
+        if (dist[chosen + 1 :] == top).any():  # ties: last of an unstable argsort over the
+            # points in original order (positions are distinct: a scatter sorts them)
+            rank = np.zeros(size, dtype=bool)
+            rank[orig] = True
+            where = np.empty(size, dtype=np.intp)
+            where[orig] = idx[:n]
+            by_orig = where[rank]
             chosen = int(by_orig[np.argsort(dist[by_orig])[-1]])
-        j = int(start[chosen])
+        j = int(j_a[chosen] if d_a[chosen] <= d_b[chosen] else j_b[chosen])
         seeds[g] = vals[orig[j : j + p].argmin() + j]
         vals = np.concatenate((vals[:j], vals[j + p :]))
         orig = np.concatenate((orig[:j], orig[j + p :]))
@@ -297,24 +319,29 @@ def _kmeans_sorted(
     searches for the midpoints and k means from prefix sums, in plain Python floats.
     """
     k = init.size
-    if s.size < k:
-        raise ValueError(f"kmeans_1d needs at least {k} values, got {s.size}")
-    mean = float(s.mean())  # scikit-learn centres the data first, for numerical accuracy
-    sc = s - mean
-    tol = float(np.var(s)) * _KMEANS_TOL
-    order = np.argsort(init, kind="stable")
-    if np.unique(init).size < k:
+    n = s.size
+    if n < k:
+        raise ValueError(f"kmeans_1d needs at least {k} values, got {n}")
+    seeds = init.tolist()
+    if len(set(seeds)) < k:
         return _sklearn_kmeans(s, init)
-    c = [float(v) - mean for v in init[order]]
+    # scikit-learn centres the data first, for numerical accuracy; the mean and variance are
+    # numpy's (``s.mean()``, ``np.var(s)``), computed once
+    mean = float(s.sum() / n)
+    sc = s - mean
+    tol = float((sc * sc).sum() / n) * _KMEANS_TOL
+    order = sorted(range(k), key=seeds.__getitem__)  # stable, as the seeds are distinct
+    c = [seeds[j] - mean for j in order]
     # a value on a midpoint belongs to the lower-index centre (arg-min takes the first)
-    left_wins = [bool(a < b) for a, b in zip(order[:-1], order[1:], strict=True)]
+    find = [bisect.bisect_right if a < b else bisect.bisect_left
+            for a, b in zip(order[:-1], order[1:], strict=False)]
     vals = sc.tolist()
-    prefix = np.concatenate(([0.0], np.cumsum(sc))).tolist()
-    n = len(vals)
+    prefix = [0.0, *np.cumsum(sc).tolist()]
     bounds_old: list[int] | None = None
+    bounds: list[int] = []
     strict = False
     for _ in range(_KMEANS_MAX_ITER):
-        bounds = _bounds(vals, c, left_wins, n)
+        bounds = [0, *(f(vals, (c[j] + c[j + 1]) / 2.0) for j, f in enumerate(find)), n]
         new = []
         for j in range(k):
             size = bounds[j + 1] - bounds[j]
@@ -330,20 +357,11 @@ def _kmeans_sorted(
             break
         bounds_old = bounds
     if not strict:
-        bounds = _bounds(vals, c, left_wins, n)
+        bounds = [0, *(f(vals, (c[j] + c[j + 1]) / 2.0) for j, f in enumerate(find)), n]
     centres = np.empty(k)
     centres[order] = np.array(c) + mean
     labels = np.repeat(order, np.diff(bounds))
     return centres, labels.astype(np.intp)
-
-
-def _bounds(vals: list[float], c: list[float], left_wins: list[bool], n: int) -> list[int]:
-    out = [0]
-    for j, lw in enumerate(left_wins):
-        mid = (c[j] + c[j + 1]) / 2.0
-        out.append(bisect.bisect_right(vals, mid) if lw else bisect.bisect_left(vals, mid))
-    out.append(n)
-    return out
 
 
 def _sklearn_kmeans(
