@@ -232,21 +232,26 @@ def merge_sparse_columns(obs: NDArray[np.float64], min_expected: float) -> NDArr
     obs = obs[:, obs.sum(axis=0) > 0]
     rows = obs.sum(axis=1)
     total = rows.sum()
-    while obs.shape[1] > 1:
-        cols = obs.sum(axis=0)
-        j = int(np.argmin(cols))
-        if rows.min() * cols[j] / total >= min_expected:
+    low = rows.min()
+    # the columns as lists of counts (whole numbers: their sums are exact in any order)
+    table = obs.T.tolist()
+    cols = [sum(c) for c in table]
+    merged = False
+    while len(cols) > 1:
+        j = cols.index(min(cols))  # the first smallest, as np.argmin
+        if low * cols[j] / total >= min_expected:
             break
         if j == 0:
             k = 1
-        elif j == obs.shape[1] - 1:
+        elif j == len(cols) - 1:
             k = j - 1
         else:
             k = j - 1 if cols[j - 1] <= cols[j + 1] else j + 1
-        obs = obs.copy()
-        obs[:, k] += obs[:, j]
-        obs = np.delete(obs, j, axis=1)
-    return obs
+        table[k] = [a + b for a, b in zip(table[k], table[j], strict=True)]
+        cols[k] += cols[j]
+        del table[j], cols[j]
+        merged = True
+    return np.array(table).T.copy() if merged else obs
 
 
 def pu_chi2_test(

@@ -43,6 +43,11 @@ class LabelMap:
             self.numbers: pd.Index | None = pd.Index(nums)
         except ValueError:
             self.numbers = None
+        # numeric classes looked up by binary search (exact float equality, as get_indexer)
+        self.sorter: NDArray[np.intp] | None = None
+        if self.numbers is not None and self.numbers.is_unique and not self.numbers.hasnans:
+            self.sorter = np.argsort(nums)
+            self.sorted = nums[self.sorter]
 
     def __call__(self, labels: pd.Series, rows: NDArray[np.int64],
                  param: str = "label") -> NDArray[np.intp]:
@@ -52,6 +57,10 @@ class LabelMap:
         if pd.api.types.is_numeric_dtype(labels) and not pd.api.types.is_bool_dtype(labels):
             if self.numbers is None:
                 idx = self.text.get_indexer(labels.astype(str))
+            elif self.sorter is not None:
+                x = labels.to_numpy(dtype=np.float64, na_value=np.nan)
+                pos = np.minimum(np.searchsorted(self.sorted, x), self.sorted.size - 1)
+                idx = np.where(self.sorted[pos] == x, self.sorter[pos], -1)
             else:
                 idx = self.numbers.get_indexer(labels.to_numpy(dtype=np.float64))
         else:
@@ -116,6 +125,8 @@ def numbers(col: pd.Series, name: str, offset: int, param: str) -> NDArray[np.fl
     """A column as floats (empty cells NaN); text that is not a number is named with its row."""
     import pandas as pd
 
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":  # NaN already: no mask
+        return np.asarray(col.to_numpy(), dtype=np.float64)
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         return np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     if pd.api.types.is_bool_dtype(col):
@@ -281,14 +292,16 @@ class Scorer:
         lab_col = frame[fmt.label]
         labelled = ~_missing(lab_col)
         idx = self._indices(lab_col, labelled, offset, "label")
-        best, arg, p_true = cols[0].copy(), np.zeros(n, dtype=np.intp), cols[0].copy()
+        best, arg = cols[0], np.zeros(n, dtype=np.intp)
         for k in range(1, len(cols)):
             col = cols[k]
-            higher = col > best  # strict: ties go to the lowest class index, as np.argmax
-            np.copyto(best, col, where=higher)
-            np.copyto(arg, k, where=higher)
-            np.copyto(p_true, col, where=idx == k)
-        u = 1.0 - p_true
+            np.putmask(arg, col > best, k)  # strict: ties go to the lowest class, as np.argmax
+            best = np.maximum(best, col)
+        # the true class's probability: one gather from the columns stacked class by class
+        stacked = np.empty((len(cols), n))
+        for k, col in enumerate(cols):
+            stacked[k] = col
+        u = 1.0 - stacked.ravel()[idx * n + np.arange(n)]
         if fmt.pred is not None:
             self._pred_missing(frame, labelled, offset)
             dec = self._indices(frame[fmt.pred], labelled, offset, "pred")
