@@ -135,6 +135,29 @@ class ScanResult:
     shortcut: str | None = None
 
     @property
+    def no_test(self) -> str | None:
+        """Why no chi-square test decided this chunk's p-value, or None when one did.
+
+        A shortcut (spec sections 1.2 and 1.5: too few chunks, a chunk accuracy below
+        ``min_accuracy``), or every cut point spared by the skip rule. Where this is not None,
+        ``p_value`` is a convention (1, or 0 for the accuracy shortcut), not a test's outcome:
+        logs and exports show it as missing, with this reason.
+
+        Examples
+        --------
+        >>> from pudd_core import ChunkPUDD
+        >>> det = ChunkPUDD()
+        >>> det.update([0.1, 0.2], [True, True])
+        >>> det.p_value, det.last_scan.no_test
+        (1.0, 'fewer than two chunks since the last alarm')
+        """
+        if self.shortcut is not None:
+            return self.shortcut
+        if self.cuts and all(c.skipped for c in self.cuts):
+            return "every cut point skipped by the skip rule"
+        return None
+
+    @property
     def winner(self) -> CutResult | None:
         """The cut that gave the minimum p-value, if a test ran.
 

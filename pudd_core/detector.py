@@ -220,6 +220,28 @@ class ChunkPUDD(LastScan, base.Base):
         return self._drift_detected
 
     @property
+    def no_test(self) -> str | None:
+        """Why no test decided the last update's p-value (``ScanResult.no_test``), or None.
+
+        Where this is set, :attr:`p_value` is a convention (1, or 0 for the accuracy
+        shortcut), not a test's outcome: logs show the p-value as missing, with this reason.
+
+        Examples
+        --------
+        >>> det = ChunkPUDD()
+        >>> det.update([0.1, 0.9], [True, False])
+        >>> det.no_test
+        'fewer than two chunks since the last alarm'
+        """
+        scan = self._last_scan
+        if scan is None:
+            return "no chunk yet"
+        reason = scan.no_test
+        if reason is not None and scan.shortcut is None:  # every cut spared: say by which rule
+            reason = f"{reason} ({self.skip_rule!r})"
+        return reason
+
+    @property
     def n_chunks(self) -> int:
         """Chunks in the history since the last alarm."""
         return len(self._history.chunks)

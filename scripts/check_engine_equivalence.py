@@ -169,6 +169,16 @@ def _online_records() -> dict[str, Any]:
     return out
 
 
+def _as_before_issue_22(chunk: dict[str, Any]) -> None:
+    """A ChunkLog row as older checkouts wrote it: a cut the skip rule spared had p = 1.
+
+    Since issue 22 its p is NaN (no test ran) and ``no_test`` gives the reason: what a log
+    shows changed, not what was computed, which the comparison checks.
+    """
+    chunk.pop("no_test", None)
+    chunk["cut_p_values"] = tuple((k, 1.0 if p != p else p) for k, p in chunk["cut_p_values"])
+
+
 def _log_record(res: Any) -> Any:
     from dataclasses import asdict
 
@@ -178,6 +188,7 @@ def _log_record(res: Any) -> Any:
         for k in ("predict_ms", "detect_ms", "train_ms"):
             d.pop(k)
         d.pop("cut_tests", None)  # added by the side-by-side explorer: not in older checkouts
+        _as_before_issue_22(d)
         chunks.append(d)
     return _plain((res.accuracy, res.alarms, res.drift_chunks, chunks))
 

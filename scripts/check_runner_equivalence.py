@@ -93,6 +93,10 @@ def collect(quick: bool) -> dict[str, Any]:
             row = dataclasses.asdict(c)
             for k in _TIMINGS:
                 row.pop(k)
+            # since issue 22 a cut the skip rule spared has p NaN (older checkouts: 1) and
+            # no_test gives the reason: what a log shows changed, not what was computed
+            row.pop("no_test", None)
+            row["cut_p_values"] = tuple((k, 1.0 if p != p else p) for k, p in row["cut_p_values"])
             chunks.append(_plain(row))
         d = res.detection
         out["run " + repr(sorted(kwargs.items()))] = {

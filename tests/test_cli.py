@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import pytest
@@ -33,7 +34,11 @@ def test_run_writes_every_tested_chunk_of_every_seed_to_the_log(tmp_path, capsys
         again = run_experiment(RunConfig("sea0", n_chunks=12, seed=seed))
         rows = frame[frame["seed"] == seed]
         assert rows["accuracy"].tolist() == pytest.approx([c.accuracy for c in again.chunks])
-        assert rows["p_value"].tolist() == pytest.approx([c.p_value for c in again.chunks])
+        # where no test ran, the log's p is missing (never the detector's conventional 1)
+        expected = [math.nan if c.no_test else c.p_value for c in again.chunks]
+        assert rows["p_value"].tolist() == pytest.approx(expected, nan_ok=True)
+        assert rows["no_test"].isna().tolist() == [c.no_test is None for c in again.chunks]
+        assert any(c.no_test for c in again.chunks)
         assert out["runs"][seed]["accuracy"] == pytest.approx(again.summary()["accuracy"])
     assert {"cut_p_values", "cut_point", "alarm"} <= set(frame.columns)
 

@@ -12,6 +12,7 @@ detector", walks through adding one.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -56,6 +57,8 @@ class ChunkVerdict:
     floored_cells: int = 0
     window: WindowRecord | None = None
     cut_tests: tuple[CutTest, ...] = ()
+    #: Why no test decided ``p_value`` (PUDD: ``ScanResult.no_test``); None when one did.
+    no_test: str | None = None
 
 
 class ChunkDetector(Protocol):
@@ -96,11 +99,14 @@ class ChunkPUDDAdapter:
             retrain_chunks=(cut or 1) if self.adaptation == "window" else 1,
             p_value=float(det.p_value),
             cut_point=cut,
-            cut_p_values=tuple((c.cut, c.p_value) for c in scan.cuts) if scan else (),
+            # a cut the skip rule spared ran no test: its p is missing (NaN), not 1
+            cut_p_values=tuple((c.cut, math.nan if c.skipped else c.p_value)
+                               for c in scan.cuts) if scan else (),
             floored_cells=win.test.floored_cells if win is not None and win.test is not None
             else 0,
             window=window_record(det) if self.record_windows else None,
             cut_tests=cut_tests(scan) if self.record_windows and scan is not None else (),
+            no_test=det.no_test,
         )
 
 

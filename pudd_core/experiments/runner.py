@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -297,8 +298,11 @@ class ChunkLog:
     accuracy: float
     pu_mean: float
     pu_median: float
-    p_value: float  # NaN for detectors that give none
-    cut_p_values: tuple[tuple[int, float], ...]  # (cut, p) of every cut; skipped cuts p = 1
+    #: NaN for detectors that give none; for PUDD where ``no_test`` is set, the detector's
+    #: convention (1, or 0 for the accuracy shortcut), which exports write as missing
+    p_value: float
+    #: (cut, p) of every cut; NaN for a cut the skip rule spared (no test ran)
+    cut_p_values: tuple[tuple[int, float], ...]
     alarm: bool
     cut_point: int | None
     adapted: bool  # the model was adapted (after the previous chunk's alarm) before this test
@@ -311,6 +315,9 @@ class ChunkLog:
     floored_cells: int = 0
     #: Every cut's test (statistic, dof, skip, floor), kept with ``record_windows``.
     cut_tests: tuple[CutTest, ...] = field(default=(), repr=False)
+    #: Why no test decided ``p_value`` (e.g. "fewer than two chunks since the last alarm",
+    #: every cut skipped by the skip rule); None when a test did, and for other detectors.
+    no_test: str | None = None
 
     @property
     def error_rate(self) -> float:
@@ -364,7 +371,19 @@ class RunResult:
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """Per-chunk log as a DataFrame (one row per tested chunk)."""
+        """Per-chunk log as a DataFrame (one row per tested chunk).
+
+        Where no test ran (``no_test``, its reason, is set) ``p_value`` is missing (NaN),
+        never the detector's conventional 1; a cut the skip rule spared has ``null`` for its
+        p-value in ``cut_p_values`` (JSON).
+
+        Examples
+        --------
+        >>> res = run_experiment(RunConfig("sea0", "gnb", "pudd", n_chunks=6))
+        >>> frame = res.to_frame()
+        >>> float(frame.loc[0, "p_value"]), frame.loc[0, "no_test"]  # chunk 1: one chunk
+        (nan, 'fewer than two chunks since the last alarm')
+        """
         import pandas as pd
 
         rows = []
@@ -372,7 +391,10 @@ class RunResult:
             row = {k: v for k, v in asdict(c).items()
                    if k not in ("window", "cut_p_values", "cut_tests")}
             row["error_rate"] = c.error_rate
-            row["cut_p_values"] = json.dumps(c.cut_p_values)
+            if c.no_test is not None:
+                row["p_value"] = math.nan
+            row["cut_p_values"] = json.dumps(
+                [[cut, None if math.isnan(p) else p] for cut, p in c.cut_p_values])
             row["detections"] = json.dumps(list(c.detections))
             rows.append(row)
         return pd.DataFrame(rows)
@@ -563,6 +585,7 @@ def run_chunks(
             adapted=adapted, detections=verdict.detections, predict_ms=(t1 - t0) * 1e3,
             detect_ms=(t2 - t1) * 1e3, train_ms=(t3 - t2) * 1e3, window=verdict.window,
             floored_cells=verdict.floored_cells, cut_tests=verdict.cut_tests,
+            no_test=verdict.no_test,
         ))
         if progress is not None:
             progress(t, stream.n_chunks - 1)

@@ -175,9 +175,7 @@ class _Chunks:
         scan = det.last_scan
         cuts = tuple((c.cut, math.nan if c.skipped else c.p_value)
                      for c in scan.cuts) if scan else ()
-        no_test = scan.shortcut if scan is not None else "no scan"
-        if no_test is None and scan is not None and all(c.skipped for c in scan.cuts):
-            no_test = f"every cut point skipped by the skip rule ({det.skip_rule!r})"
+        no_test = det.no_test
         win = scan.winner if scan is not None else None
         floored = win.test.floored_cells if win is not None and win.test is not None else 0
         alarm = det.drift_detected

@@ -117,7 +117,7 @@ class MonitorResult:
         return tuple(
             ChunkLog(r.chunk_index, r.accuracy, r.pu_mean, r.pu_median, r.p_value,
                      r.cut_p_values, r.alarm, r.cut_point, False, (), 0.0, r.detect_ms, 0.0,
-                     r.window, r.floored_cells, r.cut_tests)
+                     r.window, r.floored_cells, r.cut_tests, r.no_test)
             for r in self.records)
 
     @property

@@ -269,6 +269,20 @@ def log10_p(p_values: ArrayLike) -> NDArray[np.float64]:
     return np.where(np.isnan(p), np.nan, np.log10(np.clip(p, P_FLOOR, 1.0)))
 
 
+def smallest_p_index(p_values: ArrayLike) -> int | None:
+    """Index of the smallest p (the first on ties); None when no cut was tested (all NaN).
+
+    Examples
+    --------
+    >>> smallest_p_index([0.3, float("nan"), 0.01]), smallest_p_index([float("nan")])
+    (2, None)
+    """
+    ps = np.asarray(p_values, dtype=np.float64)
+    if ps.size == 0 or np.isnan(ps).all():
+        return None
+    return int(np.nanargmin(ps))
+
+
 def clipped_log10_p(
     p_values: ArrayLike, floor: float | None
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:

@@ -31,6 +31,7 @@ from pudd_core.plots._style import (
     clipped_log10_p,
     detector_colour,
     p_text,
+    smallest_p_index,
     title_text,
     vline_shape,
 )
@@ -158,11 +159,11 @@ def cut_scan_update(chunk: int, cuts: Sequence[int], p_values: Sequence[float], 
             "text": [p_text(p) for p in p_values]},
         "smallest p": {"x": [], "y": []},
     }
-    if len(cuts):
-        best = int(np.argmin(np.asarray(p_values, dtype=np.float64)))
+    best = smallest_p_index(p_values)  # none when the skip rule spared every cut
+    if best is not None:
         traces["smallest p"] = {"x": [cuts[best]], "y": [y[best]]}
     update: dict[str, Any] = to_json_ready({
-        "traces": traces, "layout": {"annotations": [] if len(cuts) else [_NO_TEST_NOTE],
+        "traces": traces, "layout": {"annotations": [] if best is not None else [_NO_TEST_NOTE],
                                      "title": _cut_title(chunk)}})
     return update
 
@@ -257,8 +258,9 @@ def _cut_caption(chunk: ChunkLog, count_floor: int = 5) -> str:
     if not chunk.cut_p_values:
         return ("No test at this chunk: PUDD's history holds a single chunk (the first tested "
                 "chunk, or the first after an alarm).")
-    text = (f"Cut i: the last i chunks (recent window) against the earlier ones. p = 1: a cut "
-            f"the skip rule spared (the recent window was more accurate) or no change. Ringed, "
+    text = (f"Cut i: the last i chunks (recent window) against the earlier ones. A cut the "
+            f"skip rule spared (the recent window was more accurate) ran no test and has no "
+            f"point (p = n/a). Ringed, "
             f"the winning cut {chunk.cut_point}: {p_text(chunk.p_value)}"
             f"{' < α: alarm' if chunk.alarm else ''}.")
     n = chunk.floored_cells
@@ -371,7 +373,8 @@ def _setting_part(run: RunResult, label: str, colour: str, *, floor: float,
         "label": label, "colour": colour, "seed": run.config.seed,
         "metrics": {
             "accuracy": [f"{c.accuracy:.3f}" for c in logs],
-            "p_text": [p_text(c.p_value) if c.cut_p_values else "no test" for c in logs],
+            "p_text": [p_text(c.p_value) if c.cut_p_values and c.no_test is None
+                       else "no test" for c in logs],
             "alarm": [bool(c.alarm) for c in logs],
             "alarms_so_far": [int(v) for v in alarms_so_far],
         },

@@ -26,6 +26,7 @@ from pudd_core.plots._style import (
     one_go,
     p_axis,
     p_scatter,
+    smallest_p_index,
     threshold_proxy,
     threshold_shape,
     vline_shape,
@@ -251,8 +252,8 @@ def cut_scan_figure(
     traces: list[Any] = [p_scatter(cuts, p_values, name="log10 p per cut", floor=floor, size=9),
                          threshold_proxy(alpha)]
     notes: list[dict[str, Any]] = []
-    if len(cuts):
-        best = int(np.argmin(np.asarray(p_values, dtype=np.float64)))
+    best = smallest_p_index(p_values)
+    if best is not None:
         y, _ = clipped_log10_p([p_values[best]], floor)
         traces.append(go.Scatter(
             x=[cuts[best]], y=y, mode="markers", name="smallest p", hoverinfo="skip",

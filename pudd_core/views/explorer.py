@@ -679,9 +679,9 @@ def run_log_frame(pudd: RunResult, baselines: Sequence[RunResult] = ()) -> pd.Da
     """
     # PUDD tests chunks, it has no positions within them: detections are the baselines'
     frame = pudd.to_frame().drop(columns=["predict_ms", "detect_ms", "train_ms", "detections"])
-    tested = [bool(c.cut_p_values) for c in pudd.chunks]
+    # no test is not p = 1 (the UI: "no test"); to_frame already leaves p missing there
+    tested = [c.no_test is None for c in pudd.chunks]
     frame.insert(frame.columns.get_loc("p_value"), "tested", tested)
-    frame.loc[~frame["tested"], "p_value"] = math.nan  # no test is not p = 1 (the UI: "no test")
     if pudd.drift_chunks is not None:
         frame["true_drift"] = frame["chunk_index"].isin(pudd.drift_chunks)
     for run in baselines:

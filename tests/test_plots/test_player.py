@@ -102,7 +102,7 @@ def test_the_metrics_agree_with_the_run_at_every_chunk(
         assert m["accuracy"][i] == f"{log.accuracy:.3f}"
         assert m["alarm"][i] == log.alarm
         assert m["alarms_so_far"][i] == len(view.alarms["PUDD"])
-        assert (m["p_text"][i] == "no test") == (not log.cut_p_values)
+        assert (m["p_text"][i] == "no test") == (log.no_test is not None)
         assert spec["settings"][0]["hist"]["at"][i] == view.window_chunk
 
 
