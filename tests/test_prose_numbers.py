@@ -102,6 +102,27 @@ def test_every_reference_sentence_of_a_report_is_its_cells():
                 "below it") in md, name
 
 
+def test_the_gnb_references_in_prose_are_the_report():
+    report = _report("table1_gnb.csv", 1, "gnb")
+    if "none" not in set(report.cells["detector"]):
+        pytest.skip("the committed GNB report has no reference rows")
+    low = report.beaten_by_nothing()
+    cells = report.cells.dropna(subset=["ours"])
+    paired = cells[~cells["detector"].isin(REFERENCES)].merge(
+        cells[cells["detector"] == "none"][["dataset", "regime"]], on=["dataset", "regime"])
+    assert (f"Table 1 with GNB (`table1_gnb.md`, 10 seeds; the references' "
+            f"{int(cells[cells['detector'].isin(REFERENCES)]['n_seeds'].sum())} runs") \
+        in RESULTS_README
+    assert (f"{len(low)} of the {len(paired)} cells run beside a no-detector row are at or "
+            "below it") in RESULTS_README
+    pudd = low[low["detector"].str.startswith("pudd")]
+    assert len(pudd) == 1 and "the one PUDD cell is PUDD-5 -O on airline" in RESULTS_README
+    assert pudd.iloc[0][["detector", "dataset", "regime"]].tolist() == [
+        "pudd-5", "airline", "train-once"]
+    oracle = report.cells[report.cells["detector"] == "oracle"]
+    assert (oracle["alarms"] == 9).all() and (oracle["false_alarms"] == 0).all()
+
+
 def test_the_cifar_references_in_prose_are_the_reports():
     cells = pd.read_csv(RESULTS / "cifar10_cd.csv", dtype={"seeds": str, "seed_accuracy": str})
     if "none" not in set(cells["detector"]):
