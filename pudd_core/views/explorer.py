@@ -762,7 +762,7 @@ def _decided(test: CutTest) -> str:
 def cuts_frame(comparison: Comparison) -> pd.DataFrame:
     """One row per setting, seed, tested chunk and cut: the χ² test's numbers and what decided.
 
-    ``decided_by`` is ``"skip rule"`` (no test, p = 1), ``"shortcut: ..."`` (a rule of the
+    ``decided_by`` is ``"skip rule"`` (no test: p is missing), ``"shortcut: ..."`` (a rule of the
     detector set p), ``"count floor (n cells raised)"`` (the floor changed the table) or
     ``"data"``; ``winning`` marks the chunk's smallest p (PUDD's p for the chunk).
 
@@ -784,9 +784,12 @@ def cuts_frame(comparison: Comparison) -> pd.DataFrame:
         for run in runs:
             for chunk in run.chunks:
                 for test in chunk.cut_tests:
+                    record = dataclasses.asdict(test)
+                    if test.skipped:  # no test ran: its p is missing, never 1.0
+                        record["p_value"] = math.nan
                     rows.append({
                         "setting": label, "seed": run.config.seed,
-                        "chunk_index": chunk.chunk_index, **dataclasses.asdict(test),
+                        "chunk_index": chunk.chunk_index, **record,
                         "decided_by": _decided(test),
                         "winning": test.cut == chunk.cut_point, "alarm": chunk.alarm})
     columns = ["setting", "seed", "chunk_index", "cut", "p_value", "statistic", "dof",
@@ -872,9 +875,11 @@ def export_json(comparison: Comparison) -> dict[str, Any]:
                 w = c.window.by_centre() if c.window is not None else None
                 chunks.append({
                     "chunk_index": c.chunk_index, "accuracy": c.accuracy,
-                    "p_value": num(c.p_value) if c.cut_tests else None, "alarm": c.alarm,
-                    "cut_point": c.cut_point,
+                    # no test ran: the p is missing (None), never 1.0
+                    "p_value": num(c.p_value) if c.cut_tests and not c.no_test else None,
+                    "alarm": c.alarm, "cut_point": c.cut_point,
                     "cuts": [{**dataclasses.asdict(t), "statistic": num(t.statistic),
+                              "p_value": None if t.skipped else t.p_value,
                               "decided_by": _decided(t)} for t in c.cut_tests],
                     "window": None if w is None else {
                         "bucket_centres": list(w.bucket_centres),
