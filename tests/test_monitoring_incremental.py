@@ -116,3 +116,24 @@ def test_bad_use_is_refused_with_a_message(tmp_path):
         Monitor.restore(tmp_path / "x.pkl")
     with pytest.raises(ParameterError, match="has a label yet|no rows"):
         Monitor(FMT, chunk_size=300).result()
+
+
+def test_a_state_of_another_version_or_no_state_at_all_is_refused_by_name(tmp_path):
+    import pickle
+
+    from pudd_core.monitoring._incremental import _STATE_TAG, STATE_FORMAT
+
+    m = Monitor(FMT, chunk_size=300)
+    m.feed(_log(450))
+    m.save(tmp_path / "ok.pkl")
+    assert Monitor.restore(tmp_path / "ok.pkl").chunks.drained == m.chunks.drained
+    # a bare monitor, as states were written before they recorded their format
+    (tmp_path / "old.pkl").write_bytes(pickle.dumps(m))
+    (tmp_path / "next.pkl").write_bytes(pickle.dumps((_STATE_TAG, STATE_FORMAT + 1, m)))
+    for name in ("old.pkl", "next.pkl"):
+        with pytest.raises(ParameterError, match="saved by another version of PUDD Lab"):
+            Monitor.restore(tmp_path / name)
+    for junk in (b"", b"not a pickle at all", pickle.dumps(m)[:40]):
+        (tmp_path / "junk.pkl").write_bytes(junk)
+        with pytest.raises(ParameterError, match="holds no saved monitor"):
+            Monitor.restore(tmp_path / "junk.pkl")

@@ -31,6 +31,11 @@ from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
 from pudd_core.monitoring._windows import Windows
 
+#: The format of a saved monitor state (:meth:`Monitor.save`); raised whenever what a state
+#: holds changes (2: the detector's history keeps each chunk's sorted values).
+STATE_FORMAT = 2
+_STATE_TAG = "pudd-lab monitor state"
+
 __all__ = ["VARIANTS", "Monitor", "RecordWindows", "Variant"]
 
 RecordWindows = Literal["all", "alarms", "none"]
@@ -518,17 +523,36 @@ class Monitor:
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the whole state to ``path`` (a pickle: restore only files you wrote)."""
+        """Write the whole state to ``path`` (a pickle: restore only files you wrote).
+
+        The file records its format (:data:`STATE_FORMAT`): a later version of the monitor
+        whose state differs refuses it by name instead of resuming from a state it misreads.
+        """
         tmp = f"{os.fspath(path)}.tmp"
         with open(tmp, "wb") as fh:
-            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((_STATE_TAG, STATE_FORMAT, self), fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)  # a kill mid-write leaves the last state whole
 
     @classmethod
     def restore(cls, path: str | os.PathLike[str]) -> Monitor:
         """The monitor saved at ``path`` (by :meth:`save`), ready for the rows after it."""
-        with open(path, "rb") as fh:
-            state = pickle.load(fh)
-        if not isinstance(state, cls):
-            raise ParameterError("path", f"{os.fspath(path)} holds no saved monitor")
-        return state
+        where = os.fspath(path)
+        earlier = ParameterError(
+            "path", f"{where} holds a monitor state saved by another version of PUDD Lab "
+                    f"(this one reads format {STATE_FORMAT}): start again without it (the "
+                    "monitor reads the log from its first row), or resume with the version "
+                    "that wrote it")
+        try:
+            with open(path, "rb") as fh:
+                state = pickle.load(fh)
+        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
+                ValueError, IndexError) as err:
+            raise ParameterError("path", f"{where} holds no saved monitor this version can "
+                                         f"read ({type(err).__name__}: {err})") from None
+        if isinstance(state, cls):  # written before states recorded their format
+            raise earlier
+        if not (isinstance(state, tuple) and len(state) == 3 and state[0] == _STATE_TAG):
+            raise ParameterError("path", f"{where} holds no saved monitor")
+        if state[1] != STATE_FORMAT or not isinstance(state[2], cls):
+            raise earlier
+        return state[2]
