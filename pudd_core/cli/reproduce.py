@@ -169,8 +169,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
         report = merge_reports(base, report, replace=args.replace, note=(
             f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
-            f"{text}); " + ("they replace the cells run before, whatever their seeds (a "
-                            "changed procedure)." if args.replace else
+            f"{text}); " + ("they replace the cells run before, whatever their seeds "
+                            "(--replace)." if args.replace else
                             "new seeds of a cell pooled with its earlier ones.")))
     print(report.markdown())  # the result first: a failed write below loses nothing
     md_path, csv_path = _write_or_say(args.out, lambda: report.save(args.out),
