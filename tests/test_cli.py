@@ -231,8 +231,12 @@ def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys)
     err = capsys.readouterr().err
     assert code == 2 and "--add" in err and "no report at" in err
     assert not (tmp_path / "s").exists() or not list((tmp_path / "s").glob("part-*"))
-    code = main(["reproduce", "--fig5", "--add", "--store", str(tmp_path / "s")])
-    assert code == 2 and "--table 1, 2 or cifar" in capsys.readouterr().err
+    code = main(["reproduce", "--claims", "--add", "--out", str(tmp_path / "empty")])
+    assert code == 2 and "the claims are made whole" in capsys.readouterr().err
+    code = main(["reproduce", "--fig5", "--add", "--store", str(tmp_path / "s"),
+                 "--out", str(tmp_path / "empty")])
+    assert code == 2 and "no report at" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").glob("part-*"))
 
 
 def test_reproduce_cifar_add_checks_the_report_before_any_run(tmp_path, capsys):

@@ -71,13 +71,20 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _fig5(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pudd_core._validation import ParameterError
     from pudd_core.experiments.ablation import (
         EK_DATASETS,
         ek_ablation_cells,
         ek_ablation_configs,
+        ek_ablation_rows,
+        merge_ek_cells,
+        read_ek_ablation,
         save_ek_ablation,
     )
     from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.experiments.reproduce import detector_label
     from pudd_core.paper import REGIMES
 
     text = args.seeds.strip()
@@ -87,7 +94,21 @@ def _fig5(args: argparse.Namespace) -> int:
     regimes = _names(args.regimes, "regimes")
     configs = [c for clf in classifiers for c in ek_ablation_configs(
         clf, seeds, datasets=datasets, regimes=regimes or REGIMES, n_chunks=args.n_chunks)]
+    detectors = _names(args.detectors, "detectors")
+    if detectors is not None:  # e.g. none,oracle: the references alone
+        rows_of = ek_ablation_rows()
+        unknown = [d for d in detectors if d not in rows_of]
+        if unknown:
+            raise ParameterError("detectors", f"--detectors: {', '.join(unknown)} is not a row "
+                                              f"of Fig. 5; choose among {', '.join(rows_of)}")
+        configs = [c for c in configs if detector_label(c.detector, c.alpha) in detectors]
     _check_out_folder(args.out)
+    base = None
+    if args.add:  # read it before any work
+        try:
+            base = read_ek_ablation(Path(args.out) / "fig5_ek.csv")
+        except (OSError, ValueError) as err:
+            raise ParameterError("add", f"--add: {err}") from err
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: "
@@ -95,6 +116,10 @@ def _fig5(args: argparse.Namespace) -> int:
     if args.n_chunks:
         notes.append(f"Streams cut to {args.n_chunks} chunks: not the paper's protocol.")
     cells = ek_ablation_cells(rows, configs)
+    if base is not None:
+        cells = merge_ek_cells(base[0], cells)
+        notes = [*base[1], f"Rows added by `{args.command_line}` (seeds {text}; classifiers "
+                           f"{', '.join(classifiers)})."]
     md, csv = _write_or_say(args.out, lambda: save_ek_ablation(cells, args.out, notes=notes),
                             f"the runs are in the store {args.store}: run the same command "
                             "again to write the report without computing them")
@@ -117,9 +142,12 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.replace and not args.add:
         raise ParameterError("replace", "--replace goes with --add: it says that this "
                              "command's cells replace the report's whatever their seeds")
-    if args.add and (args.claims or args.fig5):
-        raise ParameterError("add", "--add puts cells into a --table 1, 2 or cifar report; "
-                             "Fig. 5 and the claims are made whole")
+    if args.add and args.claims:
+        raise ParameterError("add", "--add puts cells into a --table 1, 2, cifar or --fig5 "
+                             "report; the claims are made whole from the reports")
+    if args.replace and args.fig5:
+        raise ParameterError("replace", "--replace is for --table 1 or 2: a Fig. 5 cell added "
+                             "with --add always replaces the report's cell")
     if args.replace and args.table == "cifar":
         raise ParameterError("replace", "--replace is for --table 1 or 2: a CIFAR-10-CD row "
                              "added with --add always replaces the report's row")
@@ -298,7 +326,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                      help="--table 1|2: put this command's cells into the report already in "
                           "--out (a new row, more seeds; its other cells and caveats kept) "
                           "instead of writing a report of these runs alone; --table cifar: "
-                          "put new rows (same classifier, seeds and chunks) into it")
+                          "put new rows (same classifier, seeds and chunks) into it; --fig5: "
+                          "its cells replace the report's same cells, the others are kept")
     rep.add_argument("--replace", action="store_true",
                      help="with --add: this command's cells replace the report's whatever "
                           "their seeds (after a method's procedure changed)")

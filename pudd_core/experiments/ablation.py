@@ -38,6 +38,9 @@ __all__ = [
     "ek_ablation_cells",
     "ek_ablation_configs",
     "ek_ablation_markdown",
+    "ek_ablation_rows",
+    "merge_ek_cells",
+    "read_ek_ablation",
     "save_ek_ablation",
 ]
 
@@ -149,14 +152,106 @@ def ek_ablation_cells(summaries: pd.DataFrame,
             cells[name] = float("nan")
     cells["n_seeds"] = cells["n_seeds"].fillna(0).astype(int)
     cells["n_errors"] = cells["n_errors"].fillna(0).astype(int)
+    return _in_order(cells)
+
+
+_COLS = ["classifier", "detector", "dataset", "regime", "ours", "std", "n_seeds", "n_errors",
+         "seeds", *ALARM_COLUMNS]
+
+
+def ek_ablation_rows() -> tuple[str, ...]:
+    """The rows a Fig. 5 report may hold: PUDD-x and EK-x, then the references.
+
+    Examples
+    --------
+    >>> ek_ablation_rows()[-3:]
+    ('ek-5', 'none', 'oracle')
+    """
+    return _ROWS
+
+
+def _in_order(cells: pd.DataFrame) -> pd.DataFrame:
+    """The report's columns, its rows by classifier, regime, dataset and detector."""
     order = {c: {v: i for i, v in enumerate(o)} for c, o in
              (("classifier", EK_CLASSIFIERS), ("detector", _ROWS), ("dataset", DATASETS),
               ("regime", REGIMES))}
     cells = cells.sort_values(["classifier", "regime", "dataset", "detector"],
                               key=lambda s: s.map(order[str(s.name)]))
-    cols = ["classifier", "detector", "dataset", "regime", "ours", "std", "n_seeds",
-            "n_errors", "seeds", *ALARM_COLUMNS]
-    return cells[cols].reset_index(drop=True)
+    return cells[_COLS].reset_index(drop=True)
+
+
+def read_ek_ablation(csv: str | os.PathLike[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The cells and notes of a report :func:`save_ek_ablation` wrote (for ``--fig5 --add``).
+
+    Floats come back exact; a report written before reports counted alarms has NaN counts.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``csv``.
+    ValueError
+        Not such a report: a column missing, or a row of no classifier or detector of Fig. 5.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> cells = pd.DataFrame({"classifier": "gnb", "detector": ["pudd-3", "ek-3"],
+    ...     "dataset": "sea0", "regime": "incremental", "ours": [94.0, 90.0], "std": 0.5,
+    ...     "n_seeds": 2, "n_errors": 0, "seeds": "0-1"})
+    >>> _, csv = save_ek_ablation(cells, tempfile.mkdtemp(), notes=["GNB seeds 0-1"])
+    >>> back, notes = read_ek_ablation(csv)
+    >>> back[["detector", "ours", "seeds"]].to_dict("list"), notes
+    ({'detector': ['pudd-3', 'ek-3'], 'ours': [94.0, 90.0], 'seeds': ['0-1', '0-1']}, ['GNB seeds 0-1'])
+    """
+    import pandas as pd
+
+    path = Path(csv)
+    if not path.is_file():
+        raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
+    what = f"{path} is not a Fig. 5 report as `reproduce --fig5` writes it"
+    try:
+        cells = pd.read_csv(path, dtype={"seeds": str}, float_precision="round_trip")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{what}: {' '.join(str(err).split())}") from None
+    missing = [c for c in _COLS[:9] if c not in cells]
+    if missing:
+        raise ValueError(f"{what}: no column {', '.join(missing)}")
+    for name, allowed in (("classifier", EK_CLASSIFIERS), ("detector", _ROWS)):
+        other = sorted(set(map(str, cells[name])) - set(allowed))
+        if other:
+            raise ValueError(f"{what}: {name} {', '.join(other)} is not one of Fig. 5's")
+    for name in ALARM_COLUMNS:
+        if name not in cells:
+            cells[name] = float("nan")
+    cells["seeds"] = cells["seeds"].fillna("")
+    md = path.with_suffix(".md")
+    notes: list[str] = []
+    if md.is_file():
+        head = md.read_text(encoding="utf-8", errors="replace").split("\n## ")[0]
+        notes = [line[2:] for line in head.splitlines() if line.startswith("- ")]
+    return _in_order(cells), notes
+
+
+def merge_ek_cells(base: pd.DataFrame, added: pd.DataFrame) -> pd.DataFrame:
+    """``base``'s cells with ``added``'s put in: a cell of both is ``added``'s.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> one = pd.DataFrame({"classifier": "gnb", "detector": ["pudd-3", "ek-3"],
+    ...     "dataset": "sea0", "regime": "incremental", "ours": [94.0, 90.0], "std": 0.5,
+    ...     "n_seeds": 2, "n_errors": 0, "seeds": "0-1"})
+    >>> refs = one.iloc[:1].assign(detector="none", ours=93.0)
+    >>> merge_ek_cells(one, refs)[["detector", "ours"]].to_dict("list")
+    {'detector': ['pudd-3', 'ek-3', 'none'], 'ours': [94.0, 90.0, 93.0]}
+    """
+    import pandas as pd
+
+    key = ["classifier", "detector", "dataset", "regime"]
+    base, added = (c.reindex(columns=_COLS) for c in (base, added))
+    new = pd.MultiIndex.from_frame(added[key])
+    kept = base[~pd.MultiIndex.from_frame(base[key]).isin(new)]
+    return _in_order(pd.concat([kept, added], ignore_index=True))
 
 
 def _seed_text(seeds: Sequence[int]) -> str:

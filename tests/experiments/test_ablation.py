@@ -98,3 +98,29 @@ def test_cli_fig5_runs_the_ablation_and_writes_its_report(tmp_path, capsys):
                                           "none", "oracle"]
     text = (tmp_path / "fig5_ek.md").read_text()
     assert "not the paper's protocol" in text and "| EK-5 |" in text
+
+
+def test_cli_fig5_add_puts_the_references_into_a_report_written_before(tmp_path, capsys):
+    small = ["reproduce", "--fig5", "--classifier", "gnb", "--datasets", "sea0", "--regimes",
+             "incremental", "--n-chunks", "12", "--executor", "serial", "--store",
+             str(tmp_path / "store"), "--out", str(tmp_path)]
+    assert main([*small, "--seeds", "2", "--detectors", "pudd-3,ek-3"]) == 0
+    before = pd.read_csv(tmp_path / "fig5_ek.csv", float_precision="round_trip")
+    assert before["detector"].tolist() == ["pudd-3", "ek-3"]
+    assert main([*small, "--seeds", "2", "--detectors", "none,oracle", "--add"]) == 0
+    after = pd.read_csv(tmp_path / "fig5_ek.csv", float_precision="round_trip")
+    assert after["detector"].tolist() == ["pudd-3", "ek-3", "none", "oracle"]
+    pd.testing.assert_frame_equal(after.iloc[:2][before.columns], before)  # kept, exact
+    # the same report written in one go: the very same cells
+    whole = tmp_path / "whole"
+    assert main([*small[:-1], str(whole), "--seeds", "2",
+                 "--detectors", "pudd-3,ek-3,none,oracle"]) == 0
+    pd.testing.assert_frame_equal(
+        pd.read_csv(whole / "fig5_ek.csv", float_precision="round_trip"), after)
+    text = (tmp_path / "fig5_ek.md").read_text()
+    assert "Rows added by `" in text and "| Oracle (ref.) |" in text
+    capsys.readouterr()
+    assert main([*small, "--seeds", "1", "--detectors", "magic", "--add"]) == 2
+    assert "is not a row of Fig. 5" in capsys.readouterr().err
+    assert main([*small[:-1], str(tmp_path / "empty"), "--seeds", "1", "--add"]) == 2
+    assert "no report at" in capsys.readouterr().err
