@@ -200,8 +200,10 @@ def read_ek_ablation(csv: str | os.PathLike[str]) -> tuple[pd.DataFrame, list[st
     ...     "n_seeds": 2, "n_errors": 0, "seeds": "0-1"})
     >>> _, csv = save_ek_ablation(cells, tempfile.mkdtemp(), notes=["GNB seeds 0-1"])
     >>> back, notes = read_ek_ablation(csv)
-    >>> back[["detector", "ours", "seeds"]].to_dict("list"), notes
-    ({'detector': ['pudd-3', 'ek-3'], 'ours': [94.0, 90.0], 'seeds': ['0-1', '0-1']}, ['GNB seeds 0-1'])
+    >>> back[["detector", "ours", "seeds"]].to_dict("list")
+    {'detector': ['pudd-3', 'ek-3'], 'ours': [94.0, 90.0], 'seeds': ['0-1', '0-1']}
+    >>> notes
+    ['GNB seeds 0-1']
     """
     import pandas as pd
 
