@@ -205,11 +205,9 @@ def beside_ranking(cells: pd.DataFrame, comparison: str) -> pd.DataFrame:
     >>> cells = pd.DataFrame({"table": 2, "classifier": "dnn-ensemble", "regime": "incremental",
     ...     "detector": ["pudd-3", "mcd-dd", "none"] * 2, "dataset": ["sea0"] * 3 + ["sine"] * 3,
     ...     "accuracy": [98.0, 97.0, 97.5, 90.0, 65.0, 80.0]})
-    >>> beside_ranking(cells, "table2")  # doctest: +NORMALIZE_WHITESPACE
-            method                   role  mean accuracy  blocks at or below no detector
-    0       PUDD-3                 ranked          94.00       2                    0 of 2
-    1       MCD-DD                 ranked          81.00       2                    2 of 2
-    2  No detector (ref.)  reference, not ranked   88.75       2
+    >>> beside_ranking(cells, "table2").values.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [['MCD-DD', 'ranked', 81.0, 2, '2 of 2'], ['PUDD-3', 'ranked', 94.0, 2, '0 of 2'],
+     ['No detector (ref.)', 'reference, not ranked', 88.75, 2, '']]
     """
     import pandas as pd
 
