@@ -67,6 +67,7 @@ __all__ = [
     "against_nothing",
     "beside_ranking",
     "check_claims",
+    "verdict_text",
     "comparison_table",
     "claims_frame",
     "claims_markdown",
@@ -718,7 +719,7 @@ def claims_frame(checks: Sequence[ClaimCheck]) -> pd.DataFrame:
                                  "finding", "test"])
 
 
-def _verdict_text(c: ClaimCheck, *, long: bool = False) -> str:
+def verdict_text(c: ClaimCheck, *, long: bool = False) -> str:
     """``**holds**``, with a counted claim's significance beside it."""
     if not c.significance or c.verdict == NOT_CHECKABLE:
         return f"**{c.verdict}**"
@@ -765,13 +766,13 @@ def claims_markdown(paper: Sequence[ClaimCheck], ours: Sequence[ClaimCheck],
     ]
     for cid, by in by_claim.items():
         statement = next(iter(by.values())).statement
-        cols = [_verdict_text(by[e]) if e in by else "–" for e in ("paper", "ours")]
+        cols = [verdict_text(by[e]) if e in by else "–" for e in ("paper", "ours")]
         lines.append(f"| {cid} | {_cell(statement)} | {cols[0]} | {cols[1]} |")
     for cid, by in by_claim.items():
         lines += ["", f"## {cid}. {next(iter(by.values())).statement}", ""]
         for e, label in (("paper", "Paper's tables"), ("ours", "Our runs")):
             if e in by:
                 c = by[e]
-                lines.append(f"- {label}: {_verdict_text(c, long=True)}. {c.finding}. "
+                lines.append(f"- {label}: {verdict_text(c, long=True)}. {c.finding}. "
                              f"Test: {c.test}")
     return "\n".join(lines) + "\n"
