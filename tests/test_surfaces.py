@@ -347,3 +347,74 @@ def test_any_report_file_reads_back_or_is_refused_with_its_path(
                                          .detectors)
     assert (cells["n_seeds"] >= 0).all() and (cells["n_errors"] >= 0).all()
     assert not cells.duplicated(["detector", "dataset", "regime"]).any()
+
+
+# --- the CIFAR-10-CD and Fig. 5 report readers ----------------------------------------------
+_BAD = ["", "x", "-1", "nan", "1e400", "\"a,b\""]
+_CIFAR_COLUMNS = {
+    "detector": ["pudd-3", "ddm", "none", "oracle", "nowhere"], "name": ["PUDD-3", "DDM"],
+    "accuracy": ["82.1", "81.0"], "std": ["1.9"], "n_seeds": ["2", "0"], "alarms": ["7.0"],
+    "drifts": ["9"], "early": ["5"], "detected": ["6"], "false_alarms": ["1.1"],
+    "run_s": ["38.0"], "classifier": ["pretrained-cnn", "resnet18"],
+    "n_chunks": ["100", "3", "1", "0", "1e9", "100000000"], "seeds": ["0 1", "0", "0 x", "-2 1"],
+    "seed_accuracy": ["82.0 81.0", "82.0", "82.0 x"],
+}
+
+
+def _report_rows(columns: dict[str, list[str]]) -> Any:
+    """Rows of a report file: each column mostly well-formed, sometimes not, sometimes gone."""
+    row = st.fixed_dictionaries({c: st.sampled_from(v + _BAD) for c, v in columns.items()})
+    return st.tuples(st.lists(row, min_size=1, max_size=4),
+                     st.sets(st.sampled_from(list(columns)), max_size=2))
+
+
+def _write_rows(path: Path, rows: list[dict[str, str]], dropped: set[str]) -> None:
+    keep = [c for c in rows[0] if c not in dropped]
+    path.write_text("\n".join([",".join(keep)] + [",".join(r[c] for c in keep) for r in rows])
+                    + "\n", encoding="utf-8")
+
+
+@settings(max_examples=80, deadline=None)
+@given(given=_report_rows(_CIFAR_COLUMNS))
+def test_any_cifar_report_reads_back_or_is_refused_with_its_path(
+        given: tuple[list[dict[str, str]], set[str]], tmp_path_factory: Any) -> None:
+    from pudd_core.experiments.cifar_comparison import read_comparison
+
+    csv = tmp_path_factory.mktemp("cifar") / "cifar10_cd.csv"
+    _write_rows(csv, *given)
+    try:
+        report, _ = read_comparison(csv)
+    except ValueError as err:
+        assert str(csv) in str(err), err
+        return
+    assert 2 <= report.n_chunks <= 100_000 and report.seeds
+    assert all(s >= 0 for s in report.seeds)
+    assert not report.cells["detector"].duplicated().any()
+
+
+_FIG5_COLUMNS = {
+    "classifier": ["gnb", "vfdt", "dnn", "svm"], "detector": ["pudd-3", "ek-3", "none", "ek-2"],
+    "dataset": ["sea0", "elec2", "nowhere"], "regime": ["incremental", "train-once", "sideways"],
+    "ours": ["94.0", "101", "-3"], "std": ["0.5"], "n_seeds": ["2", "0"], "n_errors": ["0", "1"],
+    "seeds": ["0-1", "0", "1-0", "x-y"],
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(given=_report_rows(_FIG5_COLUMNS))
+def test_any_fig5_report_reads_back_or_is_refused_with_its_path(
+        given: tuple[list[dict[str, str]], set[str]], tmp_path_factory: Any) -> None:
+    from pudd_core.experiments.ablation import EK_DATASETS, read_ek_ablation
+
+    csv = tmp_path_factory.mktemp("fig5") / "fig5_ek.csv"
+    _write_rows(csv, *given)
+    try:
+        cells, _ = read_ek_ablation(csv)
+    except ValueError as err:
+        assert str(csv) in str(err), err
+        return
+    assert set(cells["dataset"]) <= set(EK_DATASETS)
+    assert set(cells["regime"]) <= {"incremental", "train-once"}
+    assert (cells["n_seeds"] >= 0).all() and (cells["n_errors"] >= 0).all()
+    assert ((cells["ours"] >= 0) & (cells["ours"] <= 100) | cells["ours"].isna()).all()
+    assert not cells.duplicated(["classifier", "detector", "dataset", "regime"]).any()

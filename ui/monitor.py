@@ -230,6 +230,10 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             st.session_state.pop(key, None)
         st.session_state[CHUNK_SIZE] = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
         st.session_state[GUESSED_FOR] = log.key
+    elif CHUNK_SIZE not in st.session_state:
+        # the same log again after a run that showed no chunk controls (Streamlit drops the
+        # state of a widget not drawn): its chunk size, not the widget's minimum
+        st.session_state[CHUNK_SIZE] = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
     with st.expander("Preview (first rows) and how the columns were guessed",
                      expanded=log.path != str(EXAMPLE)):
         shown = frame.iloc[:20, :PREVIEW_COLUMNS]

@@ -11,6 +11,7 @@ compare with: the report puts the two partitions side by side and tests the diff
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -20,6 +21,7 @@ from pudd_core.experiments.reproduce import (
     ALARM_COLUMNS,
     alarm_stats,
     alarm_text,
+    checked_numbers,
     detector_label,
     drifts_known,
 )
@@ -218,14 +220,26 @@ def read_ek_ablation(csv: str | os.PathLike[str]) -> tuple[pd.DataFrame, list[st
     missing = [c for c in _COLS[:9] if c not in cells]
     if missing:
         raise ValueError(f"{what}: no column {', '.join(missing)}")
-    for name, allowed in (("classifier", EK_CLASSIFIERS), ("detector", _ROWS)):
+    for name, allowed in (("classifier", EK_CLASSIFIERS), ("detector", _ROWS),
+                          ("dataset", EK_DATASETS), ("regime", REGIMES)):
         other = sorted(set(map(str, cells[name])) - set(allowed))
         if other:
             raise ValueError(f"{what}: {name} {', '.join(other)} is not one of Fig. 5's")
+    if cells.duplicated(_CELL).any():
+        dup = cells[cells.duplicated(_CELL)].iloc[0]
+        raise ValueError(f"{what}: the cell {' / '.join(map(str, dup[_CELL]))} appears twice")
+    try:
+        cells = checked_numbers(cells, path, ("ours", "std", *ALARM_COLUMNS))
+    except ValueError as err:
+        raise ValueError(f"{what}: {str(err).split(': ', 1)[1]}") from None
     for name in ALARM_COLUMNS:
         if name not in cells:
             cells[name] = float("nan")
-    cells["seeds"] = cells["seeds"].fillna("")
+    cells["seeds"] = cells["seeds"].fillna("").astype(str)
+    for row in cells.itertuples(index=False):
+        if row.seeds and not re.fullmatch(r"\d+(-\d+)?(, \d+(-\d+)?)*", row.seeds):
+            raise ValueError(f"{what}: cell {row.classifier} / {row.detector} / {row.dataset} / "
+                             f"{row.regime}: seeds {row.seeds!r} are not like '0-2, 5'")
     md = path.with_suffix(".md")
     notes: list[str] = []
     if md.is_file():

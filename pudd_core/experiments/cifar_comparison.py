@@ -593,12 +593,13 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
                                          else "no rows"))
     for name in ("classifier", "n_chunks", "seeds"):
         if cells[name].nunique() != 1:
-            raise ValueError(f"{what}: its rows have several {name} values")
-    unknown = sorted(set(cells["detector"]) - set(_ROWS))
+            raise ValueError(f"{what}: its rows have several {name} values (or none)")
+    unknown = sorted(set(map(str, cells["detector"])) - set(_ROWS))
     if unknown:
         raise ValueError(f"{what}: unknown row(s) {', '.join(unknown)}")
-    seeds = tuple(int(x) for x in str(cells["seeds"].iloc[0]).split())
-    n_chunks = int(cells["n_chunks"].iloc[0])
+    if cells["detector"].duplicated().any():
+        raise ValueError(f"{what}: a detector has several rows")
+    seeds, n_chunks = _read_stream(cells, what)
     md = path.with_suffix(".md")
     text = md.read_text(encoding="utf-8", errors="replace") if md.is_file() else ""
     device = re.search(r"^- Classifier: `[^`]+` on (\S+?)[ .(]", text, re.M)
@@ -610,6 +611,43 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
         str(cells["classifier"].iloc[0]), n_chunks, seeds, cells, majority, 0,
         device.group(1) if device else "", 60 * float(timed.group(1)) if timed else math.nan,
     ), _unquoted(command.group(1).strip()) if command else ""
+
+
+def _read_stream(cells: pd.DataFrame, what: str) -> tuple[tuple[int, ...], int]:
+    """The report's seeds and stream length, each checked; every row's numbers too."""
+    import pandas as pd
+
+    for name in ("accuracy", "std", "n_seeds", "alarms", "drifts", "early", "detected",
+                 "false_alarms", "run_s"):
+        if name in cells:
+            values = pd.to_numeric(cells[name], errors="coerce")
+            bad = (values.isna() & cells[name].notna()) | (values < 0) | (
+                values > 100 if name == "accuracy" else values == np.inf)
+            if bad.any():
+                raise ValueError(f"{what}: column {name} holds {cells[name][bad].iloc[0]!r}, "
+                                 "not a number >= 0" + (" and <= 100" if name == "accuracy"
+                                                        else ""))
+            cells[name] = values
+    text = str(cells["seeds"].iloc[0])
+    seeds = tuple(int(x) for x in text.split() if x.isdigit())
+    if not seeds or len(seeds) != len(text.split()) or len(set(seeds)) != len(seeds):
+        raise ValueError(f"{what}: seeds {text!r} are not distinct integers >= 0 separated by "
+                         "spaces")
+    chunks = pd.to_numeric(cells["n_chunks"], errors="coerce").iloc[0]
+    if not (chunks == chunks and float(chunks).is_integer() and 2 <= chunks <= MAX_CHUNKS):
+        raise ValueError(f"{what}: n_chunks {cells['n_chunks'].iloc[0]!r} is not a whole number "
+                         f"of chunks from 2 to {MAX_CHUNKS}")
+    for r in cells.itertuples(index=False):
+        values = str(r.seed_accuracy).split()
+        try:
+            ok = len(values) == len(seeds) and all(
+                math.isnan(v) or 0 <= v <= 100 for v in map(float, values))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{what}: row {r.detector}: seed_accuracy {r.seed_accuracy!r} is "
+                             f"not {len(seeds)} accuracies (%) separated by spaces, one per seed")
+    return seeds, int(chunks)
 
 
 def _unquoted(text: str) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "alarm_stats",
     "alarm_text",
     "check_addition",
+    "checked_numbers",
     "detector_label",
     "drifts_known",
     "merge_reports",
@@ -846,24 +847,7 @@ def read_report(csv: str | os.PathLike[str], table: int,
     for name in _ALARMS:  # a report written before reports counted alarms
         if name not in cells:
             cells[name] = float("nan")
-    for name in ("paper", "ours", "difference", "std", *_ALARMS):
-        if name in cells:
-            values = pd.to_numeric(cells[name], errors="coerce")
-            bad = cells[name].notna() & values.isna()
-            if bad.any():
-                raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
-                                          f"{cells[name][bad].iloc[0]!r}, not a number")
-            cells[name] = values.astype(float)
-    for name in ("n_seeds", "n_errors"):
-        if name not in cells:
-            cells[name] = 0
-            continue
-        values = pd.to_numeric(cells[name], errors="coerce")
-        bad = values.isna() | (values < 0) | (values % 1 != 0)
-        if bad.any():
-            raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
-                                      f"{cells[name][bad].iloc[0]!r}, not a count")
-        cells[name] = values.astype(int)
+    cells = checked_numbers(cells, path, ("paper", "ours", "difference", "std", *_ALARMS))
     rows = {"detector": (*layout.detectors, *REFERENCES), "dataset": layout.datasets,
             "regime": layout.regimes}
     for name, allowed in rows.items():
@@ -907,6 +891,60 @@ def read_report(csv: str | os.PathLike[str], table: int,
     return ReproductionReport(table, classifier, cells[_COLUMNS].reset_index(drop=True),
                               tuple(sorted(seeds)), int(cells["n_errors"].sum()), caveats,
                               run_seconds)
+
+
+_PERCENT = ("paper", "ours")
+
+
+def checked_numbers(cells: pd.DataFrame, path: Path, floats: Sequence[str],
+                    counts: Sequence[str] = ("n_seeds", "n_errors")) -> pd.DataFrame:
+    """``cells`` with ``floats`` as floats and ``counts`` as ints, each value checked.
+
+    A float is a number or empty (NaN), an accuracy (``paper``, ``ours``) within 0-100, a
+    ``std`` or alarm count not negative; a count is a whole number >= 0 (0 where the column
+    is absent). Anything else is refused naming the file, the column and the row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"ours": ["94.5", None], "n_seeds": ["3", "0"]})
+    >>> checked_numbers(cells, Path("r.csv"), ["ours"]).dtypes.tolist()
+    [dtype('float64'), dtype('int64'), dtype('int64')]
+    >>> checked_numbers(pd.DataFrame({"ours": ["101"]}), Path("r.csv"), ["ours"])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: r.csv is not a reproduction report ...: column ours row 2 holds '101', not ...
+    """
+    import pandas as pd
+
+    cells = cells.copy()
+    for name in floats:
+        if name in cells:
+            values = pd.to_numeric(cells[name], errors="coerce")
+            low = 0 if name in _PERCENT or name != "difference" else -math.inf
+            high = 100 if name in _PERCENT else math.inf
+            bad = (cells[name].notna() & values.isna()) | (values < low) | (values > high) | (
+                values.abs() == math.inf)
+            if bad.any():
+                what = (" from 0 to 100" if name in _PERCENT else
+                        "" if name == "difference" else " >= 0")
+                raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
+                                          f"{cells[name][bad].iloc[0]!r}, not "
+                                          + ("an accuracy" if name in _PERCENT else "a number")
+                                          + what)
+            cells[name] = values.astype(float)
+    for name in counts:
+        if name not in cells:
+            cells[name] = 0
+            continue
+        values = pd.to_numeric(cells[name], errors="coerce")
+        bad = values.isna() | (values < 0) | (values % 1 != 0) | (values.abs() == math.inf)
+        if bad.any():
+            raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
+                                      f"{cells[name][bad].iloc[0]!r}, not a count")
+        cells[name] = values.astype(int)
+    return cells
 
 
 def _cell_name(cell: tuple[str, ...]) -> str:

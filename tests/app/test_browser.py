@@ -1380,8 +1380,10 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     _wait_quiet(page)
     # another log: the chunk size shown is the one used (1000: 15 chunks), not the example's
     # hidden 300 (issue 25); typing 300 then cuts it as the example
+    from playwright.sync_api import expect
+
     rows = page.get_by_label("Rows per chunk")
-    assert rows.input_value() == "1000"
+    expect(rows).to_have_value("1000", timeout=30_000)  # once the upload's run has drawn it
     _player(page, 15)
     rows.fill("300")
     rows.press("Enter")

@@ -133,3 +133,18 @@ def test_the_alarm_table_gives_each_alarms_chunk_in_the_player_too() -> None:
     alarms = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
     assert list(frame["chunk"]) == alarms  # the metrics list is indexed by the log's chunk
     assert list(frame["player_chunk"]) == [a + 1 for a in alarms]
+
+
+@pytest.mark.parametrize("away", ["Upload a file", "Time windows"])
+def test_the_chunk_size_survives_a_run_that_did_not_show_it(away: str) -> None:
+    """Coming back to the same log after a run that drew no chunk controls shows its chunk
+    size (the example's 300), not the widget's minimum (a browser run once showed 50)."""
+    at = _open()
+    assert at.number_input(key="monitor_chunk_size").value == 300
+    key, back = (("monitor_source", "The example log") if away == "Upload a file"
+                 else ("monitor_chunking", "Rows"))
+    at.radio(key=key).set_value(away).run(timeout=TIMEOUT)
+    at.radio(key=key).set_value(back).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="monitor_chunk_size").value == 300
+    assert player(at)["spec"]["last"] == 49
