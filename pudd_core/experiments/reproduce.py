@@ -543,6 +543,23 @@ def _ordered(values: Any, order: Sequence[str]) -> list[str]:
     return [v for v in order if v in present] + sorted(present - set(order))
 
 
+_SOTA_CAVEAT = "PUDD-1/3/5 reset the 5-DNN soft-vote ensemble"
+
+
+def _sota_caveat(ran: set[str]) -> str:
+    """Table 2's caveat naming the SOTA rows run and those with the paper's numbers only."""
+    run_sota = [DISPLAY_NAMES[d] for d in SOTA_METHODS if d in ran]
+    paper_only = [DISPLAY_NAMES[d] for d in SOTA_METHODS if d not in ran]
+    return (
+        f"{_SOTA_CAVEAT}, incrementally (the readme's command; the authors' main_ensemble.py "
+        "crashes at episode 30, spec §7). "
+        + (f"SOTA rows run here: {', '.join(run_sota)} (AMF, NS and ADLTER are learners run "
+           "without a detector; MCD-DD resets the same ensemble as PUDD). " if run_sota else "")
+        + (f"SOTA rows with the paper's numbers only: {', '.join(paper_only)}."
+           if paper_only else "")
+    ).strip()
+
+
 def _caveats(table: int, classifier: str, runs: pd.DataFrame) -> tuple[str, ...]:
     out = [
         "airline runs on a SUBSTITUTE: the first 50,482 flights of 2007 in the same 14-column "
@@ -561,17 +578,7 @@ def _caveats(table: int, classifier: str, runs: pd.DataFrame) -> tuple[str, ...]
         )
     else:
         ran = set(runs["detector"])
-        run_sota = [DISPLAY_NAMES[d] for d in SOTA_METHODS if d in ran]
-        paper_only = [DISPLAY_NAMES[d] for d in SOTA_METHODS if d not in ran]
-        out.append(
-            "PUDD-1/3/5 reset the 5-DNN soft-vote ensemble, incrementally (the readme's "
-            "command; the authors' main_ensemble.py crashes at episode 30, spec §7). "
-            + (f"SOTA rows run here: {', '.join(run_sota)} (AMF, NS and ADLTER are learners "
-               "run without a detector; MCD-DD resets the same ensemble as PUDD). "
-               if run_sota else "")
-            + (f"SOTA rows with the paper's numbers only: {', '.join(paper_only)}."
-               if paper_only else "")
-        )
+        out.append(_sota_caveat(ran))
         out += [why for name, why in SOTA_NOT_RUN.items() if name not in ran]
         if {"ns", "adlter", "mcd-dd"} & ran:
             out.append("NS, ADLTER and MCD-DD follow their authors' published code "
@@ -1131,6 +1138,10 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
     merged["difference"] = merged["ours"] - merged["paper"]
     merged[["n_seeds", "n_errors"]] = merged[["n_seeds", "n_errors"]].astype(int)
     caveats = [*base.caveats, *(c for c in added.caveats if c not in base.caveats)]
+    if base.table == 2:  # which rows ran: the merged report's, not either part's
+        at = next((i for i, c in enumerate(caveats) if c.startswith(_SOTA_CAVEAT)), 1)
+        caveats = [c for c in caveats if not c.startswith(_SOTA_CAVEAT)]
+        caveats.insert(at, _sota_caveat(set(merged.loc[merged["n_seeds"] > 0, "detector"])))
     if note:
         caveats.append(note)
     seeds = set().union(*(_parse_seed_text(s) for s in merged["seeds"]))

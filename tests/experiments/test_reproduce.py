@@ -399,6 +399,27 @@ def test_merging_keeps_the_cell_with_more_seeds_and_adds_new_rows():
         merge_reports(both, other_table)
 
 
+def test_a_merged_table2_names_the_rows_it_holds_once():
+    """Adding one SOTA row's seeds must not keep a caveat saying the others were not run."""
+    from pudd_core.experiments.reproduce import merge_reports
+
+    def runs(detectors, seed):
+        return pd.DataFrame([_run(d, seed=seed, classifier="dnn-ensemble", alpha=a)
+                             for d, a in detectors])
+
+    base = reproduction_report(runs([("pudd", 1e-3), ("ns", 1e-3), ("mcd-dd", 1e-3)], 0), 2,
+                               "dnn-ensemble")
+    added = reproduction_report(runs([("mcd-dd", 1e-3)], 1), 2, "dnn-ensemble")
+    assert any("SOTA rows run here: MCD-DD (" in c for c in added.caveats)
+    merged = merge_reports(merge_reports(base, added), added, replace=True)
+    rows = [c for c in merged.caveats if c.startswith("PUDD-1/3/5 reset the 5-DNN")]
+    assert len(rows) == 1
+    assert "SOTA rows run here: NS, MCD-DD (" in rows[0]
+    assert rows[0].endswith("paper's numbers only: AMF, IWE, ADLTER.")
+    assert merged.caveats.index(rows[0]) == base.caveats.index(
+        next(c for c in base.caveats if c.startswith("PUDD-1/3/5 reset")))
+
+
 def test_a_saved_report_reads_back_with_its_caveats_and_exact_floats(tmp_path):
     from pudd_core.experiments.reproduce import _example_runs, read_report
 
