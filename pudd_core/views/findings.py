@@ -373,26 +373,51 @@ def _paired(report: ReproductionReport) -> tuple[pd.DataFrame, pd.DataFrame]:
     return paired, report.beaten_by_nothing()
 
 
-def references_gnb(r: Reports) -> str:
-    """The references of Table 1 with GNB."""
-    paired, low = _paired(r.gnb)
-    refs = r.gnb.cells[r.gnb.cells["detector"].isin(REFERENCES)]
-    kinds = low.assign(kind=low["detector"].map(
-        lambda d: "PUDD" if d.startswith("pudd") else "river baseline"))
-    pudd = kinds[kinds["kind"] == "PUDD"]
+def _references_table1(report: ReproductionReport, file: str, label: str) -> str:
+    """What the references of a Table 1 report show: cells at or below doing nothing."""
+    paired, low = _paired(report)
+    if paired.empty:
+        return f"{label} (`{file}`): no reference rows run yet."
+    refs = report.cells[report.cells["detector"].isin(REFERENCES)]
+    pudd = low[low["detector"].isin(PUDD_DETECTORS)]
     by_data = low["dataset"].value_counts()
-    oracle = r.gnb.cells[r.gnb.cells["detector"] == "oracle"].dropna(subset=["alarms"])
+    oracle = report.cells[report.cells["detector"] == "oracle"].dropna(subset=["alarms"])
     exact = bool(len(oracle)) and bool((oracle["alarms"] == oracle["drifts"]).all()
                                        and (oracle["false_alarms"] == 0).all())
-    return (f"Table 1 with GNB (`table1_gnb.md`, {_seeds(r.gnb)}; the references' "
+    cells = ", ".join(f"{_name(x.detector)} {_name(x.dataset)}-{_REGIME_LETTER[x.regime]}"
+                      for x in pudd.itertuples(index=False))
+    return (f"{label} (`{file}`, {_seeds(report)}; the references' "
             f"{int(refs['n_seeds'].sum())} runs): {len(low)} of the {len(paired)} cells run "
             f"beside a no-detector row are at or below it, {len(pudd)} of them PUDD's"
-            + (" (" + ", ".join(f"{_name(x.detector)} {_name(x.dataset)}-"
-                                f"{_REGIME_LETTER[x.regime]}" for x in pudd.itertuples(index=False))
-               + ")" if len(pudd) else "")
-            + f"; by stream: {', '.join(f'{_name(d)} {n}' for d, n in by_data.items())}. "
+            + (f" ({cells})" if len(pudd) else "")
+            + (f"; by stream: {', '.join(f'{_name(d)} {n}' for d, n in by_data.items())}. "
+               if len(low) else ". ")
             + ("The oracle alarms exactly at the true drifts of each synthetic stream, with no "
-               "false alarm." if exact else "The oracle's alarms: see the report."))
+               "false alarm." if exact else ""))
+
+
+def references_gnb(r: Reports) -> str:
+    """The references of Table 1 with GNB."""
+    return _references_table1(r.gnb, "table1_gnb.md", "Table 1 with GNB")
+
+
+def references_vfdt(r: Reports) -> str:
+    """The references of Table 1 with VFDT."""
+    return _references_table1(r.vfdt, "table1_vfdt.md", "Table 1 with VFDT")
+
+
+def references_dnn(r: Reports) -> str:
+    """The references of Table 1 with the DNN, frozen head and fixed."""
+    return (_references_table1(r.dnn, "table1_dnn.md",
+                               "Table 1 with the DNN and the authors' frozen-head bug")
+            + " " + _references_table1(r.dnn_fixed, "table1_dnn_fixed_head.md",
+                                       "With the head fixed"))
+
+
+def references_acceptance(r: Reports) -> str:
+    """The references of the 100-seed GNB acceptance run."""
+    return _references_table1(r.gnb100, "table1_gnb_acceptance_100seeds.md",
+                              "The 100-seed GNB acceptance run")
 
 
 def references_table2(r: Reports) -> str:
@@ -597,6 +622,9 @@ FINDINGS: dict[str, Callable[[Reports], str]] = {
     "table2-ranks": table2_ranks,
     "table2-pudd": table2_pudd,
     "references-gnb": references_gnb,
+    "references-vfdt": references_vfdt,
+    "references-dnn": references_dnn,
+    "references-acceptance": references_acceptance,
     "references-table2": references_table2,
     "references-cifar": references_cifar,
     "claims": claims,
