@@ -10,6 +10,7 @@ from pudd_core.experiments.claims import beside_ranking, comparison_table, paper
 from pudd_core.experiments.significance import friedman_nemenyi
 from pudd_core.paper import DATASETS
 from pudd_core.streams.locate import project_root
+from pudd_core.views.findings import without_markers
 from pudd_core.views.reproduction import (
     FIG5_REPORT,
     NOT_COMPARABLE_DATASETS,
@@ -74,7 +75,7 @@ for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS
     text = cache.committed_text(str((root or store.parent.parent) / "results" / name))
     if text:
         with st.expander(f"results/{name}, as committed"):
-            st.markdown(text)
+            st.markdown(without_markers(text))
 
 def _not_comparable(n_chunks: int | None = None) -> dict[str, str]:
     """dataset -> why its cells are not comparable with the paper's."""

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from pudd_core.experiments.reproduce import ReproductionReport
 
-__all__ = ["FINDINGS", "Reports", "fill_findings", "render", "stale_findings"]
+__all__ = ["FINDINGS", "Reports", "fill_findings", "render", "stale_findings", "without_markers"]
 
 _BLOCK = re.compile(r"(<!-- finding: ([a-z0-9-]+) -->\n)(.*?)(\n?<!-- /finding -->)", re.S)
 _OPEN = re.compile(r"<!-- finding: (\S*) -->\n")
@@ -667,3 +667,14 @@ def stale_findings(text: str, reports: Reports) -> list[str]:
     _check_names(text)
     return [m.group(2) for m in _BLOCK.finditer(text)
             if m.group(3) != render(m.group(2), reports)]
+
+
+def without_markers(text: str) -> str:
+    r"""``text`` without the blocks' comment lines, for a renderer that would show them.
+
+    Examples
+    --------
+    >>> without_markers("Lead. <!-- finding: claims -->\nthe text<!-- /finding --> More.")
+    'Lead. the text More.'
+    """
+    return re.sub(r"\n?<!-- /finding -->", "", re.sub(r"<!-- finding: \S+ -->\n", "", text))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -74,6 +75,12 @@ def test_the_committed_headline_is_computed_from_the_committed_report(store: Pat
     assert metrics["Largest gap among them"] == f"{head.largest_gap:.2f} points"
     assert metrics["Runs behind it"] == f"{head.runs:,}"
     assert f"`results/{name}`" in " ".join(md.value for md in at.markdown)
+    # results/README.md as committed, without its generated blocks' comment lines (escaped
+    # HTML would show them as text) but with their findings
+    shown = " ".join(" ".join(md.value for md in e.markdown) for e in at.expander
+                     if e.label == "results/README.md, as committed")
+    assert "acceptance" in shown.lower()
+    assert not re.search(r"<!-- finding: [a-z0-9-]+ -->|<!-- /finding -->", shown)
 
 
 def test_a_small_reproduction_runs_into_the_store_and_updates_the_table(store: Path) -> None:
