@@ -200,3 +200,19 @@ def test_the_findings_are_read_from_the_folder_given(tmp_path):
     """A folder without the reports gives a clear error, not another folder's numbers."""
     with pytest.raises(FileNotFoundError):
         render("vfdt", Reports(tmp_path))
+
+
+def test_the_cifar_frontier_keeps_exactly_the_undominated_detectors_by_hand():
+    class Constructed(Reports):
+        cifar = pd.DataFrame({
+            "detector": ["pudd-5", "pudd-3", "ddm", "adwin", "eddm", "none"],
+            "early": [50, 60, 55, 90, 90, 0], "false_alarms": [1.0, 2.0, 3.0, 40.0, 50.0, 0.0],
+            "drifts": 97, "seeds": "0 1"})
+
+    text = _flat(findings.cifar_frontier(Constructed(RESULTS)))
+    # DDM (55, 3.0) is dominated by PUDD-3 (60, 2.0); EDDM (90, 50) by ADWIN (90, 40);
+    # the no-detector reference is not ranked, so not on the front
+    assert "front of drifts detected within two chunks against false alarms per run: PUDD-5 " \
+        "(50 of 97, 1.0 false alarms per run), PUDD-3 (60 of 97, 2.0 false alarms per run) " \
+        "and ADWIN (90 of 97, 40.0 false alarms per run);" in text
+    assert "same 2 seeds" in text
