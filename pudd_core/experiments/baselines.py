@@ -61,7 +61,7 @@ BASELINES: Mapping[str, BaselineSpec] = MappingProxyType(
         # the other baselines: clear of the colours above (the error-rate test is never
         # beside them)
         "hddma": BaselineSpec(DISPLAY_NAMES["hddma"], drift.binary.HDDMA, _BINARY, "vermillion"),
-        "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY, "black"),
+        "hddmw": BaselineSpec(DISPLAY_NAMES["hddmw"], drift.binary.HDDMW, _BINARY, "#999933"),
         # river's KSWIN with memoised KS p-values: the same alarms, several times faster
         "kswin": BaselineSpec(DISPLAY_NAMES["kswin"], FastKSWIN, _REAL, "purple"),
         "pagehinkley": BaselineSpec(DISPLAY_NAMES["pagehinkley"], drift.PageHinkley, _REAL,

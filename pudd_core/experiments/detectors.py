@@ -237,8 +237,9 @@ def _river(spec: BaselineSpec) -> DetectorSpec:
                         colour=spec.colour)
 
 
-#: Every entry has its own colour, none repeated (12 detectors in one chart must be told apart): the
-#: eight Okabe-Ito colours, Paul Tol's "muted" wine and indigo, the references' two greys.
+#: Every entry has its own colour, none repeated (12 detectors in one chart must be told
+#: apart): seven Okabe-Ito colours, Paul Tol's "muted" wine, indigo and olive (HDDM-W: not
+#: black, which the no-detector reference's dark grey would be taken for), two greys.
 _ENTRIES: dict[str, DetectorSpec] = {
     "pudd": DetectorSpec("PUDD", "pu-index", _pu_adapter, ChunkPUDD, colour="blue", alpha=True),
     "ek": DetectorSpec("EK (Ei-kMeans ablation)", "pu-index", _pu_adapter, ChunkPUDD,
