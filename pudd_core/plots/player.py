@@ -396,12 +396,38 @@ def _seed_stats(runs: Sequence[RunResult], values: str) -> tuple[Any, Any, Any]:
     return grid.mean(axis=0), grid.min(axis=0), grid.max(axis=0)
 
 
+def _tested_p(chunk: Any) -> float:
+    """The chunk's smallest p, or NaN where no test decided it (a gap, never p = 1)."""
+    return float("nan") if chunk.no_test is not None or not chunk.cut_p_values \
+        else float(chunk.p_value)
+
+
 def _log_p_stats(runs: Sequence[RunResult]) -> tuple[Any, Any, Any]:
-    """Per chunk: the geometric mean, min and max p over the seeds (no test: p = 1)."""
-    grid = np.array([[c.p_value if c.cut_p_values else 1.0 for c in r.chunks] for r in runs],
-                    dtype=np.float64)
+    """Per chunk: the geometric mean, min and max p over the seeds that ran a test there.
+
+    A chunk no seed tested is NaN in all three (the chart leaves a gap); an untested seed is
+    left out of the chunk's mean, not counted as p = 1.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> def run(*ps):
+    ...     return NS(chunks=[NS(p_value=1.0 if p is None else p, no_test=None if p else "x",
+    ...                         cut_p_values=((1, p),) if p else ()) for p in ps])
+    >>> mean, low, high = _log_p_stats([run(1e-4, None), run(1e-2, None)])
+    >>> [round(float(m), 6) for m in mean], low.tolist()[1], high.tolist()[0]
+    ([0.001, nan], nan, 0.01)
+    """
+    grid = np.array([[_tested_p(c) for c in r.chunks] for r in runs], dtype=np.float64)
     logs = np.log10(np.clip(grid, 1e-300, 1.0))
-    return 10.0 ** logs.mean(axis=0), grid.min(axis=0), grid.max(axis=0)
+    tested = ~np.isnan(grid)
+    any_test = tested.any(axis=0)
+    mean = np.full(grid.shape[1], np.nan)
+    mean[any_test] = 10.0 ** (np.where(tested, logs, 0.0).sum(axis=0)[any_test]
+                              / tested.sum(axis=0)[any_test])
+    low = np.where(any_test, np.where(tested, grid, np.inf).min(axis=0), np.nan)
+    high = np.where(any_test, np.where(tested, grid, -np.inf).max(axis=0), np.nan)
+    return mean, low, high
 
 
 def _alarm_counts(runs: Sequence[RunResult]) -> tuple[list[int], list[int]]:
@@ -490,8 +516,8 @@ def player_spec(settings: Sequence[Sequence[RunResult]],
         bands = {}
         alarms = {n: tuple(g[0].alarms) for n, g in zip(names, groups, strict=True)}
         counts = None
-        p_values = {n: [c.p_value for c in r.chunks] for n, r in zip(labels, detail,
-                                                                    strict=True)}
+        p_values = {n: [_tested_p(c) for c in r.chunks] for n, r in zip(labels, detail,
+                                                                       strict=True)}
         p_bands = None
     every = [c.error_rate for g in groups for r in g for c in r.chunks]
     seeds_text = f" (mean of {n_seeds} seeds)" if n_seeds > 1 else ""

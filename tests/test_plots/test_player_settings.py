@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import numpy as np
@@ -83,11 +84,18 @@ def test_several_seeds_show_the_mean_a_min_max_band_and_alarm_counts(
         assert lane["meta"] == "prefix"
     minp = spec["charts"]["minp"]["figure"]
     runs = comparison.settings[0]
-    p = np.array([[c.p_value if c.cut_p_values else 1.0 for c in r.chunks] for r in runs])
-    geometric = np.log10(np.clip(p, 1e-300, 1)).mean(0)
+    # the geometric mean over the seeds that ran a test on the chunk; a gap where none did
+    # (an untested chunk is never p = 1)
+    p = np.array([[c.p_value if c.no_test is None and c.cut_p_values else np.nan
+                   for c in r.chunks] for r in runs])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN chunks: NaN, as wanted
+        geometric = np.nanmean(np.log10(np.clip(p, 1e-300, 1)), axis=0)
+    assert np.isnan(geometric).any() and not np.isnan(geometric).all()
     floor = minp["layout"]["yaxis"]["range"][0] + 0.5
-    np.testing.assert_allclose(_trace(minp, f"{comparison.labels[0]} min p")["y"],
-                               np.maximum(geometric, floor))
+    shown = np.array([np.nan if y is None else y
+                      for y in _trace(minp, f"{comparison.labels[0]} min p")["y"]], dtype=float)
+    np.testing.assert_allclose(shown, np.maximum(geometric, floor))
 
 
 def test_the_band_and_the_labels_are_part_of_the_players_id(comparison: Comparison) -> None:
@@ -97,3 +105,12 @@ def test_the_band_and_the_labels_are_part_of_the_players_id(comparison: Comparis
     fewer = player_spec(comparison.settings[:2], comparison.baselines,
                         labels=comparison.labels[:2])
     assert len({one["id"], band["id"], fewer["id"]}) == 3
+
+
+def test_an_untested_chunk_is_a_gap_in_the_p_chart_never_p_one(comparison: Comparison) -> None:
+    run = comparison.settings[0][0]
+    spec = player_spec([[run]], labels=comparison.labels[:1])
+    y = _trace(spec["charts"]["minp"]["figure"], f"{comparison.labels[0]} min p")["y"]
+    untested = [i for i, c in enumerate(run.chunks) if c.no_test is not None]
+    assert untested and all(y[i] is None for i in untested)
+    assert all(y[i] is not None for i, c in enumerate(run.chunks) if c.no_test is None)
