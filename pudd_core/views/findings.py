@@ -199,8 +199,8 @@ def gnb_acceptance(r: Reports) -> str:
             f"{len(ten) - len(out10)} of {len(ten)} are within")
     if len(out10):
         text += (f"; outside: {_listing(out10)}, " + (
-            f"{'both' if len(out10) == 2 else 'all'} within with {len(r.gnb100.seeds)} seeds "
-            "(seed noise)" if again.empty else
+            f"{'within' if len(out10) == 1 else 'all within'} with {len(r.gnb100.seeds)} "
+            "seeds (seed noise)" if again.empty else
             f"and {len(again)} of them outside with {len(r.gnb100.seeds)} seeds too"))
     return text + "."
 
@@ -304,16 +304,18 @@ def table2_moves(r: Reports) -> str:
     """A Markdown table: each SOTA cell of the earlier procedures against the current one."""
     old = r.earlier_sota
     now = r.table2.cells
-    rows = ["| method | stream | earlier procedure (seeds) | now (seeds) | move | alarms now |",
-            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    rows = ["| method | stream | earlier procedure ± std (seeds) | now ± std (seeds) | move "
+            "| alarms now |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     for o in old.itertuples(index=False):
         match = now[(now["detector"] == o.detector) & (now["dataset"] == o.dataset)]
         if match.empty or math.isnan(match["ours"].iloc[0]):
             continue
         m = match.iloc[0]
         alarms = m.get("alarms", math.nan)
-        rows.append(f"| {_name(o.detector)} | {_name(o.dataset)} | {o.ours:.2f} ({o.n_seeds}) "
-                    f"| {m['ours']:.2f} ({int(m['n_seeds'])}) | {m['ours'] - o.ours:+.2f} | "
+        rows.append(f"| {_name(o.detector)} | {_name(o.dataset)} | {o.ours:.2f} ± {o.std:.2f} "
+                    f"({o.n_seeds}) "
+                    f"| {m['ours']:.2f}" + ("" if m["std"] != m["std"] else f" ± {m['std']:.2f}")
+                    + f" ({int(m['n_seeds'])}) | {m['ours'] - o.ours:+.2f} | "
                     + ("—" if alarms != alarms else f"{alarms:.1f}") + " |")
     return "\n".join(rows)
 
