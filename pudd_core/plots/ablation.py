@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import plotly.graph_objects as go
 
 from pudd_core.plots._style import OKABE_ITO, new_figure
@@ -35,6 +36,10 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
     >>> fig = ek_ablation_figure(cells)
     >>> [(t.name, list(t.x), list(t.y)) for t in fig.data]
     [('PUDD-3', ['GNB -I'], [80.0]), ('EK-3', ['GNB -I'], [70.0])]
+    >>> refs = pd.concat([cells, cells.iloc[[0, 2]].assign(detector="none", ours=[40.0, 50.0])])
+    >>> fig = ek_ablation_figure(refs)  # the no-detector mark at 45, far below the bars
+    >>> fig.data[-1].y, fig.layout.yaxis.range
+    ((45.0,), (40.0, 82.0))
     """
     from pudd_core.paper import DISPLAY_NAMES, REFERENCES
 
@@ -54,11 +59,13 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
             marker_color=_COLOURS[det], customdata=counts.tolist(),
             hovertemplate=f"{det.upper()}, %{{x}}: %{{y:.2f}}% over %{{customdata}} "
                           "datasets<extra></extra>"))
+    drawn = [means.to_numpy().ravel()]
     for ref in refs.columns:  # a reference over the very datasets of the bars, or not at all
         same = refs[ref].reindex(wide.index)
         shown = same.groupby(level=["classifier", "regime"], sort=False).agg(
             lambda v: v.mean() if v.notna().all() else float("nan")).reindex(means.index)
         if shown.notna().any():
+            drawn.append(shown.dropna().to_numpy())
             fig.add_trace(go.Scatter(
                 x=groups, y=shown.round(2).tolist(), mode="markers",
                 name=f"{DISPLAY_NAMES[ref]}, not ranked",
@@ -66,8 +73,9 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
                         "none" else "#999999", "line": {"width": 3}},
                 hovertemplate=f"{DISPLAY_NAMES[ref]}, %{{x}}: %{{y:.2f}}% over the same "
                               "datasets<extra></extra>"))
-    if len(means):
-        lo = float(means.to_numpy().min())
-        fig.update_yaxes(range=[max(0.0, lo - 5), min(100.0, float(means.to_numpy().max()) + 2)])
+    if len(means):  # every bar and every reference mark on the axis
+        values = np.concatenate(drawn)
+        fig.update_yaxes(range=[max(0.0, float(values.min()) - 5),
+                                min(100.0, float(values.max()) + 2)])
     fig.update_layout(barmode="group")
     return fig
