@@ -163,7 +163,9 @@ if len(beside):
                 "not ranked: the same model with no detector (it never adapts) and the oracle "
                 "(it adapts exactly at the true drifts, where they are known). A method at or "
                 "below the no-detector row on a block did not pay for its alarms there.")
-    st.dataframe(beside, hide_index=True)
+    st.dataframe(beside, hide_index=True, column_config={
+        "role": st.column_config.TextColumn(width="medium"),  # "reference, not ranked" whole
+        "mean accuracy": st.column_config.NumberColumn(format="%.2f")})
     if (beside["role"] == "ranked").all():
         st.caption("No reference row in these reports yet: `reproduce` runs them by default "
                    "(`--detectors none,oracle --add` puts them into a report).")
