@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -68,6 +69,23 @@ def player_timings(log: Path) -> list[tuple[str, float]]:
     """(what, ms) of each line the app wrote to ``$PUDD_TIMING_LOG`` (``ui.player.log_time``)."""
     rows = [line.split("\t") for line in log.read_text().splitlines()]
     return [(row[1], float(row[3])) for row in rows]
+
+
+@contextmanager
+def app_server(timing_log: bool = False, store: Path | None = None) -> Iterator[tuple[str, Path]]:
+    """A new ``streamlit run app.py`` (``serve`` of tests/app/_browser.py, as for the tests).
+
+    Its log, its results store (unless ``store`` or ``$PUDD_RESULTS_STORE`` names one) and,
+    with ``timing_log``, the timing log the app writes (``$PUDD_TIMING_LOG``) live in a
+    temporary folder; yields the server's URL and that timing log's path.
+    """
+    from tests.app._browser import serve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "timing.tsv"
+        env = {"PUDD_TIMING_LOG": str(log)} if timing_log else {}
+        with serve(Path(tmp), store=store, env=env) as url:
+            yield url, log
 
 
 @contextmanager

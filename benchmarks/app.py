@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks._common import (
+    app_server,
     chromium_version,
     headless_browser,
     load_average,
@@ -34,7 +34,6 @@ from tests.app._browser import (
     assert_no_exception,
     open_page,
     press,
-    serve,
     settle,
     step_times,
     wait_for_player,
@@ -141,11 +140,9 @@ def report(m: dict[str, Any]) -> list[str]:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp, headless_browser() as browser:
-        log = Path(tmp) / "player_ms.tsv"  # ui/player.py appends each page's timing
-        with serve(Path(tmp), env={"PUDD_TIMING_LOG": str(log)}) as url, \
-                open_page(browser) as page:
-            m = measure(page, url, log)
+    with headless_browser() as browser, app_server(timing_log=True) as (url, log), \
+            open_page(browser) as page:
+        m = measure(page, url, log)
     print("\n".join(report(m)))
 
 

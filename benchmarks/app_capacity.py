@@ -17,23 +17,24 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
-from benchmarks._common import cpu_seconds, headless_browser, rss_mb
+from benchmarks._common import app_server, cpu_seconds, headless_browser, rss_mb
 from tests.app._browser import (
     SERVER_PIDS,
     assert_no_exception,
     open_page,
     press,
-    serve,
     wait_for_player,
 )
 
 LAPTOP = {"width": 1280, "height": 800}
+#: (browser, server URL, class size) -> measurements; (them, class size, command) -> Markdown
+Measure = Callable[[Any, str, int], dict[str, Any]]
+Report = Callable[[dict[str, Any], int, str], list[str]]
 
 
 def visit(browser: Any, url: str) -> float:
@@ -89,11 +90,9 @@ def measure(browser: Any, url: str, n: int) -> dict[str, Any]:
             "rss_idle": rss_idle, "rss": rss}
 
 
-def report(m: dict[str, Any], n: int) -> list[str]:
+def report(m: dict[str, Any], n: int, command: str) -> list[str]:
     med = statistics.median
     delays = sorted(d for d, _ in m["pauses"])
-    command = (".venv/bin/python -m benchmarks.run_all --only app_capacity" if n == 30 else
-               f".venv/bin/python -m benchmarks.app_capacity --class-size {n}")
     return [
         "## App: a class on one server",
         "",
@@ -130,14 +129,23 @@ def report(m: dict[str, Any], n: int) -> list[str]:
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--class-size", type=int, default=30, help="browser sessions")
+def class_main(name: str, doc: str | None, measure: Measure, report: Report) -> None:
+    """Parse ``--class-size``, measure a class on a new server with a browser, print Markdown.
+
+    Shared by this benchmark and ``app_capacity_ws`` (``name``: the module, for the command).
+    """
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--class-size", type=int, default=30, help="sessions in the class")
     n = parser.parse_args().class_size
-    with tempfile.TemporaryDirectory() as tmp, headless_browser() as browser, \
-            serve(Path(tmp)) as url:
+    command = (f".venv/bin/python -m benchmarks.run_all --only {name}" if n == 30 else
+               f".venv/bin/python -m benchmarks.{name} --class-size {n}")
+    with headless_browser() as browser, app_server() as (url, _):
         m = measure(browser, url, n)
-    print("\n".join(report(m, n)))
+    print("\n".join(report(m, n, command)))
+
+
+def main() -> None:
+    class_main("app_capacity", __doc__, measure, report)
 
 
 if __name__ == "__main__":

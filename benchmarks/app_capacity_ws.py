@@ -14,44 +14,33 @@ Prints Markdown (benchmarks/results/app_capacity_ws.md).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import statistics
-import tempfile
 import threading
 import time
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any
 
-from benchmarks._common import cpu_seconds, headless_browser, p90, rss_mb
+from benchmarks._common import cpu_seconds, p90, rss_mb
+from benchmarks.app_capacity import LAPTOP, class_main, visit
 from tests.app._browser import (
     PLAYER,
     SERVER_PIDS,
     assert_no_exception,
     open_page,
     press,
-    serve,
     step_times,
     wait_for_player,
 )
 from tests.app._websocket import WsSession
 
-LAPTOP = {"width": 1280, "height": 800}
-
 
 def measure_window(browser: Any, url: str, pid: int) -> dict[str, Any]:
     """New visitors' loads, then the student's steps and pauses, with the server's CPU."""
     cpu0, t0 = cpu_seconds(pid), time.monotonic()
-    visitors = []
-    for seed in (0, 1, 2, 0, 1):  # new visitors, one after another
-        with open_page(browser, LAPTOP) as page:
-            t = time.monotonic()
-            page.goto(f"{url}/explorer?seed={seed}")
-            wait_for_player(page, 99, timeout=240_000)
-            visitors.append(time.monotonic() - t)
-            assert_no_exception(page)
+    visitors = [visit(browser, f"{url}/explorer?seed={seed}")  # one after another
+                for seed in (0, 1, 2, 0, 1)]
     with open_page(browser, LAPTOP) as student:
         student.goto(f"{url}/explorer?seed=0")
         frame = wait_for_player(student, 99, timeout=240_000)
@@ -132,10 +121,8 @@ def window_rows(w: dict[str, Any], when: str) -> list[str]:
     ]
 
 
-def report(m: dict[str, Any], n: int) -> list[str]:
+def report(m: dict[str, Any], n: int, command: str) -> list[str]:
     med = statistics.median
-    command = (".venv/bin/python -m benchmarks.run_all --only app_capacity_ws" if n == 30 else
-               f".venv/bin/python -m benchmarks.app_capacity_ws --class-size {n}")
     return [
         "## App: a class on one server, driven through the websocket (issue 9)",
         "",
@@ -170,13 +157,7 @@ def report(m: dict[str, Any], n: int) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--class-size", type=int, default=30, help="websocket sessions")
-    n = parser.parse_args().class_size
-    with tempfile.TemporaryDirectory() as tmp, headless_browser() as browser, \
-            serve(Path(tmp)) as url:
-        m = measure(browser, url, n)
-    print("\n".join(report(m, n)))
+    class_main("app_capacity_ws", __doc__, measure, report)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from benchmarks._common import load_average, machine, player_timings
-from tests.app._browser import serve
+from benchmarks._common import app_server, load_average, machine, player_timings
 from tests.app._websocket import WsSession
 
 BASE = "baselines=adwin,ddm"
@@ -72,10 +70,8 @@ def cell(values: list[float]) -> str:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "timing.tsv"
-        with serve(Path(tmp), env={"PUDD_TIMING_LOG": str(log)}) as url:
-            results = asyncio.run(measure(url, log))
+    with app_server(timing_log=True) as (url, log):
+        results = asyncio.run(measure(url, log))
     print("\n".join([
         "## Stream explorer: adding a seed or a setting, inside the Streamlit server (issue 14)",
         "",

@@ -13,19 +13,16 @@ Prints Markdown (benchmarks/results/app_settings.md).
 from __future__ import annotations
 
 import statistics
-import tempfile
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from benchmarks._common import headless_browser, load_average, machine
+from benchmarks._common import app_server, headless_browser, load_average, machine
 from tests.app._browser import (
     EXPLORER,
     FOUR,
     PLAYER,
     assert_no_exception,
     open_page,
-    serve,
     settle,
     wait_for_player,
 )
@@ -52,8 +49,7 @@ def measure(page: Any, url: str) -> list[tuple[str, float, float, float]]:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp, headless_browser() as browser, \
-            serve(Path(tmp)) as url, open_page(browser) as page:
+    with headless_browser() as browser, app_server() as (url, _), open_page(browser) as page:
         rows = measure(page, url)
     print("\n".join([
         "## App: four PUDD settings side by side, stepping in a browser (issue 14)",

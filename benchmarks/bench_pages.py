@@ -20,13 +20,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import headless_browser, load_average, machine, rss_mb
-from tests.app._browser import MAIN_HEIGHT, SERVER_PIDS, serve
+from benchmarks._common import app_server, headless_browser, load_average, machine, rss_mb
+from tests.app._browser import MAIN_HEIGHT, SERVER_PIDS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page is settled when its main column's height has not changed for this long.
@@ -67,8 +66,8 @@ def main() -> None:
     chosen = [p for p in PAGES if not args.pages or (p.url_path or "home") in
               args.pages.split(",")]
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, headless_browser() as browser, \
-            serve(Path(tmp), store=ROOT / "results" / "store") as url:
+    with headless_browser() as browser, \
+            app_server(store=ROOT / "results" / "store") as (url, _):
         pid = SERVER_PIDS[url]
         start_rss = rss_mb(pid)
         for spec in chosen:

@@ -18,6 +18,7 @@ from pudd_core import _validation
 from pudd_core.bucketing import (
     Buckets,
     build_buckets,
+    check_bucket_options,
     fitting_sample,
 )
 from pudd_core.chi2 import PUTestResult, evaluate_table
@@ -221,9 +222,7 @@ class ScanSettings:
         _validation.check_choice("skip_rule", self.skip_rule, ("accuracy", "pu_mean", None))
         _validation.check_choice("reference_split", self.reference_split,
                                  ("argmax", "pu_lt_0.5"))
-        _validation.check_positive_int("n_buckets", self.n_buckets)
-        _validation.check_positive_int("min_bucket_size", self.min_bucket_size, minimum=0)
-        _validation.check_positive_int("sample_size", self.sample_size)
+        check_bucket_options(self.n_buckets, self.min_bucket_size, self.sample_size)
         _validation.check_positive_int("clamp_min", self.clamp_min, minimum=0)
         _validation.check_bool("yates", self.yates)
         if _validation.finite_float("min_expected", self.min_expected) < 0:

@@ -9,7 +9,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from pudd_core import _validation
-from pudd_core.bucketing import Buckets, build_buckets, counts_from_unsorted, fitting_sample
+from pudd_core.bucketing import (
+    Buckets,
+    build_buckets,
+    check_bucket_options,
+    counts_from_unsorted,
+    fitting_sample,
+)
 
 __all__ = [
     "Chi2Result",
@@ -328,19 +334,9 @@ def pu_chi2_test(
     u_t = _validation.as_pu_array("u_test", u_test)
     if u_r.size == 0 or u_t.size == 0:
         raise ValueError("both windows need at least one PU-index value")
-    c_r = (
-        u_r < 0.5
-        if correct_ref is None
-        else _validation.as_mask("correct_ref", correct_ref, u_r.size, "u_ref")
-    )
-    c_t = (
-        u_t < 0.5
-        if correct_test is None
-        else _validation.as_mask("correct_test", correct_test, u_t.size, "u_test")
-    )
-    _validation.check_positive_int("n_buckets", n_buckets)
-    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
-    _validation.check_positive_int("sample_size", sample_size)
+    c_r = _validation.correct_mask("correct_ref", correct_ref, u_r, "u_ref")
+    c_t = _validation.correct_mask("correct_test", correct_test, u_t, "u_test")
+    check_bucket_options(n_buckets, min_bucket_size, sample_size)
     _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
     _validation.check_bool("yates", yates)
     if not isinstance(seed, np.random.Generator):
