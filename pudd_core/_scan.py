@@ -323,38 +323,52 @@ class _Sorted:
 
     def __init__(self) -> None:
         self.keys = np.empty(0, dtype=np.complex128)
+        self.values = np.empty(0)  # the keys' imaginary parts, contiguous: one chunk's values
         self.starts: list[int] = [0]  # chunk j's keys are keys[starts[j] : starts[j + 1]]
 
     def add(self, values: NDArray[np.float64]) -> None:
         n, k = self.starts[-1], values.size
         if n + k > self.keys.size:
-            self.keys = np.resize(self.keys, max(2 * self.keys.size, n + k, 1024))
+            cap = max(2 * self.keys.size, n + k, 1024)
+            self.keys = np.resize(self.keys, cap)
+            self.values = np.resize(self.values, cap)
         seg = self.keys[n : n + k]
         seg.real = len(self.starts) - 1
-        seg.imag = np.sort(values)
+        self.values[n : n + k] = np.sort(values)
+        seg.imag = self.values[n : n + k]
         self.starts.append(n + k)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "values" not in state:  # saved before ``values`` was kept beside the keys
+            self.values = self.keys.imag.copy()
 
     def tail(self, first: int) -> _Sorted:
         """The chunks from ``first`` on, renumbered from 0."""
         out = _Sorted()
         a = self.starts[first]
         out.keys = self.keys[a : self.starts[-1]] - first  # exact: small integers
+        out.values = self.values[a : self.starts[-1]]  # a view: out's next add copies it
         out.starts = [s - a for s in self.starts[first:]]
         return out
 
     def counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
         """Bucket counts of the values of chunks ``start .. stop - 1``."""
-        total = self.starts[stop] - self.starts[start]
+        a, b = self.starts[start], self.starts[stop]
+        total = b - a
         edges = buckets.search_edges
         if edges.size == 0 or total == 0:
             out = np.zeros(buckets.k, dtype=np.int64)
             out[int(buckets.interval_bins[0])] = total
             return out
-        q = np.empty((stop - start, edges.size), dtype=np.complex128)
-        q.real = np.arange(start, stop)[:, None]
-        q.imag = edges
-        found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
-        below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
+        if stop - start == 1:  # one chunk (a test's newest): its sorted values, searched
+            below = self.values[a:b].searchsorted(edges)
+        else:
+            q = np.empty((stop - start, edges.size), dtype=np.complex128)
+            q.real = np.arange(start, stop)[:, None]
+            q.imag = edges
+            found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
+            below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
         sizes = np.diff(np.concatenate(([0], below, [total])))
         return np.bincount(buckets.interval_bins, weights=sizes,
                            minlength=buckets.k).astype(np.int64)
@@ -509,9 +523,9 @@ class History:
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
             old_mean = self.old_means.get(m)
             if old_mean is None:
-                old_mean = self.old_means[m] = float(np.mean(self._acc[:m]))
+                old_mean = self.old_means[m] = float(self._acc[:m].mean())
             n = len(self.chunks)
-            new_mean = (np.mean(self._acc[m:n]) if partial is None
+            new_mean = (self._acc[m:n].mean() if partial is None
                         else np.mean([*self._acc[m:n].tolist(), partial.accuracy]))
             return bool(old_mean < new_mean)
         new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
@@ -527,7 +541,7 @@ class History:
     def test(self, cut: int, prefix: Prefix, recent: NDArray[np.int64]) -> CutResult:
         """Test the reference row of ``prefix`` against the ``recent`` row, as cut ``cut``."""
         s = self.settings
-        observed = np.vstack((prefix.old_row, recent))
+        observed = np.array((prefix.old_row, recent))
         test = evaluate_table(observed, prefix.buckets, clamp_min=s.clamp_min, yates=s.yates,
                               min_expected=s.min_expected, errors_column=not prefix.ek)
         return CutResult(cut, test.p_value, False, test)

@@ -171,9 +171,10 @@ def _intervals(
     if k == 1:
         return np.empty(0), np.zeros(1, dtype=np.intp)
     cand = [0.0, 1.0]
+    a, c = coef.tolist(), centres.tolist()  # Python floats: the same IEEE arithmetic, faster
     for i in range(k):
         for j in range(i + 1, k):
-            ai, aj, ci, cj = coef[i], coef[j], centres[i], centres[j]
+            ai, aj, ci, cj = a[i], a[j], c[i], c[j]
             cand.append((ai * ci + aj * cj) / (ai + aj))  # crossing between the centres
             if ai != aj:
                 cand.append((ai * ci - aj * cj) / (ai - aj))  # crossing outside them
@@ -441,9 +442,9 @@ def _make(
     m: int,
 ) -> Buckets:
     return Buckets(
-        centres=tuple(float(c) for c in centres),
-        coef=tuple(float(a) for a in coef),
-        sample_counts=tuple(int(c) for c in counts),
+        centres=tuple(centres.tolist()),
+        coef=tuple(coef.tolist()),
+        sample_counts=tuple(counts.tolist()),
         n_sample=m,
     )
 
