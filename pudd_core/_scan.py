@@ -323,32 +323,22 @@ class _Sorted:
 
     def __init__(self) -> None:
         self.keys = np.empty(0, dtype=np.complex128)
-        self.values = np.empty(0)  # the keys' imaginary parts, contiguous: one chunk's values
         self.starts: list[int] = [0]  # chunk j's keys are keys[starts[j] : starts[j + 1]]
 
     def add(self, values: NDArray[np.float64]) -> None:
         n, k = self.starts[-1], values.size
         if n + k > self.keys.size:
-            cap = max(2 * self.keys.size, n + k, 1024)
-            self.keys = np.resize(self.keys, cap)
-            self.values = np.resize(self.values, cap)
+            self.keys = np.resize(self.keys, max(2 * self.keys.size, n + k, 1024))
         seg = self.keys[n : n + k]
         seg.real = len(self.starts) - 1
-        self.values[n : n + k] = np.sort(values)
-        seg.imag = self.values[n : n + k]
+        seg.imag = np.sort(values)
         self.starts.append(n + k)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "values" not in state:  # saved before ``values`` was kept beside the keys
-            self.values = self.keys.imag.copy()
 
     def tail(self, first: int) -> _Sorted:
         """The chunks from ``first`` on, renumbered from 0."""
         out = _Sorted()
         a = self.starts[first]
         out.keys = self.keys[a : self.starts[-1]] - first  # exact: small integers
-        out.values = self.values[a : self.starts[-1]]  # a view: out's next add copies it
         out.starts = [s - a for s in self.starts[first:]]
         return out
 
@@ -362,7 +352,7 @@ class _Sorted:
             out[int(buckets.interval_bins[0])] = total
             return out
         if stop - start == 1:  # one chunk (a test's newest): its sorted values, searched
-            below = self.values[a:b].searchsorted(edges)
+            below = self.keys[a:b].imag.searchsorted(edges)
         else:
             q = np.empty((stop - start, edges.size), dtype=np.complex128)
             q.real = np.arange(start, stop)[:, None]
