@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,7 +56,8 @@ class RiverDictLearner:
     """A river classifier learning one row at a time, fed dense dicts ``{j: x_j}``.
 
     Subclasses set ``n_features``, ``n_classes``, ``n_outputs`` and build the river model in
-    ``_new_model``; ``fit`` and ``adapt`` start a new model, ``partial_fit`` keeps learning.
+    ``_new_model`` (``_options`` gives it theirs); ``fit`` and ``adapt`` start a new model,
+    ``partial_fit`` keeps learning.
     """
 
     n_features: int
@@ -65,6 +67,12 @@ class RiverDictLearner:
 
     def _new_model(self) -> Any:
         raise NotImplementedError
+
+    def _options(self) -> dict[str, Any]:
+        """The keyword-only options but ``seed``, as set: the river model's of the same names."""
+        params = inspect.signature(type(self)).parameters.values()
+        return {p.name: getattr(self, p.name) for p in params
+                if p.kind is p.KEYWORD_ONLY and p.name != "seed"}
 
     def _rows(self, X: ArrayLike) -> list[dict[int, float]]:
         # One dict per row built in a single comprehension: the per-instance cost that matters.
@@ -147,6 +155,18 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}.")
     return str(value)
+
+
+def check_tabular(n_features: int, n_classes: int) -> tuple[int, int]:
+    """``n_features`` >= 1 feature columns and ``n_classes`` >= 2 classes, checked.
+
+    Examples
+    --------
+    >>> check_tabular(3, 2)
+    (3, 2)
+    """
+    return (_validation.check_positive_int("n_features", n_features),
+            _validation.check_positive_int("n_classes", n_classes, minimum=2))
 
 
 def check_logits(n_classes: int, n_outputs: int) -> tuple[int, int]:

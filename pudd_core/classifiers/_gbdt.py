@@ -189,8 +189,7 @@ class _ChunkBoosting:
 
     def __init__(self, n_features: int, n_classes: int, *, n_trees: int, learning_rate: float,
                  max_depth: int, subsample: float, max_trees: int, seed: int | None) -> None:
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         if self.n_classes != 2:
             raise ValueError(
                 f"{self.name} is a binary classifier (a 0/1 regression, as published), got "

@@ -71,8 +71,7 @@ class DNNClassifier(_base.TorchLearner):
     ) -> None:
         self.name = "dnn"
         self.device = _base.resolve_device(device)
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         self.n_outputs = self.n_classes
         if isinstance(hidden, str | bytes) or not isinstance(hidden, Sequence) or not hidden:
             raise ValueError(f"hidden must be a non-empty sequence of widths, got {hidden!r}.")
