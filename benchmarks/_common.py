@@ -1,11 +1,16 @@
-"""Shared helpers of the benchmark scripts: timing and a machine description."""
+"""Shared helpers of the benchmark scripts: timing, a machine description, processes, browser."""
 
 from __future__ import annotations
 
 import os
 import platform
+import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 
 def best_of(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
@@ -31,3 +36,74 @@ def machine() -> str:
         f"numpy {numpy.__version__}, scipy {scipy.__version__}, scikit-learn "
         f"{sklearn.__version__}, river {river.__version__}"
     )
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages, as "1.1, 1.4, 1.7"."""
+    return ", ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
+def p90(values: Sequence[float]) -> float:
+    """The 90th percentile (numpy's linear interpolation); nan for no values."""
+    import numpy as np
+
+    return float(np.percentile(values, 90)) if len(values) else float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (its children apart)."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` (its children apart), in MiB."""
+    import psutil
+
+    return float(psutil.Process(pid).memory_info().rss / 2**20)
+
+
+def player_timings(log: Path) -> list[tuple[str, float]]:
+    """(what, ms) of each line the app wrote to ``$PUDD_TIMING_LOG`` (``ui.player.log_time``)."""
+    rows = [line.split("\t") for line in log.read_text().splitlines()]
+    return [(row[1], float(row[3])) for row in rows]
+
+
+@contextmanager
+def app_server(timing_log: bool = False, store: Path | None = None) -> Iterator[tuple[str, Path]]:
+    """A new ``streamlit run app.py`` (``serve`` of tests/app/_browser.py, as for the tests).
+
+    Its log, its results store (unless ``store`` or ``$PUDD_RESULTS_STORE`` names one) and,
+    with ``timing_log``, the timing log the app writes (``$PUDD_TIMING_LOG``) live in a
+    temporary folder; yields the server's URL and that timing log's path.
+    """
+    from tests.app._browser import serve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "timing.tsv"
+        env = {"PUDD_TIMING_LOG": str(log)} if timing_log else {}
+        with serve(Path(tmp), store=store, env=env) as url:
+            yield url, log
+
+
+@contextmanager
+def headless_browser() -> Iterator[Any]:
+    """The browser tests' headless Chromium; exits with what to do when there is none."""
+    from tests.app._browser import find_chromium, launch_browser
+
+    path = find_chromium()
+    if path is None:
+        raise SystemExit("Chromium not found: run scripts/install_browser.sh (Debian: apt-get "
+                         "install chromium) or set PUDD_CHROMIUM=/path/to/chromium")
+    with launch_browser(path) as browser:
+        yield browser
+
+
+def chromium_version() -> str:
+    """E.g. "Chromium 156.0.8078.79 built on Debian GNU/Linux 12 (bookworm)"."""
+    from tests.app._browser import find_chromium
+
+    return subprocess.run([find_chromium() or "chromium", "--version"], capture_output=True,
+                          text=True).stdout.strip()

@@ -3,7 +3,8 @@
 What the page does when a setting or a seed is added to a 100-chunk GNB exploration: the
 runs already made come from the cache; the new runs are computed (on the kept stream for a
 new setting, on a newly drawn stream for a new seed), then the player's spec is rebuilt.
-Stepping is measured in the browser (tests/app/test_browser.py, ``explorer_settings_speed``).
+Stepping is measured in the browser (benchmarks/app_settings.py), the same work inside the
+Streamlit server by benchmarks/app_explorer_add.py.
 
 Run: .venv/bin/python -m benchmarks.bench_explorer
 """

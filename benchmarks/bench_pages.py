@@ -1,7 +1,8 @@
 """Every page of the app in a real browser: cold and warm page loads, and the server's memory.
 
 Starts ``streamlit run app.py`` on a free port (the committed results store unless
-``$PUDD_RESULTS_STORE`` names another), then opens each page of the navigation by its URL in a
+``$PUDD_RESULTS_STORE`` names another) and headless Chromium as the browser tests do
+(tests/app/_browser.py), then opens each page of the navigation by its URL in a
 fresh headless-Chromium session: the first visit is *cold* (nothing of that page cached on this
 server: imports, data, runs), the next ``--warm`` visits are *warm* (new sessions, the server's
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
@@ -17,63 +18,23 @@ Needs Chromium (``scripts/install_browser.sh``) and the playwright package; prin
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine
+from benchmarks._common import app_server, headless_browser, load_average, machine, rss_mb
+from tests.app._browser import MAIN_HEIGHT, SERVER_PIDS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page is settled when its main column's height has not changed for this long.
 STILL_S = 1.0
-_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
 #: Streamlit marks its root with the script's state ("running", "notRunning", ...)
 _BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
          "?.getAttribute('data-test-script-state') !== 'notRunning' || "
          "document.querySelectorAll('[data-testid=\"stProgress\"]').length > 0")
 _CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _start(log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = {**os.environ}
-    env.setdefault("PUDD_RESULTS_STORE", str(ROOT / "results" / "store"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit(f"streamlit did not start; see {log}")
-
-
-def _rss_mb(pid: int) -> float:
-    import psutil
-
-    return psutil.Process(pid).memory_info().rss / 2**20
 
 
 def _visit(browser: Any, url: str, timeout: float = 300.0) -> tuple[float, int]:
@@ -87,7 +48,7 @@ def _visit(browser: Any, url: str, timeout: float = 300.0) -> tuple[float, int]:
     last_height, changed = -1, time.monotonic()
     while time.monotonic() - changed < STILL_S and time.monotonic() - t0 < timeout:
         page.wait_for_timeout(100)
-        height = page.evaluate(_HEIGHT)
+        height = page.evaluate(MAIN_HEIGHT)
         if height != last_height or page.evaluate(_BUSY):
             last_height, changed = height, time.monotonic()
     charts = int(page.evaluate(_CHARTS))
@@ -96,8 +57,6 @@ def _visit(browser: Any, url: str, timeout: float = 300.0) -> tuple[float, int]:
 
 
 def main() -> None:
-    from playwright.sync_api import sync_playwright
-
     from ui.pages import PAGES
 
     parser = argparse.ArgumentParser(description=__doc__)
@@ -106,31 +65,21 @@ def main() -> None:
     args = parser.parse_args()
     chosen = [p for p in PAGES if not args.pages or (p.url_path or "home") in
               args.pages.split(",")]
-    chromium = os.environ.get("PUDD_CHROMIUM", "/usr/bin/chromium")
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, url = _start(Path(tmp) / "streamlit.log")
-        try:
-            start_rss = _rss_mb(proc.pid)
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=chromium, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu"])
-                for spec in chosen:
-                    address = f"{url}/{spec.url_path or ''}"
-                    cold, charts = _visit(browser, address)
-                    warm = [_visit(browser, address)[0] for _ in range(args.warm)]
-                    rows.append((spec.title, cold, statistics.median(warm), charts,
-                                 _rss_mb(proc.pid)))
-                    print(f"{spec.title}: cold {cold:.1f} s, warm {warm}", file=sys.stderr)
-                browser.close()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    with headless_browser() as browser, \
+            app_server(store=ROOT / "results" / "store") as (url, _):
+        pid = SERVER_PIDS[url]
+        start_rss = rss_mb(pid)
+        for spec in chosen:
+            address = f"{url}/{spec.url_path or ''}"
+            cold, charts = _visit(browser, address)
+            warm = [_visit(browser, address)[0] for _ in range(args.warm)]
+            rows.append((spec.title, cold, statistics.median(warm), charts, rss_mb(pid)))
+            print(f"{spec.title}: cold {cold:.1f} s, warm {warm}", file=sys.stderr)
     print("## App: every page's load in a browser, and the server's memory\n")
     print(f"Command: `.venv/bin/python -m benchmarks.bench_pages --warm {args.warm}`  ")
     print(f"Machine: {machine()}; headless Chromium at 1280x800; server and browser share the "
-          f"CPUs (load average at the end: {load})\n")
+          f"CPUs (load average at the end: {load_average()})\n")
     print(f"Server RSS after start: {start_rss:.0f} MB.\n")
     print("| page | cold (s) | warm, median (s) | charts | server RSS after (MB) |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -1,7 +1,10 @@
 """Run every benchmark script and write BENCHMARKS.md (``make bench``).
 
-Each script runs in its own process (import costs are counted fairly) and prints Markdown.
-Run: .venv/bin/python -m benchmarks.run_all [--only NAME ...]
+Each script runs in its own process (import costs are counted fairly) and prints Markdown,
+saved as benchmarks/results/NAME.md. The app in a browser (``APP``: ``streamlit run`` and
+headless Chromium, minutes each) and the long ones (bench_cifar, bench_monitor_long,
+bench_pages) run only when named: ``--app`` runs the former, ``--only app_settings`` one.
+Run: .venv/bin/python -m benchmarks.run_all [--only NAME ... | --app | --assemble]
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["bench_detector", "bench_bounded", "bench_streams", "bench_classifiers", "bench_runner",
            "bench_explorer", "bench_monitor", "bench_monitor_false_alarms", "bench_follow",
            "bench_sota", "bench_cost"]
+#: the app in a real server and browser (tests/app/_browser.py starts both, as for the tests)
+APP = ["app", "app_settings", "app_explorer_add", "app_capacity", "app_capacity_ws"]
 OUT = ROOT / "BENCHMARKS.md"
 SECTIONS = ROOT / "benchmarks" / "results"
 
@@ -23,14 +28,17 @@ SECTIONS = ROOT / "benchmarks" / "results"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", default=None, help="scripts to re-run")
+    parser.add_argument("--app", action="store_true",
+                        help="re-run the app's benchmarks (a server and a browser): "
+                        + ", ".join(APP))
     parser.add_argument("--assemble", action="store_true",
                         help="run nothing: rebuild BENCHMARKS.md from benchmarks/results/")
     args = parser.parse_args()
     SECTIONS.mkdir(exist_ok=True)
-    for name in [] if args.assemble else args.only or SCRIPTS:
-        t = time.perf_counter()
+    for name in [] if args.assemble else args.only or (APP if args.app else SCRIPTS):
+        t = time.perf_counter()  # the script's progress and errors go to the terminal
         out = subprocess.run([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
+                             stdout=subprocess.PIPE, text=True, check=True).stdout
         (SECTIONS / f"{name}.md").write_text(out)
         print(f"{name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
     parts = [(SECTIONS / f"{n}.md").read_text() for n in SCRIPTS

@@ -42,9 +42,7 @@ with tab2:
     try:
         res = cache.theorem2(cfg)
     except ValueError as err:
-        if not slots.show(err):
-            st.error(f"These settings cannot be used: {messages.escape(err)}.",
-                     icon=":material/error:")
+        slots.report(err)
         st.info("Fix the setting marked above to see steps 2–4; your other settings are kept.")
     else:
         exponent = int(state.get(state.THEOREM2_ALPHA_EXP))
@@ -161,9 +159,7 @@ with tab1:
     try:
         res1 = cache.theorem1(cfg1)
     except ValueError as err:
-        if not slots1.show(err):
-            st.error(f"These settings cannot be used: {messages.escape(err)}.",
-                     icon=":material/error:")
+        slots1.report(err)
     else:
         check = res1.check
         st.metric("Histograms identical?", "yes" if check.identical else "no")

@@ -18,6 +18,7 @@ from pudd_core import _validation
 from pudd_core.bucketing import (
     Buckets,
     build_buckets,
+    check_bucket_options,
     fitting_sample,
 )
 from pudd_core.chi2 import PUTestResult, evaluate_table
@@ -221,9 +222,7 @@ class ScanSettings:
         _validation.check_choice("skip_rule", self.skip_rule, ("accuracy", "pu_mean", None))
         _validation.check_choice("reference_split", self.reference_split,
                                  ("argmax", "pu_lt_0.5"))
-        _validation.check_positive_int("n_buckets", self.n_buckets)
-        _validation.check_positive_int("min_bucket_size", self.min_bucket_size, minimum=0)
-        _validation.check_positive_int("sample_size", self.sample_size)
+        check_bucket_options(self.n_buckets, self.min_bucket_size, self.sample_size)
         _validation.check_positive_int("clamp_min", self.clamp_min, minimum=0)
         _validation.check_bool("yates", self.yates)
         if _validation.finite_float("min_expected", self.min_expected) < 0:
@@ -345,17 +344,21 @@ class _Sorted:
 
     def counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
         """Bucket counts of the values of chunks ``start .. stop - 1``."""
-        total = self.starts[stop] - self.starts[start]
+        a, b = self.starts[start], self.starts[stop]
+        total = b - a
         edges = buckets.search_edges
         if edges.size == 0 or total == 0:
             out = np.zeros(buckets.k, dtype=np.int64)
             out[int(buckets.interval_bins[0])] = total
             return out
-        q = np.empty((stop - start, edges.size), dtype=np.complex128)
-        q.real = np.arange(start, stop)[:, None]
-        q.imag = edges
-        found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
-        below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
+        if stop - start == 1:  # one chunk (a test's newest): its sorted values, searched
+            below = self.keys[a:b].imag.searchsorted(edges)
+        else:
+            q = np.empty((stop - start, edges.size), dtype=np.complex128)
+            q.real = np.arange(start, stop)[:, None]
+            q.imag = edges
+            found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
+            below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
         sizes = np.diff(np.concatenate(([0], below, [total])))
         return np.bincount(buckets.interval_bins, weights=sizes,
                            minlength=buckets.k).astype(np.int64)
@@ -510,9 +513,9 @@ class History:
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
             old_mean = self.old_means.get(m)
             if old_mean is None:
-                old_mean = self.old_means[m] = float(np.mean(self._acc[:m]))
+                old_mean = self.old_means[m] = float(self._acc[:m].mean())
             n = len(self.chunks)
-            new_mean = (np.mean(self._acc[m:n]) if partial is None
+            new_mean = (self._acc[m:n].mean() if partial is None
                         else np.mean([*self._acc[m:n].tolist(), partial.accuracy]))
             return bool(old_mean < new_mean)
         new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
@@ -528,7 +531,7 @@ class History:
     def test(self, cut: int, prefix: Prefix, recent: NDArray[np.int64]) -> CutResult:
         """Test the reference row of ``prefix`` against the ``recent`` row, as cut ``cut``."""
         s = self.settings
-        observed = np.vstack((prefix.old_row, recent))
+        observed = np.array((prefix.old_row, recent))
         test = evaluate_table(observed, prefix.buckets, clamp_min=s.clamp_min, yates=s.yates,
                               min_expected=s.min_expected, errors_column=not prefix.ek)
         return CutResult(cut, test.p_value, False, test)

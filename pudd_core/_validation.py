@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -196,6 +196,38 @@ def as_mask(name: str, values: ArrayLike, length: int, length_name: str) -> NDAr
                                        f"{arr[:3]!r}")
         arr = arr.astype(np.bool_)
     return arr
+
+
+def check_option_names(param: str, owner: str, given: Iterable[str],
+                       valid: Sequence[str]) -> None:
+    """Raise unless every name in ``given`` is one of ``valid``: the options of ``owner``.
+
+    Examples
+    --------
+    >>> check_option_names("detector_options", "detector 'ek'", ["alpha"], ["alpha", "seed"])
+    >>> check_option_names("options", "classifier 'gnb'", ["lr", "arch"], ["var_smoothing"])
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: unknown classifier 'gnb' option(s) 'arch', 'lr'; valid ...
+    """
+    unknown = sorted(set(given) - set(valid))
+    if unknown:
+        raise ParameterError(
+            param,
+            f"unknown {owner} option(s) {', '.join(map(repr, unknown))}; "
+            f"valid options: {', '.join(valid) or 'none'}",
+            valid,
+        )
+
+
+def correct_mask(name: str, values: ArrayLike | None, u: NDArray[np.float64],
+                 u_name: str) -> NDArray[np.bool_]:
+    """``values`` as a mask over the PU-index values ``u`` (``as_mask``); None: ``u < 0.5``.
+
+    ``u < 0.5`` is the arg-max prediction's correctness for two classes (ties at 0.5 aside)
+    and the authors' split of the reference window.
+    """
+    return u < 0.5 if values is None else as_mask(name, values, u.size, u_name)
 
 
 def as_flag(name: str, value: Any) -> bool:

@@ -171,9 +171,10 @@ def _intervals(
     if k == 1:
         return np.empty(0), np.zeros(1, dtype=np.intp)
     cand = [0.0, 1.0]
+    a, c = coef.tolist(), centres.tolist()  # Python floats: the same IEEE arithmetic, faster
     for i in range(k):
         for j in range(i + 1, k):
-            ai, aj, ci, cj = coef[i], coef[j], centres[i], centres[j]
+            ai, aj, ci, cj = a[i], a[j], c[i], c[j]
             cand.append((ai * ci + aj * cj) / (ai + aj))  # crossing between the centres
             if ai != aj:
                 cand.append((ai * ci - aj * cj) / (ai - aj))  # crossing outside them
@@ -441,9 +442,9 @@ def _make(
     m: int,
 ) -> Buckets:
     return Buckets(
-        centres=tuple(float(c) for c in centres),
-        coef=tuple(float(a) for a in coef),
-        sample_counts=tuple(int(c) for c in counts),
+        centres=tuple(centres.tolist()),
+        coef=tuple(coef.tolist()),
+        sample_counts=tuple(counts.tolist()),
         n_sample=m,
     )
 
@@ -466,6 +467,32 @@ def fitting_sample(
         idx = rng.integers(0, m, size=sample_size)
         return u_ref[idx][correct_ref[idx]]
     return u_ref[correct_ref]
+
+
+def check_bucket_options(n_buckets: int, min_bucket_size: int, sample_size: int) -> None:
+    """Raise unless ``n_buckets`` and ``sample_size`` are integers >= 1, ``min_bucket_size`` >= 0.
+
+    Examples
+    --------
+    >>> check_bucket_options(5, 0, 1000)
+    >>> check_bucket_options(0, 50, 1000)
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: n_buckets must be an integer >= 1, got 0
+    """
+    _validation.check_positive_int("n_buckets", n_buckets)
+    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
+    _validation.check_positive_int("sample_size", sample_size)
+
+
+def _reference_window(u_ref: ArrayLike, n_buckets: int, min_bucket_size: int,
+                      sample_size: int) -> NDArray[np.float64]:
+    """The checked reference window of a bucketing, after its options are checked."""
+    u = _validation.as_pu_array("u_ref", u_ref)
+    if u.size == 0:
+        raise ValueError("u_ref is empty: the reference window needs at least one PU-index value")
+    check_bucket_options(n_buckets, min_bucket_size, sample_size)
+    return u
 
 
 def fit_buckets(
@@ -535,17 +562,8 @@ def fit_buckets(
     >>> fit_buckets([0.7, 0.9])  # no correct prediction: one bucket at 0, nothing fitted
     Buckets(centres=(0.0,), coef=(1.0,), sample_counts=(0,), n_sample=0)
     """
-    u = _validation.as_pu_array("u_ref", u_ref)
-    if u.size == 0:
-        raise ValueError("u_ref is empty: the reference window needs at least one PU-index value")
-    correct = (
-        u < 0.5
-        if correct_ref is None
-        else _validation.as_mask("correct_ref", correct_ref, u.size, "u_ref")
-    )
-    _validation.check_positive_int("n_buckets", n_buckets)
-    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
-    _validation.check_positive_int("sample_size", sample_size)
+    u = _reference_window(u_ref, n_buckets, min_bucket_size, sample_size)
+    correct = _validation.correct_mask("correct_ref", correct_ref, u, "u_ref")
     if n_test is not None:
         _validation.check_positive_int("n_test", n_test)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -606,10 +624,5 @@ def ek_buckets(
     >>> b.k, int(b.counts(u).sum())
     (5, 600)
     """
-    u = _validation.as_pu_array("u_ref", u_ref)
-    if u.size == 0:
-        raise ValueError("u_ref is empty: the reference window needs at least one PU-index value")
-    _validation.check_positive_int("n_buckets", n_buckets)
-    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
-    _validation.check_positive_int("sample_size", sample_size)
+    u = _reference_window(u_ref, n_buckets, min_bucket_size, sample_size)
     return _build(u[:sample_size], n_buckets, n_buckets, min_bucket_size)

@@ -9,7 +9,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from pudd_core import _validation
-from pudd_core.bucketing import Buckets, build_buckets, counts_from_unsorted, fitting_sample
+from pudd_core.bucketing import (
+    Buckets,
+    build_buckets,
+    check_bucket_options,
+    counts_from_unsorted,
+    fitting_sample,
+)
 
 __all__ = [
     "Chi2Result",
@@ -119,7 +125,7 @@ def chi2_test(table: ArrayLike, *, yates: bool = True) -> Chi2Result:
 def _pearson(obs: NDArray[np.float64], rows: NDArray[np.float64], yates: bool) -> Chi2Result:
     cols = obs.sum(axis=0)
     total = rows.sum()
-    expected = np.outer(rows, cols) / total
+    expected = rows[:, None] * cols / total  # np.outer's products, without its wrapper
     dof = (obs.shape[0] - 1) * (obs.shape[1] - 1)
     if dof == 0:
         return Chi2Result(0.0, 1.0, 0, expected)
@@ -328,19 +334,9 @@ def pu_chi2_test(
     u_t = _validation.as_pu_array("u_test", u_test)
     if u_r.size == 0 or u_t.size == 0:
         raise ValueError("both windows need at least one PU-index value")
-    c_r = (
-        u_r < 0.5
-        if correct_ref is None
-        else _validation.as_mask("correct_ref", correct_ref, u_r.size, "u_ref")
-    )
-    c_t = (
-        u_t < 0.5
-        if correct_test is None
-        else _validation.as_mask("correct_test", correct_test, u_t.size, "u_test")
-    )
-    _validation.check_positive_int("n_buckets", n_buckets)
-    _validation.check_positive_int("min_bucket_size", min_bucket_size, minimum=0)
-    _validation.check_positive_int("sample_size", sample_size)
+    c_r = _validation.correct_mask("correct_ref", correct_ref, u_r, "u_ref")
+    c_t = _validation.correct_mask("correct_test", correct_test, u_t, "u_test")
+    check_bucket_options(n_buckets, min_bucket_size, sample_size)
     _validation.check_positive_int("clamp_min", clamp_min, minimum=0)
     _validation.check_bool("yates", yates)
     if not isinstance(seed, np.random.Generator):
@@ -371,11 +367,15 @@ def evaluate_table(
             shortcut="no correct prediction in the recent window",
         )
     tested = table.sum(axis=0) > 0  # spec sections 1.7-1.8: clamp once, then test
-    obs = table.astype(np.float64)[:, tested]
+    every = bool(tested.all())
+    obs = table.astype(np.float64) if every else table.astype(np.float64)[:, tested]
     if min_expected > 0:
         obs = merge_sparse_columns(obs, min_expected)
     res = _pearson(obs, obs.sum(axis=1), yates)
-    expected = np.full(table.shape, np.nan)
-    if res.expected.shape[1] == int(tested.sum()):  # no columns merged
-        expected[:, tested] = res.expected
+    if every and res.expected.shape == table.shape:  # every column tested, none merged
+        expected = res.expected
+    else:
+        expected = np.full(table.shape, np.nan)
+        if res.expected.shape[1] == int(tested.sum()):  # no columns merged
+            expected[:, tested] = res.expected
     return PUTestResult(res.p_value, res.statistic, res.dof, table, observed, expected, buckets)

@@ -127,15 +127,15 @@ def test_tabular_models_reject_image_shapes(name):
 
 def test_unknown_option_raises_listing_the_valid_options():
     with pytest.raises(
-        ValueError, match=r"unknown option\(s\) 'momentum' for dnn; valid options: hidden"
+        ValueError, match=r"unknown classifier 'dnn' option\(s\) 'momentum'; valid options: hidden"
     ):
         make_classifier("dnn", input_shape=(3,), n_classes=2, momentum=0.9)
-    with pytest.raises(ValueError, match="for gnb; valid options: var_smoothing"):
+    with pytest.raises(ValueError, match=r"'gnb' option\(s\) 'arch'; valid options: var_smoothing"):
         make_classifier("gnb", input_shape=(3,), n_classes=2, arch="x")
 
 
 def test_fixed_architecture_is_not_an_option():
-    with pytest.raises(ValueError, match=r"'arch' for small-cnn"):
+    with pytest.raises(ValueError, match=r"'small-cnn' option\(s\) 'arch';"):
         make_classifier("small-cnn", input_shape=IMAGE, n_classes=2, arch="resnet18")
 
 

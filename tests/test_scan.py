@@ -196,6 +196,22 @@ def test_history_counts_a_window_as_counting_its_values_does(sizes, seed, centre
                                        int((~ref).sum())]
 
 
+def test_a_tail_of_the_history_counts_every_window_as_the_history_does():
+    """After an alarm the detector keeps a tail of its history: one chunk is counted from its
+    sorted values, more from the keys renumbered from the tail's first chunk."""
+    rng = np.random.default_rng(3)
+    hist = History(_settings(), rng)
+    for n in (30, 1, 45, 20):
+        u = rng.random(n)
+        hist.add(u, rng.random(n) < 0.7)
+    b = Buckets((0.1, 0.4, 0.7), (1.0, 2.0, 1.0), (1, 1, 1), 3)
+    tail = hist.tail(1)
+    for a in range(1, 4):
+        for z in range(a + 1, 5):
+            assert (tail.count(b, a - 1, z - 1, ek=False).tolist()
+                    == hist.count(b, a, z, ek=False).tolist())
+
+
 def _fit_every_drawn_prefix(det: ChunkPUDD) -> None:
     hist = det._history
     for m in sorted(hist.drawn):

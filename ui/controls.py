@@ -90,6 +90,12 @@ class ErrorSlots:
                                f"{hint}".strip(), icon=":material/error:")
         return True
 
+    def report(self, err: BaseException) -> None:
+        """``show`` ``err`` under its control, else as one error above the page's results."""
+        if not self.show(err):
+            st.error(f"These settings cannot be used: {messages.escape(err)}.",
+                     icon=":material/error:")
+
 
 def theorem2_controls(seed: int) -> tuple[Theorem2Config, ErrorSlots]:
     """Window size, error rate and the four PU ranges of Theorem 2's counterexample."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from pudd_core import _validation
 from pudd_core.classifiers._amf import AMFClassifier
 from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier, resolve_device
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
@@ -222,13 +223,8 @@ def make_classifier(
             f"{name} needs a 1-D input_shape (d,), got {shape}; flatten the features, "
             f"or use {_either(IMAGE_CLASSIFIERS)} for (3, 32, 32) images."
         )
-    allowed = _option_names(entry)
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(map(repr, unknown))} for {name}; "
-            f"valid options: {', '.join(allowed) or 'none'}."
-        )
+    _validation.check_option_names("options", f"classifier {name!r}", options,
+                                   _option_names(entry))
     preset = _DATASET_PRESETS.get((name, (dataset or "").lower()), {})
     kwargs: dict[str, Any] = {**entry.fixed, **preset, **options, "n_classes": n_classes}
     if not entry.images:

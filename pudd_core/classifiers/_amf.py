@@ -68,8 +68,7 @@ class AMFClassifier(_base.RiverDictLearner):
         seed: int | None = None,
     ) -> None:
         self.name = "amf"
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         self.n_outputs = self.n_classes
         self.n_estimators = _validation.check_positive_int("n_estimators", n_estimators)
         self.step = _base.check_positive_float("step", step)
@@ -82,13 +81,7 @@ class AMFClassifier(_base.RiverDictLearner):
         self.model = self._new_model()
 
     def _new_model(self) -> Any:
-        return RiverAMF(
-            n_estimators=self.n_estimators,
-            step=self.step,
-            use_aggregation=self.use_aggregation,
-            dirichlet=self.dirichlet,
-            seed=int(self._rng.integers(2**31 - 1)),
-        )
+        return RiverAMF(**self._options(), seed=int(self._rng.integers(2**31 - 1)))
 
     @property
     def forest(self) -> Any:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from pudd_core import _validation
 
 if TYPE_CHECKING:
     import torch
@@ -52,7 +56,8 @@ class RiverDictLearner:
     """A river classifier learning one row at a time, fed dense dicts ``{j: x_j}``.
 
     Subclasses set ``n_features``, ``n_classes``, ``n_outputs`` and build the river model in
-    ``_new_model``; ``fit`` and ``adapt`` start a new model, ``partial_fit`` keeps learning.
+    ``_new_model`` (``_options`` gives it theirs); ``fit`` and ``adapt`` start a new model,
+    ``partial_fit`` keeps learning.
     """
 
     n_features: int
@@ -62,6 +67,12 @@ class RiverDictLearner:
 
     def _new_model(self) -> Any:
         raise NotImplementedError
+
+    def _options(self) -> dict[str, Any]:
+        """The keyword-only options but ``seed``, as set: the river model's of the same names."""
+        params = inspect.signature(type(self)).parameters.values()
+        return {p.name: getattr(self, p.name) for p in params
+                if p.kind is p.KEYWORD_ONLY and p.name != "seed"}
 
     def _rows(self, X: ArrayLike) -> list[dict[int, float]]:
         # One dict per row built in a single comprehension: the per-instance cost that matters.
@@ -100,6 +111,36 @@ class RiverDictLearner:
         return proba
 
 
+class TorchLearner:
+    """``fit`` and ``partial_fit`` of a torch network trained ``epochs`` steps at each call.
+
+    Subclasses give ``_tensors`` (checked inputs as tensors on the device), ``_reset`` (the
+    seeded initial weights and a new optimizer) and ``_train`` (that many steps), and their own
+    ``adapt``: their reset rules differ.
+    """
+
+    epochs: int
+
+    def _tensors(self, X: ArrayLike, y: ArrayLike) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def _reset(self) -> None:
+        raise NotImplementedError
+
+    def _train(self, X: torch.Tensor, y: torch.Tensor, steps: int) -> None:
+        raise NotImplementedError
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Rebuild from the seeded initial weights, then ``epochs`` steps on ``X, y``."""
+        Xt, yt = self._tensors(X, y)
+        self._reset()
+        self._train(Xt, yt, self.epochs)
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """``epochs`` more steps on ``X, y``; the optimizer's state carries over."""
+        self._train(*self._tensors(X, y), self.epochs)
+
+
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float, or raise ValueError when it is not a finite number > 0."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
@@ -114,6 +155,46 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}.")
     return str(value)
+
+
+def check_tabular(n_features: int, n_classes: int) -> tuple[int, int]:
+    """``n_features`` >= 1 feature columns and ``n_classes`` >= 2 classes, checked.
+
+    Examples
+    --------
+    >>> check_tabular(3, 2)
+    (3, 2)
+    """
+    return (_validation.check_positive_int("n_features", n_features),
+            _validation.check_positive_int("n_classes", n_classes, minimum=2))
+
+
+def check_logits(n_classes: int, n_outputs: int) -> tuple[int, int]:
+    """``n_classes`` >= 2 labels indexing ``n_outputs`` >= ``n_classes`` logits, checked.
+
+    Examples
+    --------
+    >>> check_logits(2, 10)
+    (2, 10)
+    >>> check_logits(3, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_classes (3) must not exceed n_outputs (2): labels index the network's logits.
+    """
+    n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+    n_outputs = _validation.check_positive_int("n_outputs", n_outputs, minimum=2)
+    if n_classes > n_outputs:
+        raise ValueError(
+            f"n_classes ({n_classes}) must not exceed n_outputs ({n_outputs}): "
+            "labels index the network's logits."
+        )
+    return n_classes, n_outputs
+
+
+def check_weights_file(weights_path: str | Path | None, give: str) -> None:
+    """Raise unless ``weights_path`` is None or an existing file (``give``: what to give)."""
+    if weights_path is not None and not Path(weights_path).is_file():
+        raise ValueError(f"weights_path {str(weights_path)!r} is not a file; give {give}.")
 
 
 def check_features(X: ArrayLike, n_features: int) -> NDArray[np.float64]:

@@ -70,7 +70,7 @@ def small_cnn_network(n_outputs: int = 10) -> torch.nn.Sequential:
     )
 
 
-class CNNClassifier:
+class CNNClassifier(_base.TorchLearner):
     """An image network trained with full-batch SGD as the authors train ResNet-18 (spec §3.5).
 
     Each training call runs ``epochs`` (10) full-batch SGD steps, lr 0.01, momentum 0.9.
@@ -139,13 +139,7 @@ class CNNClassifier:
     ) -> None:
         self.device = _base.resolve_device(device)
         self.name = self.arch = _base.check_choice("arch", arch, ARCHITECTURES)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
-        self.n_outputs = _validation.check_positive_int("n_outputs", n_outputs, minimum=2)
-        if self.n_classes > self.n_outputs:
-            raise ValueError(
-                f"n_classes ({n_classes}) must not exceed n_outputs ({n_outputs}): "
-                "labels index the network's logits."
-            )
+        self.n_classes, self.n_outputs = _base.check_logits(n_classes, n_outputs)
         self.lr = _base.check_positive_float("lr", lr)
         if not 0.0 <= momentum < 1.0:
             raise ValueError(f"momentum must be in [0, 1), got {momentum!r}.")
@@ -158,15 +152,13 @@ class CNNClassifier:
         if max_batch is not None:
             max_batch = _validation.check_positive_int("max_batch", max_batch)
         self.max_batch = max_batch
-        if weights_path is not None and not Path(weights_path).is_file():
-            raise ValueError(
-                f"weights_path {str(weights_path)!r} is not a file; give a local state_dict file."
-            )
+        _base.check_weights_file(weights_path, "a local state_dict file")
         self.weights_path = weights_path
         self.seed = seed
         self._reset()
 
     def _reset(self) -> None:
+        """The seeded initial weights (then ``weights_path``'s) and a new SGD optimizer."""
         import torch
 
         self._rng = np.random.default_rng(self.seed)
@@ -227,16 +219,6 @@ class CNNClassifier:
                 )
                 torch.autograd.backward(loss / n)
             self._optimizer.step()
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Rebuild from the seeded initial weights (and ``weights_path``), then ``epochs`` steps."""
-        Xt, yt = self._tensors(X, y)
-        self._reset()
-        self._train(Xt, yt, self.epochs)
-
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """``epochs`` more steps on ``X, y``; the SGD momentum carries over."""
-        self._train(*self._tensors(X, y), self.epochs)
 
     def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
         """No reset: ``epochs`` steps on the window, then head-only steps at ``finetune_lr``."""

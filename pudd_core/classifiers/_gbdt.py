@@ -189,8 +189,7 @@ class _ChunkBoosting:
 
     def __init__(self, n_features: int, n_classes: int, *, n_trees: int, learning_rate: float,
                  max_depth: int, subsample: float, max_trees: int, seed: int | None) -> None:
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         if self.n_classes != 2:
             raise ValueError(
                 f"{self.name} is a binary classifier (a 0/1 regression, as published), got "
@@ -217,6 +216,37 @@ class _ChunkBoosting:
         b.start(y)
         b.grow(X, y, self.n_trees)
         return b
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        raise NotImplementedError
+
+    def _fitted(self) -> bool:
+        raise NotImplementedError
+
+    def _update(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> None:
+        raise NotImplementedError
+
+    def _scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Reset: new models on the window (NS and ADLTER themselves never need a detector)."""
+        self.fit(X, y)
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """The first chunk is a ``fit``, an empty one changes nothing, any other ``_update``s."""
+        Xa, ya = self._data(X, y)
+        if not self._fitted():
+            self.fit(Xa, ya)
+        elif Xa.shape[0]:
+            self._update(Xa, ya)
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``[1 - s, s]``, ``s`` the ``_scores`` clipped to [0, 1]; untrained: uniform."""
+        Xa = _base.check_features(X, self.n_features)
+        if not self._fitted():
+            return _base.uniform_proba(Xa.shape[0], self.n_outputs)
+        return _binary_proba(self._scores(Xa))
 
 
 class NSClassifier(_ChunkBoosting):
@@ -304,9 +334,8 @@ class NSClassifier(_ChunkBoosting):
         self.active = "statistical"
         self.last_accuracy = {}
 
-    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Reset: two new models on the window (NS itself never needs a detector)."""
-        self.fit(X, y)
+    def _fitted(self) -> bool:
+        return bool(self.models)
 
     def prune_mask(self, losses: NDArray[np.float64], rule: str) -> NDArray[np.bool_]:
         """Which trees to keep (``rule``: ``"naive"`` or ``"statistical"``).
@@ -345,14 +374,8 @@ class NSClassifier(_ChunkBoosting):
         keep[2:] = ~((lir[1:] >= 0) & (np.nan_to_num(p, nan=1.0) < self.alpha))
         return keep
 
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+    def _update(self, Xa: NDArray[np.float64], ya: NDArray[np.float64]) -> None:
         """Score both models on the chunk (this sets the next chunk's model), prune, regrow."""
-        Xa, ya = self._data(X, y)
-        if not self.models:
-            self.fit(Xa, ya)
-            return
-        if Xa.shape[0] == 0:
-            return
         for rule, model in self.models.items():
             scores = model.cumulative_scores(Xa)
             unpruned = scores[:, -1].copy()
@@ -365,12 +388,9 @@ class NSClassifier(_ChunkBoosting):
         naive, stat = self.last_accuracy["naive"], self.last_accuracy["statistical"]
         self.active = "naive" if naive > stat else "statistical"
 
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``[1 - s, s]`` with ``s`` the active model's score clipped to [0, 1]."""
-        Xa = _base.check_features(X, self.n_features)
-        if not self.models:
-            return _base.uniform_proba(Xa.shape[0], self.n_outputs)
-        return _binary_proba(self.models[self.active].scores(Xa))
+    def _scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The active model's scores."""
+        return self.models[self.active].scores(X)
 
 
 class ADLTERClassifier(_ChunkBoosting):
@@ -442,18 +462,11 @@ class ADLTERClassifier(_ChunkBoosting):
         self.members = [self._new_booster(Xa, ya) for _ in self.increments]
         self.retrained = [False] * len(self.members)
 
-    def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Reset: new members on the window (ADLTER itself never needs a detector)."""
-        self.fit(X, y)
+    def _fitted(self) -> bool:
+        return bool(self.members)
 
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+    def _update(self, Xa: NDArray[np.float64], ya: NDArray[np.float64]) -> None:
         """Roll each member back to its best prefix on the chunk, then regrow or retrain."""
-        Xa, ya = self._data(X, y)
-        if not self.members:
-            self.fit(Xa, ya)
-            return
-        if Xa.shape[0] == 0:
-            return
         for i, (member, inc) in enumerate(zip(self.members, self.increments, strict=True)):
             losses = np.abs(ya[:, None] - member.cumulative_scores(Xa)[:, 1:]).mean(axis=0)
             best = int(np.argmin(losses)) + 1  # keep the first `best` trees
@@ -464,9 +477,6 @@ class ADLTERClassifier(_ChunkBoosting):
             elif len(member) <= self.max_trees:  # the script's cap: grow while <= max_trees
                 member.grow(Xa, ya, inc)
 
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``[1 - s, s]`` with ``s`` the members' mean score clipped to [0, 1]."""
-        Xa = _base.check_features(X, self.n_features)
-        if not self.members:
-            return _base.uniform_proba(Xa.shape[0], self.n_outputs)
-        return _binary_proba(np.mean([m.scores(Xa) for m in self.members], axis=0))
+    def _scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The members' mean score."""
+        return np.asarray(np.mean([m.scores(X) for m in self.members], axis=0), np.float64)

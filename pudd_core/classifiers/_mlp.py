@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import torch
 
 
-class DNNClassifier:
+class DNNClassifier(_base.TorchLearner):
     """A ReLU MLP trained with full-batch Adam and cross-entropy, as the authors train it.
 
     Every training call runs ``epochs`` full-batch steps with one Adam optimizer (lr 0.01)
@@ -71,8 +71,7 @@ class DNNClassifier:
     ) -> None:
         self.name = "dnn"
         self.device = _base.resolve_device(device)
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         self.n_outputs = self.n_classes
         if isinstance(hidden, str | bytes) or not isinstance(hidden, Sequence) or not hidden:
             raise ValueError(f"hidden must be a non-empty sequence of widths, got {hidden!r}.")
@@ -126,16 +125,6 @@ class DNNClassifier:
             loss = torch.nn.functional.cross_entropy(self.network(X), y)
             torch.autograd.backward(loss)
             self._optimizer.step()
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """Rebuild from the seeded initial weights, then ``epochs`` steps on ``X, y``."""
-        Xt, yt = self._tensors(X, y)
-        self._reset()
-        self._train(Xt, yt, self.epochs)
-
-    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> None:
-        """``epochs`` more full-batch steps on ``X, y``; Adam's state carries over."""
-        self._train(*self._tensors(X, y), self.epochs)
 
     def adapt(self, X: ArrayLike, y: ArrayLike) -> None:
         """Re-create the last layer and rebuild Adam, then ``epochs`` steps on the window."""

@@ -100,13 +100,7 @@ class PretrainedCNNClassifier:
         seed: int | None = None,
     ) -> None:
         self.name = "pretrained-cnn"
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
-        self.n_outputs = _validation.check_positive_int("n_outputs", n_outputs, minimum=2)
-        if self.n_classes > self.n_outputs:
-            raise ValueError(
-                f"n_classes ({n_classes}) must not exceed n_outputs ({n_outputs}): "
-                "labels index the network's logits."
-            )
+        self.n_classes, self.n_outputs = _base.check_logits(n_classes, n_outputs)
         self.hidden = _validation.check_positive_int("hidden", hidden, minimum=0)
         self.epochs = _validation.check_positive_int("epochs", epochs)
         self.batch_size = _validation.check_positive_int("batch_size", batch_size)
@@ -118,10 +112,7 @@ class PretrainedCNNClassifier:
         if class_weight not in (None, "balanced"):
             raise ValueError(f"class_weight must be None or 'balanced', got {class_weight!r}.")
         self.class_weight = class_weight
-        if weights_path is not None and not Path(weights_path).is_file():
-            raise ValueError(
-                f"weights_path {str(weights_path)!r} is not a file; give a backbone weights file."
-            )
+        _base.check_weights_file(weights_path, "a backbone weights file")
         self.device = _base.resolve_device(device)
         self.seed = seed
         from pudd_core.classifiers import _pretrain

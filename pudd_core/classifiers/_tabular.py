@@ -43,8 +43,7 @@ class GNBClassifier:
 
     def __init__(self, n_features: int, n_classes: int, *, var_smoothing: float = 1e-9) -> None:
         self.name = "gnb"
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         self.n_outputs = self.n_classes
         self.var_smoothing = _base.check_positive_float("var_smoothing", var_smoothing)
         self._classes = np.arange(self.n_classes)
@@ -136,8 +135,7 @@ class VFDTClassifier(_base.RiverDictLearner):
         leaf_prediction: Literal["nba", "nb", "mc"] = "nba",
     ) -> None:
         self.name = "vfdt"
-        self.n_features = _validation.check_positive_int("n_features", n_features)
-        self.n_classes = _validation.check_positive_int("n_classes", n_classes, minimum=2)
+        self.n_features, self.n_classes = _base.check_tabular(n_features, n_classes)
         self.n_outputs = self.n_classes
         self.grace_period = _validation.check_positive_int("grace_period", grace_period)
         self.delta = _base.check_positive_float("delta", delta)
@@ -151,13 +149,7 @@ class VFDTClassifier(_base.RiverDictLearner):
         self.model = self._new_model()
 
     def _new_model(self) -> Any:
-        return HoeffdingTreeClassifier(
-            grace_period=self.grace_period,
-            delta=self.delta,
-            tau=self.tau,
-            split_criterion=self.split_criterion,
-            leaf_prediction=self.leaf_prediction,
-        )
+        return HoeffdingTreeClassifier(**self._options())
 
     @property
     def tree(self) -> Any:

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from river import drift
 from river.base import BinaryDriftDetector, DriftDetector
 
+from pudd_core import _validation
 from pudd_core.experiments.kswin import FastKSWIN
 from pudd_core.paper import DISPLAY_NAMES
 
@@ -137,13 +138,8 @@ def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     ValueError: unknown baseline 'cusum'; choose one of 'adwin', 'ddm', 'eddm', 'hddma', ...
     """
     spec = baseline_spec(name)
-    accepted = option_names(name)
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(
-            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {spec.display_name}; "
-            f"valid: {', '.join(accepted)}."
-        )
+    _validation.check_option_names("params", f"baseline {spec.display_name}", params,
+                                   option_names(name))
     if "seed" in inspect.signature(spec.detector_class).parameters:
         params["seed"] = seed
     detector: Detector = spec.detector_class(**params)

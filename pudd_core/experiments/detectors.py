@@ -389,13 +389,8 @@ def make_detector(name: str, *, alpha: float = 1e-3, seed: int | None = None,
     True
     """
     spec = detector_spec(name)
-    valid = option_names(name)
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise _validation.ParameterError(
-            "detector_options",
-            f"unknown detector {name!r} option(s) {', '.join(map(repr, unknown))}; "
-            f"valid options: {', '.join(valid) or 'none'}", valid)
+    _validation.check_option_names("detector_options", f"detector {name!r}", options,
+                                   option_names(name))
     if spec.target is None:
         return None
     kwargs: dict[str, Any] = {**spec.defaults, **options, **spec.fixed}

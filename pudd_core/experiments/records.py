@@ -1,7 +1,7 @@
 """What a PUDD test leaves for plots and exports: the winning cut's windows, every cut's test.
 
 Plain data (numpy and the detector only): the runner's ``ChunkLog`` and the monitor's records
-hold these, and the app draws them without rerunning anything.
+(both a ``ChunkTest``) hold these, and the app draws them without rerunning anything.
 """
 
 from __future__ import annotations
@@ -13,10 +13,30 @@ from numpy.typing import NDArray
 
 from pudd_core.detector import ChunkPUDD, ScanResult
 
-__all__ = ["HIST_EDGES", "CutTest", "WindowRecord", "cut_tests", "window_record"]
+__all__ = ["HIST_EDGES", "ChunkTest", "CutTest", "WindowRecord", "cut_tests", "window_record"]
 
 #: PU histograms for plots: 40 bins of width 0.025.
 HIST_EDGES = np.linspace(0.0, 1.0, 41)
+
+
+@dataclass(frozen=True)
+class ChunkTest:
+    """A tested chunk: its accuracy and PU-index, and the detector's verdict on it.
+
+    The fields the runner's ``ChunkLog`` and the monitor's ``ChunkRecord`` share, first in both.
+    """
+
+    chunk_index: int
+    accuracy: float
+    pu_mean: float
+    pu_median: float
+    #: NaN for detectors that give none; for PUDD where ``no_test`` is set, the detector's
+    #: convention (1, or 0 for the accuracy shortcut), which exports write as missing
+    p_value: float
+    #: (cut, p) of every cut; NaN for a cut the skip rule spared (no test ran)
+    cut_p_values: tuple[tuple[int, float], ...]
+    alarm: bool
+    cut_point: int | None
 
 
 @dataclass(frozen=True)

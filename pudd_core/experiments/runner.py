@@ -21,7 +21,7 @@ from pudd_core.experiments import detectors
 from pudd_core.experiments.baselines import ALIASES
 from pudd_core.experiments.detectors import DETECTORS, ChunkDetector, chunk_detector
 from pudd_core.experiments.evaluation import DetectionSummary, match_alarms, mean_accuracy
-from pudd_core.experiments.records import CutTest, WindowRecord
+from pudd_core.experiments.records import ChunkTest, CutTest, WindowRecord
 from pudd_core.paper import REGIMES, Regime
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.streams import DatasetUnavailableError, Stream, get_info, load_stream
@@ -49,17 +49,6 @@ def _as_options(value: Mapping[str, Any] | Options | None) -> Options:
         return ()
     items = value.items() if isinstance(value, Mapping) else value
     return tuple(sorted((str(k), v) for k, v in items))
-
-
-def _check_option_names(what: str, param: str, given: Options, valid: list[str]) -> None:
-    unknown = sorted({k for k, _ in given} - set(valid))
-    if unknown:
-        raise _validation.ParameterError(
-            param,
-            f"unknown {what} option(s) {', '.join(map(repr, unknown))}; "
-            f"valid options: {', '.join(valid) or 'none'}",
-            valid,
-        )
 
 
 def _option_target(kind: Literal["detector", "classifier"], name: str) -> Callable[..., Any]:
@@ -105,7 +94,7 @@ def parse_option_pairs(
         if not sep or not key:
             raise _validation.ParameterError(
                 param, f"{kind} options are written KEY=VALUE, got {pair!r}")
-        _check_option_names(f"{kind} {name!r}", param, ((key, raw),), valid)
+        _validation.check_option_names(param, f"{kind} {name!r}", (key,), valid)
         out[key] = _options.parse_option(_option_target(kind, name), key, raw)
     return tuple(sorted(out.items()))
 
@@ -210,14 +199,12 @@ class RunConfig:
         if not isinstance(self.dataset, str):
             raise _validation.ParameterError(
                 "dataset", f"dataset must be a stream name (text), got {self.dataset!r}")
-        _check_option_names(
-            f"classifier {self.classifier!r}", "classifier_options", self.classifier_options,
-            classifiers.option_names(self.classifier),
-        )
-        _check_option_names(
-            f"detector {self.detector!r}", "detector_options", self.detector_options,
-            detectors.option_names(self.detector),
-        )
+        _validation.check_option_names(
+            "classifier_options", f"classifier {self.classifier!r}",
+            (k for k, _ in self.classifier_options), classifiers.option_names(self.classifier))
+        _validation.check_option_names(
+            "detector_options", f"detector {self.detector!r}",
+            (k for k, _ in self.detector_options), detectors.option_names(self.detector))
         _validation.check_open_unit("alpha", self.alpha)
         _validation.check_choice("regime", self.regime, REGIMES)
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
@@ -291,20 +278,9 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
-class ChunkLog:
-    """What happened on one tested chunk."""
+class ChunkLog(ChunkTest):
+    """What happened on one tested chunk: the ``ChunkTest``, then the runner's own fields."""
 
-    chunk_index: int
-    accuracy: float
-    pu_mean: float
-    pu_median: float
-    #: NaN for detectors that give none; for PUDD where ``no_test`` is set, the detector's
-    #: convention (1, or 0 for the accuracy shortcut), which exports write as missing
-    p_value: float
-    #: (cut, p) of every cut; NaN for a cut the skip rule spared (no test ran)
-    cut_p_values: tuple[tuple[int, float], ...]
-    alarm: bool
-    cut_point: int | None
     adapted: bool  # the model was adapted (after the previous chunk's alarm) before this test
     detections: tuple[int, ...]  # baselines: positions within the chunk where they fired
     predict_ms: float

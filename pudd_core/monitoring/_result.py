@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pudd_core.experiments.records import CutTest, WindowRecord
+from pudd_core.experiments.records import ChunkTest, CutTest, WindowRecord
 from pudd_core.monitoring._log import LogFormat
 
 if TYPE_CHECKING:
@@ -46,20 +46,13 @@ class ChunkSpan:
 
 
 @dataclass(frozen=True)
-class ChunkRecord:
+class ChunkRecord(ChunkTest):
     """PUDD on one chunk of the log (light: no import of the runner and its classifiers).
 
-    :attr:`MonitorResult.chunks` turns these into the runner's ``ChunkLog`` records.
+    The ``ChunkTest``, then the monitor's own fields; :attr:`MonitorResult.chunks` turns
+    these into the runner's ``ChunkLog`` records.
     """
 
-    chunk_index: int
-    accuracy: float
-    pu_mean: float
-    pu_median: float
-    p_value: float
-    cut_p_values: tuple[tuple[int, float], ...]
-    alarm: bool
-    cut_point: int | None
     floored_cells: int
     detect_ms: float
     #: The winning cut's windows, where recorded.

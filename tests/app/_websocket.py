@@ -1,8 +1,8 @@
-"""A Streamlit session driven through its websocket, without a browser (for the slow tests).
+"""A Streamlit session driven through its websocket, without a browser.
 
 What the app's frontend sends and reads: a ``rerun_script`` BackMsg with a page and a query,
-then ForwardMsgs until ``script_finished``. Used by the capacity and timing tests of
-tests/app/test_browser.py.
+then ForwardMsgs until ``script_finished``. Used by the app benchmarks that play a class of
+sessions or time the server (benchmarks/app_capacity_ws.py, benchmarks/app_explorer_add.py).
 """
 
 from __future__ import annotations

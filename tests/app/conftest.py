@@ -1,9 +1,10 @@
 """The browser tests' shared fixtures: one Chromium and one app server for the whole session.
 
 They live here, not in ``test_browser.py``, so that every browser test module
-(``test_browser.py``, ``test_browser_course.py``) shares the same session: a module that
-imported them would define them a second time, and a second Playwright started while the
-first runs fails ("Sync API inside the asyncio loop").
+(``test_browser.py``, ``test_browser_course.py``, ``test_browser_layout.py``) shares the same
+session: a module that imported them would define them a second time, and a second Playwright
+started while the first runs fails ("Sync API inside the asyncio loop"). The server and the
+browser are started by tests/app/_browser.py, as the app benchmarks start theirs.
 """
 
 from __future__ import annotations
@@ -14,20 +15,13 @@ from typing import Any
 
 import pytest
 
-from tests.app.test_browser import (
-    CHROMIUM_ARGS,
-    OUTSIDE,
-    VIEWPORT,
-    _chromium,
-    _serve,
-    _watch_requests,
-)
+from tests.app._browser import find_chromium, launch_browser, open_page, serve
 
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     pytest.importorskip("playwright.sync_api", reason="the playwright Python package is missing")
-    path = _chromium()
+    path = find_chromium()
     if path is None and (os.environ.get("CI") or os.environ.get("PUDD_REQUIRE_BROWSER")):
         # on CI a skip would hide that the project's own script failed to install it
         pytest.fail("Chromium was not found on CI (CI or PUDD_REQUIRE_BROWSER is set): "
@@ -40,26 +34,17 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def app_url(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with _serve(tmp_path_factory.mktemp("streamlit")) as url:
+    with serve(tmp_path_factory.mktemp("streamlit")) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def browser(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+    with launch_browser(chromium_path) as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=VIEWPORT)
-    p = context.new_page()
-    p.set_default_timeout(30_000)
-    _watch_requests(p)
-    yield p
-    OUTSIDE.pop(id(p), None)
-    context.close()
+    with open_page(browser) as p:
+        yield p

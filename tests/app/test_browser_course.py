@@ -14,12 +14,11 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from pudd_core.views import course as views
+from tests.app._browser import assert_no_exception, settle
 from tests.app.test_browser import (  # the fixtures come from tests/app/conftest.py
     ARTIFACTS,
     DOCS,
-    _assert_no_exception,
     _save_small,
-    _settle,
 )
 from ui.pages import COURSE, PAGES
 
@@ -67,10 +66,10 @@ def _shot(page: Any, name: str) -> None:
 
 
 def _settled(page: Any, heading: str) -> None:
-    """As ``_settle``, then until no cached computation's spinner is left on the page."""
-    _settle(page, heading)
+    """As ``settle``, then until no cached computation's spinner is left on the page."""
+    settle(page, heading)
     page.locator('[data-testid="stSpinner"]').first.wait_for(state="detached", timeout=120_000)
-    _settle(page, heading)
+    settle(page, heading)
 
 
 def _questions(page: Any) -> Any:
@@ -88,7 +87,7 @@ def _answer_first_open_question(page: Any, heading: str) -> None:
         before = page.locator('[data-testid="stAlert"]').count()
         options.first.click()
         _settled(page, heading)
-        _assert_no_exception(page)
+        assert_no_exception(page)
         assert page.locator('[data-testid="stAlert"]').count() > before, "no feedback shown"
         return
     pytest.fail("no open question on the page")
@@ -104,7 +103,7 @@ def _nudge_sliders(page: Any, heading: str) -> None:
         page.wait_for_function("url => window.location.href !== url", arg=before,
                                timeout=30_000)
         _settled(page, heading)
-        _assert_no_exception(page)
+        assert_no_exception(page)
 
 
 def test_the_whole_course_shows_no_exception_after_any_action(
@@ -112,13 +111,13 @@ def test_the_whole_course_shows_no_exception_after_any_action(
 ) -> None:
     page = screen
     page.goto(app_url)
-    _settle(page, "PUDD Lab")
+    settle(page, "PUDD Lab")
     answered = 0
     for spec in LESSONS:
         page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
             has_text=spec.title).click()
         _settled(page, spec.title)
-        _assert_no_exception(page)
+        assert_no_exception(page)
         _nudge_sliders(page, spec.title)  # first: a new setting is a new question
         questions = _questions(page).count()
         assert questions >= 1, f"{spec.title} asks nothing"
@@ -129,7 +128,7 @@ def test_the_whole_course_shows_no_exception_after_any_action(
     # the answers survive the walk: back at lesson 1, its feedback is still there
     page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
         has_text=LESSONS[0].title).click()
-    _settle(page, LESSONS[0].title)
+    settle(page, LESSONS[0].title)
     assert page.locator('[data-testid="stAlert"]:has-text("DDM")').count() >= 1
     main = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]')
     assert f"all lessons: {answered}." in main.first.inner_text()
@@ -140,10 +139,10 @@ def test_lesson1_try_it_yourself_opens_the_explorer_in_the_lessons_state(
 ) -> None:
     page = projector
     page.goto(f"{app_url}/{LESSONS[0].url_path}")
-    _settle(page, LESSONS[0].title)
+    settle(page, LESSONS[0].title)
     page.get_by_text("Try it yourself", exact=False).click()
-    _settle(page, "Stream explorer")
-    _assert_no_exception(page)
+    settle(page, "Stream explorer")
+    assert_no_exception(page)
     query = dict(parse_qsl(urlsplit(page.url).query))
     cfg = views.DelayConfig().explorer()
     assert urlsplit(page.url).path.endswith("/explorer")

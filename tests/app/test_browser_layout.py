@@ -11,14 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.app.test_browser import (
-    EXPLORER,
-    PLAYER,
-    _assert_no_exception,
-    _four_link,
-    _player,
-    _settle,
-)
+from tests.app._browser import EXPLORER, PLAYER, assert_no_exception, settle, wait_for_player
+from tests.app.test_browser import _four_link
 
 pytestmark = pytest.mark.browser
 
@@ -30,9 +24,9 @@ def test_with_four_settings_the_player_starts_near_the_top_at_1024_px(
 ) -> None:
     page.set_viewport_size(PROJECTOR)
     page.goto(_four_link(app_url, "&baselines=adwin,ddm,eddm,hddma,hddmw,kswin,pagehinkley"))
-    _settle(page, EXPLORER)
-    frame = _player(page, 19, timeout=180_000)
-    _assert_no_exception(page)
+    settle(page, EXPLORER)
+    frame = wait_for_player(page, 19, timeout=180_000)
+    assert_no_exception(page)
     top = page.evaluate(f"() => document.querySelector('{PLAYER}').getBoundingClientRect().top"
                         " + document.querySelector('[data-testid=\"stMain\"]').scrollTop")
     settings = page.get_by_role("heading", name="Settings").bounding_box()

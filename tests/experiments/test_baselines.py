@@ -74,7 +74,8 @@ def test_unknown_name_raises_with_the_valid_names():
 
 
 def test_unknown_parameter_raises_with_the_valid_parameters():
-    with pytest.raises(ValueError, match=r"parameter\(s\) 'window' for DDM; valid: warm_start"):
+    with pytest.raises(ValueError,
+                       match=r"baseline DDM option\(s\) 'window'; valid options: warm_start"):
         make("ddm", window=10)
 
 
