@@ -325,9 +325,7 @@ def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
 
     Each file is made when its button is pressed (a callable ``data``), so reruns stay cheap.
     """
-    stem = f"pudd_{config.dataset}_{config.classifier}_seed{config.seed}"
-    if config.seeds > 1:
-        stem += f"-{config.seed + config.seeds - 1}"
+    stem = config.file_stem()
     files = (
         ("Run log (CSV)", f"{stem}_log.csv", "text/csv", "explorer_download",
          lambda: comparison_log_frame(comparison).to_csv(index=False),

@@ -1,15 +1,17 @@
-"""The monitor page with real logs in a real browser (issue 22's evidence).
+"""The monitor page with real logs, and the explorer's downloads, in a real browser.
 
 Two logs built here from seeded generators whose drift is known: a binary model's log as
 scikit-learn writes it (one column P(positive), labels 0/1, the model's own decisions at a
 threshold of 0.4) and a three-class log whose newest rows have no label yet. The page must say
 what it inferred and which decisions it scores, report the pending rows as pending, show the
 alarms where the drift is, and never show an exception. The fixtures (one Chromium, one app
-server) are tests/app/conftest.py's.
+server) are tests/app/conftest.py's. The explorer's downloads (issue 25): every file its buttons
+and charts save is opened and checked against the library's own runs.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,14 @@ import pytest
 
 from tests.app.test_browser import (
     ARTIFACTS,
+    EXPLORER,
+    FOUR,
+    FOUR_LABELS,
     PLAYER,
     _agree,
     _assert_no_exception,
     _download,
+    _four_link,
     _player,
     _settle,
     _wait_quiet,
@@ -210,3 +216,55 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert "1,500" in report.read_text() and "pending" in report.read_text()
     _assert_no_exception(page)
     _shot(page, "monitor-pending")
+
+
+def _saved(page: Any, click: Any) -> tuple[str, Path]:
+    """The name the browser would save a download under, and the file."""
+    with page.expect_download() as info:
+        click()
+    return info.value.suggested_filename, Path(info.value.path())
+
+
+def test_explorer_downloads_hold_every_setting_and_seed_and_name_them(
+    page: Any, app_url: str
+) -> None:
+    from pudd_core.experiments.runner import run_experiment
+    from pudd_core.views.explorer import ExplorerConfig, PUDDSetting, comparison_log_frame
+
+    page.set_viewport_size(SCREENS["1280"])
+    page.goto(_four_link(app_url))
+    _settle(page, EXPLORER)
+    frame = _player(page, 19)
+    _assert_no_exception(page)
+    cfg = ExplorerConfig(settings=tuple(PUDDSetting.parse(t) for t in FOUR.split(";")),
+                         baselines=("adwin", "ddm", "eddm"), n_chunks=20, seeds=3)
+    stem = cfg.file_stem()
+    assert all(part in stem for part in ("PUDD-3", "PUDD-5-all-cuts", "PUDD-3-EK",
+                                         "PUDD-1-floor-0", "seed0-2"))
+    names = {}
+    for button, suffix in (("Run log (CSV)", "_log.csv"), ("Every cut's χ² test", "_cuts.csv"),
+                           ("Windows: tables", "_windows.csv"), ("Everything (JSON)", ".json")):
+        name, path = _saved(page, page.get_by_role("button", name=button).click)
+        _assert_no_exception(page)
+        assert name == stem + suffix
+        names[suffix] = path
+    # the run log: every setting and seed, each the library's own run, with the baselines'
+    got = pd.read_csv(names["_log.csv"])
+    assert got.groupby(["setting", "seed"], sort=False).size().to_dict() == {
+        (label, seed): 19 for label in FOUR_LABELS for seed in (0, 1, 2)}
+    mine = comparison_log_frame(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.StringIO(mine.to_csv(index=False))))
+    for csv in ("_cuts.csv", "_windows.csv"):
+        frame_ = pd.read_csv(names[csv])
+        assert set(frame_["setting"]) == set(FOUR_LABELS) and set(frame_["seed"]) == {0, 1, 2}
+    # a setting's chart is saved under the setting's and the seed's name, at the cursor
+    frame.locator("#detail").select_option(label="PUDD-5 (all cuts)")
+    page.frame_locator(PLAYER).locator("#jump").fill("4")
+    _assert_no_exception(page)
+    chart = frame.locator("#c-cuts")
+    chart.hover()
+    name, path = _saved(page, chart.locator(
+        '.modebar-btn[data-title="Download plot as a PNG"]').click)
+    assert name == "pudd_cuts_PUDD-5-all-cuts_seed0_chunk4.png"
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _assert_no_exception(page)
