@@ -312,7 +312,8 @@ def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream
         seconds = cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0)
 
     def compute(report: progress.Progress) -> RunResult:
-        result = run_experiment(config, stream=stream(), progress=report)
+        result = cache.off_server(config.classifier, run_experiment, config, stream=stream(),
+                                  progress=report)
         cache.keep(spec, result)
         return result
 
