@@ -255,7 +255,7 @@ def _child_main(tasks: Any, replies: Any, idle_s: float) -> None:
     _watch_parent()
     while True:
         try:
-            fn, args, kwargs = tasks.get(timeout=idle_s)
+            fn, args, kwargs = pickle.loads(tasks.get(timeout=idle_s))
         except queue.Empty:
             return
 
@@ -263,14 +263,17 @@ def _child_main(tasks: Any, replies: Any, idle_s: float) -> None:
             return lambda done, total: replies.put(("progress", name, done, total))
 
         kwargs = {k: relay(v.name) if isinstance(v, _Relay) else v for k, v in kwargs.items()}
+        # pickled here, not by the queue's feeder thread, which would drop a failure silently
+        # and leave the parent waiting
         try:
-            replies.put(("done", fn(*args, **kwargs)))
+            replies.put(("done", pickle.dumps(fn(*args, **kwargs))))
         except Exception as exc:  # noqa: BLE001 - the parent raises it
             try:
-                pickle.loads(pickle.dumps(exc))
+                error = pickle.dumps(exc)
+                pickle.loads(error)
             except Exception:  # noqa: BLE001 - an error that does not cross processes
-                exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-            replies.put(("error", exc))
+                error = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+            replies.put(("error", error))
 
 
 class Child:
@@ -325,13 +328,14 @@ class Child:
 
     def call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` in the child (``fn`` importable by name: spawn pickles it)."""
+        import pickle
         import queue
 
         with self._lock:
             proc, tasks, replies = self._ensure()
             callbacks = {k: v for k, v in kwargs.items() if callable(v)}
-            tasks.put((fn, args, {k: _Relay(k) if k in callbacks else v
-                                  for k, v in kwargs.items()}))
+            tasks.put(pickle.dumps((fn, args, {k: _Relay(k) if k in callbacks else v
+                                               for k, v in kwargs.items()})))
             answered = False
             try:
                 while True:
@@ -350,8 +354,8 @@ class Child:
                         continue
                     answered = True
                     if message[0] == "error":
-                        raise message[1]
-                    return message[1]
+                        raise pickle.loads(message[1])
+                    return pickle.loads(message[1])
             finally:
                 self._last = time.monotonic()
                 if not answered:  # stopped or interrupted: its work goes with it

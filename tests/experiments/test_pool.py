@@ -276,3 +276,15 @@ def test_the_child_exits_when_idle():
         time.sleep(0.2)
     assert not _alive(pid) and child.pid is None
     assert child.call(sum, [4]) == 4  # a new one for the next call
+
+
+def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
+    child = pool.Child(idle_s=30)
+    try:
+        with pytest.raises(TypeError, match="cannot pickle"):
+            child.call(threading.Lock)  # a lock cannot go back to the caller
+        with pytest.raises(TypeError, match="cannot pickle"):
+            child.call(max, threading.Lock())  # nor to the child
+        assert child.call(max, 1, 2) == 2  # the child still serves
+    finally:
+        child.stop()
