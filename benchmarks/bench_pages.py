@@ -5,9 +5,9 @@ Starts ``streamlit run app.py`` on a free port (the committed results store unle
 fresh headless-Chromium session: the first visit is *cold* (nothing of that page cached on this
 server: imports, data, runs), the next ``--warm`` visits are *warm* (new sessions, the server's
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
-its script not running (Streamlit's ``data-test-script-state``), no progress bar, and the
-main column's height unchanged for ``STILL_S`` seconds (the time counted ends at the last
-change). Each warm visit is made twice: in a new browser, and in one that visited before.
+its script not running (Streamlit's ``data-test-script-state``), no progress bar, no
+element's skeleton (a chart waiting for plotly.js), and the main column's height unchanged
+for ``STILL_S`` seconds (the time counted ends at the last change). Each warm visit is made twice: in a new browser, and in one that visited before.
 After each page the server's resident memory (RSS) and its worker processes' are read with
 psutil; at the end, again after the torch child's idle time.
 
@@ -37,9 +37,12 @@ ROOT = Path(__file__).resolve().parents[1]
 STILL_S = 1.0
 _HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
 #: Streamlit marks its root with the script's state ("running", "notRunning", ...)
+# busy: the script runs, a progress bar shows, or an element still shows Streamlit's
+# skeleton while its code loads (a chart's plotly.js: the height alone does not wait for it)
 _BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
          "?.getAttribute('data-test-script-state') !== 'notRunning' || "
-         "document.querySelectorAll('[data-testid=\"stProgress\"]').length > 0")
+         "document.querySelectorAll('[data-testid=\"stProgress\"]').length > 0 || "
+         "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length > 0")
 _CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
 
 
@@ -179,7 +182,8 @@ def main() -> None:
         print(f"\n{CHILD_IDLE_S + 15:.0f} s after the last visit: server RSS {idle[0]:.0f} MB, "
               f"its workers' {idle[1]:.0f} MB.")
     print("\nA visit is timed from the request to the page settled (title shown, the script "
-          "not running (Streamlit's `data-test-script-state`), no progress bar, the main "
+          "not running (Streamlit's `data-test-script-state`), no progress bar, no element's "
+          "skeleton (a chart waiting for plotly.js), the main "
           f"column's height still for {STILL_S:g} s; the time ends at the last change). Cold: "
           "the page's first visit on a fresh server, after the pages above it; warm: the "
           "median of new sessions after it, each in a new browser (nothing cached: a first "
