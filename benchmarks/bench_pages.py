@@ -7,9 +7,10 @@ server: imports, data, runs), the next ``--warm`` visits are *warm* (new session
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
 its script not running (Streamlit's ``data-test-script-state``), no progress bar, no
 element's skeleton (a chart waiting for plotly.js), and the main column's height unchanged
-for ``STILL_S`` seconds (the time counted ends at the last change). Each warm visit is made twice: in a new browser, and in one that visited before.
-After each page the server's resident memory (RSS) and its worker processes' are read with
-psutil; at the end, again after the torch child's idle time.
+for ``STILL_S`` seconds (the time counted ends at the last change). Each warm visit is made
+twice: in a new browser, and in one that visited before. After each page the server's
+resident memory (RSS) and its worker processes' are read with psutil; at the end, again
+after the torch child's idle time.
 
 Run: .venv/bin/python -m benchmarks.bench_pages [--warm 2] [--pages explorer,theorem2] [--no-idle]
 Needs Chromium (``scripts/install_browser.sh``) and the playwright package; prints Markdown.
