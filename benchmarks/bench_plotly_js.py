@@ -71,28 +71,40 @@ _CHUNK = ("() => { const r = performance.getEntriesByType('resource')"
 
 def _app(browser: Any, page_path: str, repeat: int) -> list[tuple[float, float, float, int]]:
     """Per visit: seconds to the script finished, to the chart chunk received, to the chart."""
-    from tests.app.test_browser import _serve
+    from benchmarks.bench_pages import _start
 
     out = []
-    with tempfile.TemporaryDirectory() as tmp, _serve(Path(tmp)) as url:
-        for visit in range(repeat + 1):  # the first visit fills the server's caches
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            p = context.new_page()
-            t0 = time.monotonic()
-            p.goto(f"{url}/{page_path}", wait_until="commit")
-            done = None
-            while time.monotonic() - t0 < 60:
-                if done is None and p.evaluate(_STATE) == "notRunning":
-                    done = time.monotonic() - t0
-                if p.evaluate("() => document.querySelectorAll('.js-plotly-plot').length"):
-                    break
-                p.wait_for_timeout(20)
-            drawn = time.monotonic() - t0
-            chunk = p.evaluate(_CHUNK)
-            if visit and chunk is not None and done is not None:
-                # responseEnd is in ms since the page's own start, which is t0 to within ms
-                out.append((done, chunk[0] / 1000, drawn, int(chunk[1])))
-            context.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = _start(Path(tmp) / "streamlit.log")
+        try:
+            out = _visits(browser, url, page_path, repeat)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    return out
+
+
+def _visits(browser: Any, url: str, page_path: str,
+            repeat: int) -> list[tuple[float, float, float, int]]:
+    out = []
+    for visit in range(repeat + 1):  # the first visit fills the server's caches
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        p = context.new_page()
+        t0 = time.monotonic()
+        p.goto(f"{url}/{page_path}", wait_until="commit")
+        done = None
+        while time.monotonic() - t0 < 60:
+            if done is None and p.evaluate(_STATE) == "notRunning":
+                done = time.monotonic() - t0
+            if p.evaluate("() => document.querySelectorAll('.js-plotly-plot').length"):
+                break
+            p.wait_for_timeout(20)
+        drawn = time.monotonic() - t0
+        chunk = p.evaluate(_CHUNK)
+        if visit and chunk is not None and done is not None:
+            # responseEnd is in ms since the page's own start, which is t0 to within ms
+            out.append((done, chunk[0] / 1000, drawn, int(chunk[1])))
+        context.close()
     return out
 
 
