@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pudd_core.plots import p_text
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
 from ui import messages, monitor, player, progress, state
@@ -43,12 +44,14 @@ if result is None:
     st.stop()
 
 alarms = result.alarms
-pending = (f"; **{result.n_pending_rows:,} rows pending** (no label yet: chunks "
-           f"{result.pending[0].index}–{result.pending[-1].index}, not tested)"
-           if result.pending else "")
+tested = (f"**{result.n_rows:,} rows**: {result.n_rows - result.n_pending_rows:,} in "
+          f"**{result.n_chunks} tested chunks**, **{result.n_pending_rows:,} rows pending** (no "
+          f"label yet: chunks {result.pending[0].index}–{result.pending[-1].index}, not tested)"
+          if result.pending else
+          f"**{result.n_rows:,} rows** in **{result.n_chunks} tested chunks**")
 st.markdown(
-    f"**{result.n_rows:,} rows** in **{result.n_chunks} tested chunks**{pending}; PUDD at α = "
-    f"{result.alpha:g}: **{len(alarms)} alarm{'s' if len(alarms) != 1 else ''}**"
+    f"{tested}; PUDD at α = {result.alpha:g}: **{len(alarms)} "
+    f"alarm{'s' if len(alarms) != 1 else ''}**"
     + (f" at chunks {', '.join(map(str, alarms))}" if alarms else "") + ".")
 st.caption(f"PUDD runs with {variant_text(result)}.")
 if result.notes:
@@ -56,18 +59,23 @@ if result.notes:
 table = result.alarm_frame()
 if not table.empty:
     table.insert(1, "player_chunk", table["chunk"] + 1)
+    if table[["start", "end"]].isna().all(axis=None):  # chunks of rows: no time window
+        table = table.drop(columns=["start", "end"])
+    # as the player says it: an underflow to 0 is "< 1e-300", not p = 0
+    table["p_value"] = [p_text(p).removeprefix("p = ") for p in table["p_value"]]
     st.dataframe(table, hide_index=True,
-                 column_config={"p_value": st.column_config.NumberColumn(format="%.2e"),
-                                "player_chunk": st.column_config.NumberColumn(
+                 column_config={"player_chunk": st.column_config.NumberColumn(
                                     "in the player", help="The player's chunk k is the log's "
                                                           "chunk k − 1.")})
     st.caption("Chunks and rows are numbered from 0 (rows after the header), as in the CSV, "
                "the JSON and the report; the player numbers chunks from 1 (column “in the "
-               "player”). Start and end: the time window, when chunking by time.")
+               "player”)." + (" Start and end: the chunk's time window."
+                              if "start" in table.columns else ""))
 
 runs = result.runs()
 if result.n_chunks <= monitor.PLAYER_MAX_CHUNKS:
-    st.caption("The player numbers chunks from 1: its chunk k is the log's chunk k − 1.")
+    if table.empty:  # else the alarm table's caption has said it
+        st.caption("The player numbers chunks from 1: its chunk k is the log's chunk k − 1.")
     player.cursor_from_address()
     player.player(Comparison(labels=(f"PUDD (α = {result.alpha:g})",), seeds=(0,),
                              settings=((runs[0],),), baselines=tuple((r,) for r in runs[1:])),
@@ -80,8 +88,12 @@ else:
         st.plotly_chart(figures[name], key=f"monitor_{name}")
 
 with st.expander("Alarms and error rate of every detector"):
-    st.table(summary_frame(runs).style.format({"accuracy": "{:.4f}"}, na_rep="–"))
-    st.caption("Nothing adapts here, so each detector's error rate is your model's.")
+    # no drift is known in a user's log: drop the columns that would only say so
+    st.table(summary_frame(runs).dropna(axis=1, how="all").style.format(
+        {"accuracy": "{:.4f}"}, na_rep="–"))
+    st.caption("Nothing adapts here, so each detector's error rate is your model's: "
+               f"accuracy is the share of right predictions by {monitor.decisions_text(result)}"
+               ", the mean over the tested chunks.")
 cols = st.columns(2)
 cols[0].download_button(
     "Download the per-chunk log (CSV)", result.to_frame().to_csv(index=False),

@@ -6,13 +6,15 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from pudd_core.experiments import cost
+from pudd_core.classifiers import TORCH_CLASSIFIERS
+from pudd_core.experiments import cost, pool
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.experiments.reproduce import ReproductionReport
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
@@ -46,10 +48,21 @@ def fig1_curve(sizes: tuple[int, ...], seed: int) -> illustration.Fig1Curve:
     return illustration.fig1_pvalue_curve(sizes, seed=seed)
 
 
+def off_server(classifier: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``; in the torch child (``pool.torch_child``) for a torch model.
+
+    So torch never loads into the server (about 0.5 GB that it would keep): the child exits
+    when idle. Without worker processes (``PUDD_WORKERS=1``, the AppTests) it runs here.
+    """
+    if classifier in TORCH_CLASSIFIERS and pool.parallel():
+        return pool.torch_child().call(fn, *args, **kwargs)
+    return fn(*args, **kwargs)
+
+
 @st.cache_data(max_entries=32, show_spinner="Running the stream …")
 def run(config: RunConfig) -> RunResult:
     """One experiment of the runner (stream × classifier × detector × seed)."""
-    return run_experiment(config)
+    return off_server(config.classifier, run_experiment, config)
 
 
 # --- the course --------------------------------------------------------------------------------
@@ -135,7 +148,8 @@ def run_task(config: RunConfig, label: str) -> Task:
     """One run of the runner, with per-chunk progress; its result cached by config."""
     spec = ("run", config)
     return Task(label, cost.run_seconds(config), lambda: finished(spec),
-                lambda progress: keep(spec, run_experiment(config, progress=progress)))
+                lambda progress: keep(spec, off_server(config.classifier, run_experiment, config,
+                                                       progress=progress)))
 
 
 def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) -> Task:
@@ -143,23 +157,27 @@ def false_alarm_task(dataset: str, classifier: str, n_chunks: int, seed: int) ->
     spec = ("false-alarm", dataset, classifier, n_chunks, seed)
     seconds = cost.run_seconds(RunConfig(dataset, classifier, n_chunks=n_chunks))
     return Task(f"stationary {dataset}, {n_chunks} chunks", seconds, lambda: finished(spec),
-                lambda progress: keep(spec, false_alarm_study(
-                    dataset, classifier, n_chunks=n_chunks, seed=seed, progress=progress)))
+                lambda progress: keep(spec, off_server(
+                    classifier, false_alarm_study, dataset, classifier, n_chunks=n_chunks,
+                    seed=seed, progress=progress)))
 
 
 def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
     """One run into the results store (``run_grid``): written as soon as it finishes."""
     return Task(label, cost.run_seconds(config), lambda: True if stored else None,
-                lambda progress: run_grid([config], store=store, executor="serial",
-                                          progress=progress))
+                lambda progress: off_server(config.classifier, run_grid, [config], store=store,
+                                            executor="serial", progress=progress))
 
 
 @st.cache_resource(show_spinner=False)
 def device() -> str:
-    """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``."""
+    """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``.
+
+    Asked of the torch child (torch is imported to know), which then serves the page's runs.
+    """
     from pudd_core.classifiers import resolve_device
 
-    return resolve_device("auto")
+    return str(off_server("pretrained-cnn", resolve_device, "auto"))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

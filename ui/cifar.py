@@ -175,7 +175,8 @@ def ensure_backbone() -> bool:
                           "CPU cores; later visits load it in under a second.")
 
     try:
-        pretrained_backbone(progress=trained, decode_progress=decoded)
+        cache.off_server("pretrained-cnn", pretrained_backbone, progress=trained,
+                         decode_progress=decoded)
     except (OSError, ValueError) as exc:
         slot.error(f"The pretrained backbone could not be built: {exc}",
                    icon=":material/error:")

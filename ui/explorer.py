@@ -312,7 +312,8 @@ def _run_task(cfg: RunConfig, upload: Upload | None, stream: Callable[[], Stream
         seconds = cost.CHUNK_SECONDS.get(cfg.classifier, 0.0) * max(stream().n_chunks - 1, 0)
 
     def compute(report: progress.Progress) -> RunResult:
-        result = run_experiment(config, stream=stream(), progress=report)
+        result = cache.off_server(config.classifier, run_experiment, config, stream=stream(),
+                                  progress=report)
         cache.keep(spec, result)
         return result
 
@@ -325,9 +326,7 @@ def downloads(config: ExplorerConfig, comparison: Comparison) -> None:
 
     Each file is made when its button is pressed (a callable ``data``), so reruns stay cheap.
     """
-    stem = f"pudd_{config.dataset}_{config.classifier}_seed{config.seed}"
-    if config.seeds > 1:
-        stem += f"-{config.seed + config.seeds - 1}"
+    stem = config.file_stem()
     files = (
         ("Run log (CSV)", f"{stem}_log.csv", "text/csv", "explorer_download",
          lambda: comparison_log_frame(comparison).to_csv(index=False),

@@ -375,6 +375,29 @@ def _few_chunks(log: Log, kwargs: dict[str, Any]) -> bool:
                 size < 5_000_000)
 
 
+def decisions_text(result: MonitorResult) -> str:
+    """Which predictions the accuracy counts as right, in words (Markdown).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from pudd_core.monitoring import LogFormat
+    >>> decisions_text(SimpleNamespace(format=LogFormat(label="y", proba_columns=("p",),
+    ...                                                 pred="y_pred")))
+    "the model's decisions (column `y_pred`)"
+    >>> decisions_text(SimpleNamespace(format=LogFormat(label="y", proba_columns=("p",))))
+    'P(positive) > 0.5'
+    """
+    fmt = result.format
+    if fmt.pred is not None:
+        return f"the model's decisions (column {messages.code(fmt.pred)})"
+    if fmt.correct is not None:
+        return f"the 0/1 column {messages.code(fmt.correct)}"
+    if len(fmt.proba_columns) == 1:
+        return "P(positive) > 0.5"
+    return "the arg-max of the probabilities"
+
+
 def show_error(err: BaseException) -> None:
     """A bad log or setting: the message (naming the row and column), and what to do."""
     messages.show_error(st, "The log cannot be monitored", err,

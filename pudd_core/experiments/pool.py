@@ -1,11 +1,13 @@
-"""Runs at once on the worker processes, for the explorer: the pool, its warm-up, its streams.
+"""The app's worker processes: runs at once for the explorer, and a child for torch's work.
 
 The app's pages compute a run in the server's own process; when a page needs several quick
 runs, :func:`run_at_once` hands them to joblib's worker processes, which stay for
 :data:`WORKER_IDLE_S` seconds for the next call. Warming them up (a cold worker imports
 scikit-learn and river, 2-4 s) happens on a background thread (:class:`Workers`, one per
 process); until they answer, the page computes its runs one by one. :func:`kept_stream`
-keeps the last few registry streams for the next setting or seed.
+keeps the last few registry streams for the next setting or seed. Work that imports torch
+(the networks, their device, the pretrained backbone) goes to a :class:`Child` process that
+exits when idle, so the server never holds torch's half gigabyte.
 
 Nothing here imports Streamlit: the page makes one call, ``run_at_once``, and shows what it
 returns.
@@ -26,8 +28,9 @@ from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, r
 from pudd_core.streams import Stream, StreamInfo
 
 __all__ = [
-    "AT_ONCE_SECONDS", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_S", "Workers", "kept_stream",
-    "parallel", "run_at_once", "run_experiments", "warm_workers", "workers",
+    "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_S", "Child",
+    "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments", "torch_child",
+    "warm_workers", "workers",
 ]
 
 _log = logging.getLogger(__name__)
@@ -231,6 +234,138 @@ def run_at_once(configs: Sequence[RunConfig], seconds: float,
     except Exception:  # noqa: BLE001 - the one-by-one loop runs them again and shows the error
         _log.info("parallel runs failed; computing them one by one", exc_info=True)
         return None
+
+
+#: A :class:`Child` left idle this long exits, and with it torch, its networks and images.
+CHILD_IDLE_S = 120.0
+
+
+class _Relay:
+    """Stands in the child for a progress callback of the parent, by its keyword."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _child_main(tasks: Any, replies: Any, idle_s: float) -> None:
+    """The child's loop: call what comes, relay progress, reply; return when idle."""
+    import pickle
+    import queue
+
+    _watch_parent()
+    while True:
+        try:
+            fn, args, kwargs = pickle.loads(tasks.get(timeout=idle_s))
+        except queue.Empty:
+            return
+
+        def relay(name: str) -> Callable[[int, int], None]:
+            return lambda done, total: replies.put(("progress", name, done, total))
+
+        kwargs = {k: relay(v.name) if isinstance(v, _Relay) else v for k, v in kwargs.items()}
+        # pickled here, not by the queue's feeder thread, which would drop a failure silently
+        # and leave the parent waiting
+        try:
+            replies.put(("done", pickle.dumps(fn(*args, **kwargs))))
+        except Exception as exc:  # noqa: BLE001 - the parent raises it
+            try:
+                error = pickle.dumps(exc)
+                pickle.loads(error)
+            except Exception:  # noqa: BLE001 - an error that does not cross processes
+                error = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+            replies.put(("error", error))
+
+
+class Child:
+    """One spawned process for work that imports torch; it exits after ``idle_s`` idle.
+
+    :meth:`call` runs a function there and returns its result (or raises its error);
+    callable keyword arguments (progress callbacks) are called here as the child reports. An
+    exception raised by such a callback (a Stop button) ends the child with its work, as does
+    any interruption of the caller. One call at a time; the next one after an idle exit
+    starts a new child (spawn, then the imports of the function's module).
+
+    Examples
+    --------
+    >>> import operator
+    >>> Child(idle_s=5).call(operator.add, 2, 3)
+    5
+    """
+
+    def __init__(self, idle_s: float = CHILD_IDLE_S) -> None:
+        self.idle_s = idle_s
+        self._lock = threading.Lock()
+        self._proc: Any = None
+        self._queues: tuple[Any, Any] | None = None
+        self._last = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it lives, else None."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.is_alive() else None
+
+    def _ensure(self) -> tuple[Any, Any, Any]:
+        import multiprocessing
+
+        # a child about to exit idle might miss the task: a fresh one instead
+        if self._queues is None or self._proc is None or not self._proc.is_alive() or (
+                time.monotonic() - self._last > 0.8 * self.idle_s):
+            self.stop()
+            ctx = multiprocessing.get_context("spawn")  # never fork a threaded server
+            self._queues = (ctx.Queue(), ctx.Queue())
+            self._proc = ctx.Process(target=_child_main, args=(*self._queues, self.idle_s),
+                                     name="pudd-torch-child", daemon=True)
+            self._proc.start()
+        return self._proc, *self._queues
+
+    def stop(self) -> None:
+        """End the child now (its work is dropped)."""
+        proc, self._proc, self._queues = self._proc, None, None
+        if proc is not None and proc.is_alive():
+            proc.kill()
+            proc.join(timeout=10)
+
+    def call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in the child (``fn`` importable by name: spawn pickles it)."""
+        import pickle
+        import queue
+
+        with self._lock:
+            proc, tasks, replies = self._ensure()
+            callbacks = {k: v for k, v in kwargs.items() if callable(v)}
+            tasks.put(pickle.dumps((fn, args, {k: _Relay(k) if k in callbacks else v
+                                               for k, v in kwargs.items()})))
+            answered = False
+            try:
+                while True:
+                    try:
+                        message = replies.get(timeout=1.0)
+                    except queue.Empty:
+                        if not proc.is_alive():
+                            answered = True  # nothing left to end
+                            self._proc = None
+                            raise OSError(f"the worker process for {fn.__name__} ended "
+                                          f"(exit code {proc.exitcode}); see the server's log"
+                                          ) from None
+                        continue
+                    if message[0] == "progress":
+                        callbacks[message[1]](message[2], message[3])
+                        continue
+                    answered = True
+                    if message[0] == "error":
+                        raise pickle.loads(message[1])
+                    return pickle.loads(message[1])
+            finally:
+                self._last = time.monotonic()
+                if not answered:  # stopped or interrupted: its work goes with it
+                    self.stop()
+
+
+@functools.cache
+def torch_child() -> Child:
+    """The :class:`Child` of this process for torch's work, made on the first call."""
+    return Child()
 
 
 KEPT_STREAM_SAMPLES = 500_000  # longer streams are drawn again rather than kept

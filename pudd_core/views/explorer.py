@@ -14,6 +14,7 @@ import inspect
 import io
 import json
 import math
+import re
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -428,6 +429,25 @@ class ExplorerConfig:
             baselines=tuple(tuple(row[n + j] for row in rows)
                             for j in range(len(self.baselines))),
         )
+
+    def file_stem(self) -> str:
+        """The downloads' common file name: stream, classifier, every setting and the seeds.
+
+        Each setting's label becomes letters, digits, dots and dashes (as the player names
+        its figures), so two explorations' files never take each other's name.
+
+        Examples
+        --------
+        >>> ExplorerConfig(settings=(PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"})),
+        ...                seeds=3).file_stem()
+        'pudd_sea0_gnb_PUDD-3+PUDD-5-all-cuts_seed0-2'
+        >>> ExplorerConfig(seed=4).file_stem()
+        'pudd_sea0_gnb_PUDD-3_seed4'
+        """
+        settings = "+".join(re.sub(r"[^A-Za-z0-9.]+", "-", s.label).strip("-")
+                            for s in self.settings)
+        seeds = f"{self.seed}" if self.seeds == 1 else f"{self.seed}-{self.seed + self.seeds - 1}"
+        return f"pudd_{self.dataset}_{self.classifier}_{settings}_seed{seeds}"
 
     def as_python(self) -> str:
         """The equivalent ``pudd_core`` calls, for a "show the code" panel."""

@@ -269,3 +269,22 @@ def test_the_comparison_follows_the_csv_and_its_absence_is_said(
     at = _page()
     assert not at.exception
     assert any("No committed comparison" in i.value for i in at.info)
+
+
+def test_the_app_sends_torch_models_to_the_child_and_the_rest_runs_here(monkeypatch):
+    from pudd_core.experiments import pool
+    from ui import cache
+
+    calls = []
+
+    class Recorder:
+        def call(self, fn, /, *args, **kwargs):
+            calls.append(fn.__name__)
+            return fn(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "torch_child", Recorder)
+    monkeypatch.setattr(pool, "parallel", lambda: True)
+    assert cache.off_server("gnb", max, 1, 5) == 5 and calls == []
+    assert cache.off_server("pretrained-cnn", max, 1, 5) == 5 and calls == ["max"]
+    monkeypatch.setattr(pool, "parallel", lambda: False)  # PUDD_WORKERS=1: all here
+    assert cache.off_server("resnet18", min, 1, 5) == 1 and calls == ["max"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -196,3 +198,93 @@ def test_a_stream_over_the_limit_is_drawn_again(monkeypatch):
     monkeypatch.setattr(pool, "KEPT_STREAM_SAMPLES", 10)
     cfg = RunConfig("sea0", "gnb", "pudd", seed=8, n_chunks=5)
     assert kept_stream(cfg, get_info("sea0")) is not kept_stream(cfg, get_info("sea0"))
+
+
+# --- the child for torch's work -----------------------------------------------------------------
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class _StopPressed(Exception):
+    pass
+
+
+def test_a_run_in_the_child_equals_the_run_here_with_the_same_progress():
+    cfg = RunConfig("sea0", "gnb", "pudd", seed=2, n_chunks=10)
+    here, there = [], []
+    child = pool.Child(idle_s=30)
+    try:
+        got = child.call(run_experiment, cfg, progress=lambda d, n: there.append((d, n)))
+        pid = child.pid
+        assert pid is not None and pid != os.getpid() and _alive(pid)
+    finally:
+        child.stop()
+    want = run_experiment(cfg, progress=lambda d, n: here.append((d, n)))
+    assert (got.alarms, got.accuracy) == (want.alarms, want.accuracy)
+    np.testing.assert_array_equal([c.p_value for c in got.chunks],
+                                  [c.p_value for c in want.chunks])
+    assert there == here and there[-1] == (9, 9)  # every report, in order
+    assert not _alive(pid)
+
+
+def test_an_error_in_the_child_is_raised_here_with_its_parameter():
+    from pudd_core._validation import ParameterError
+
+    child = pool.Child(idle_s=30)
+    try:
+        with pytest.raises(ParameterError, match="n_chunks") as info:
+            child.call(run_experiment, RunConfig("sea0", "gnb", "pudd", n_chunks=1))
+        assert info.value.param == "n_chunks"
+        pid = child.pid
+        assert pid is not None  # an error ends the call, not the child
+        assert child.call(max, 2, 7) == 7 and child.pid == pid
+    finally:
+        child.stop()
+
+
+def test_stop_pressed_during_a_call_ends_the_child_and_the_next_call_starts_another():
+    def stop(done: int, total: int) -> None:
+        if done >= 2:
+            raise _StopPressed
+
+    child = pool.Child(idle_s=30)
+    try:
+        child.call(max, 1, 2)
+        first = child.pid
+        assert first is not None
+        with pytest.raises(_StopPressed):
+            child.call(run_experiment, RunConfig("sea0", "gnb", "pudd", n_chunks=40),
+                       progress=stop)
+        assert child.pid is None and not _alive(first)  # its work went with it
+        assert child.call(min, 4, 3) == 3 and child.pid not in (None, first)
+    finally:
+        child.stop()
+
+
+def test_the_child_exits_when_idle():
+    child = pool.Child(idle_s=1.0)
+    assert child.call(sum, [1, 2, 3]) == 6
+    pid = child.pid
+    assert pid is not None
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(pid) and child.pid is None
+    assert child.call(sum, [4]) == 4  # a new one for the next call
+
+
+def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
+    child = pool.Child(idle_s=30)
+    try:
+        with pytest.raises(TypeError, match="cannot pickle"):
+            child.call(threading.Lock)  # a lock cannot go back to the caller
+        with pytest.raises(TypeError, match="cannot pickle"):
+            child.call(max, threading.Lock())  # nor to the child
+        assert child.call(max, 1, 2) == 2  # the child still serves
+    finally:
+        child.stop()

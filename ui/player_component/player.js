@@ -116,6 +116,10 @@
     const heading = $(id + "-title");
     if (heading && heading.textContent !== f.title) heading.textContent = f.title;
     shows[id] = () => figure;
+    // the chart's box holds the figure's height: plotly's responsive resize (a window made
+    // narrower) autosizes the height from the box, which otherwise measures 0 and lets the
+    // figure overlap what follows it (the cut table, the windows)
+    $(id).style.height = f.layout.height + "px";
     return Plotly.react($(id), f.data, f.layout, plotConfig(id));
   }
 
