@@ -330,7 +330,7 @@ def table2_ranks(r: Reports) -> str:
     ranks = ", ".join(f"{_name(m)} {v:.2f}" for m, v in res.ranks.items())
     better = {p: [m for m in table.columns if res.differs(p, m) and res.ranks[p] < res.ranks[m]]
               for p in PUDD_DETECTORS if p in table}
-    sig = "; ".join(f"{_name(p)} than {_words([_name(m) for m in v]) or 'none'}"
+    sig = "; ".join(f"{_name(p)} than {_words([_name(m) for m in v]) or 'no method'}"
                     for p, v in better.items())
     first = table.idxmax(axis=1)
     by_first: dict[str, list[str]] = {}
