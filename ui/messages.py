@@ -58,6 +58,26 @@ def code(text: object) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+def quoted_markdown(text: str) -> str:
+    r"""A library sentence that quotes names in backticks as Markdown: names as code spans.
+
+    The text between backtick pairs goes through :func:`code`, the rest through
+    :func:`escape`, so a quoted name shows as code and no part of the text can start
+    Markdown of its own (an odd backtick is text).
+
+    Examples
+    --------
+    >>> print(quoted_markdown("label: column `y_true` (a usual name)"))
+    label: column `y_true` (a usual name)
+    >>> print(quoted_markdown("column `[x](https://evil.example/)` and `a`b`"))
+    column `[x](https://evil.example/)` and `a`b\`
+    """
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: the last one is text
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(code(p) if i % 2 else escape(p) for i, p in enumerate(parts))
+
+
 def reason_markdown(text: str) -> str:
     r"""A registry message (a sentence, then numbered ways out) as Markdown, text escaped.
 

@@ -241,7 +241,7 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         if frame.shape[1] > PREVIEW_COLUMNS:
             st.caption(f"The first {PREVIEW_COLUMNS} of {frame.shape[1]:,} columns.")
         if guess["why"]:
-            st.markdown("\n".join(f"- {messages.escape(w)}" for w in guess["why"]))
+            st.markdown("\n".join(f"- {messages.quoted_markdown(w)}" for w in guess["why"]))
         else:
             st.markdown("No column looked like a label or probabilities: choose them below.")
     guessed_form = (0 if guess["proba_prefix"] is not None else

@@ -46,6 +46,9 @@ def test_the_page_opens_on_the_example_log_with_its_alarms_in_the_player() -> No
     assert at.text_input(key="monitor_prefix").value == "proba_"
     assert not at.error
     assert any("2 alarms" in m.value for m in at.markdown)
+    # how the columns were guessed: the names as code, not as escaped backticks
+    why = [m.value for m in at.markdown if "a usual name for the true label" in m.value]
+    assert why and "column `label`" in why[0] and "\\`" not in why[0]
 
 
 def test_time_windows_on_the_example() -> None:
