@@ -356,7 +356,8 @@ _CIFAR_COLUMNS = {
     "accuracy": ["82.1", "81.0"], "std": ["1.9"], "n_seeds": ["2", "0"], "alarms": ["7.0"],
     "drifts": ["9"], "early": ["5"], "detected": ["6"], "false_alarms": ["1.1"],
     "run_s": ["38.0"], "classifier": ["pretrained-cnn", "resnet18"],
-    "n_chunks": ["100", "3", "1", "0", "1e9", "100000000"], "seeds": ["0 1", "0", "0 x", "-2 1"],
+    "n_chunks": ["100", "3", "1", "0", "1e9", "100000000"],
+    "seeds": ["0 1", "0", "0 x", "-2 1", "0 ²", "1 1"],
     "seed_accuracy": ["82.0 81.0", "82.0", "82.0 x"],
 }
 

@@ -629,7 +629,7 @@ def _read_stream(cells: pd.DataFrame, what: str) -> tuple[tuple[int, ...], int]:
                                                         else ""))
             cells[name] = values
     text = str(cells["seeds"].iloc[0])
-    seeds = tuple(int(x) for x in text.split() if x.isdigit())
+    seeds = tuple(int(x) for x in text.split() if x.isascii() and x.isdigit())
     if not seeds or len(seeds) != len(text.split()) or len(set(seeds)) != len(seeds):
         raise ValueError(f"{what}: seeds {text!r} are not distinct integers >= 0 separated by "
                          "spaces")
