@@ -24,6 +24,7 @@ from pudd_core.experiments.reproduce import (
     checked_numbers,
     detector_label,
     drifts_known,
+    seed_text,
 )
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, REFERENCES, REGIMES, Regime
@@ -143,7 +144,7 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     ok = df[df["status"] == "ok"].drop_duplicates([*_CELL, "seed"], keep="last")
     ok = ok.assign(accuracy=pd.to_numeric(ok["accuracy"]) * 100)
     stats = ok.groupby(_CELL)["accuracy"].agg(["mean", "std", "size"])
-    seeds = ok.groupby(_CELL)["seed"].agg(lambda s: _seed_text(sorted(int(x) for x in s)))
+    seeds = ok.groupby(_CELL)["seed"].agg(lambda s: seed_text(sorted(int(x) for x in s)))
     err = df[df["status"] != "ok"].groupby(_CELL).size().rename("n_errors")
     cells = pd.DataFrame({"ours": stats["mean"], "std": stats["std"], "n_seeds": stats["size"],
                           "seeds": seeds}).join(err, how="outer").reset_index()
@@ -237,7 +238,8 @@ def read_ek_ablation(csv: str | os.PathLike[str]) -> tuple[pd.DataFrame, list[st
             cells[name] = float("nan")
     cells["seeds"] = cells["seeds"].fillna("").astype(str)
     for row in cells.itertuples(index=False):
-        if row.seeds and not re.fullmatch(r"\d+(-\d+)?(, \d+(-\d+)?)*", row.seeds):
+        # "0-2, 5" (every report since); "0,3" (Fig. 5 reports written before)
+        if row.seeds and not re.fullmatch(r"\d+(-\d+)?(, ?\d+(-\d+)?)*", row.seeds):
             raise ValueError(f"{what}: cell {row.classifier} / {row.detector} / {row.dataset} / "
                              f"{row.regime}: seeds {row.seeds!r} are not like '0-2, 5'")
     md = path.with_suffix(".md")
@@ -268,14 +270,6 @@ def merge_ek_cells(base: pd.DataFrame, added: pd.DataFrame) -> pd.DataFrame:
     new = pd.MultiIndex.from_frame(added[key])
     kept = base[~pd.MultiIndex.from_frame(base[key]).isin(new)]
     return _in_order(pd.concat([kept, added], ignore_index=True))
-
-
-def _seed_text(seeds: Sequence[int]) -> str:
-    if not seeds:
-        return ""
-    if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 1:
-        return f"{seeds[0]}-{seeds[-1]}"
-    return ",".join(map(str, seeds))
 
 
 def ek_ablation_markdown(cells: pd.DataFrame, *, notes: Sequence[str] = ()) -> str:

@@ -50,6 +50,7 @@ __all__ = [
     "read_report",
     "reproduction_configs",
     "reproduction_report",
+    "seed_text",
 ]
 
 #: Datasets of the acceptance check: all but airline, whose file is a substitute.
@@ -241,8 +242,14 @@ def _setting_text(name: str, value: Any) -> str:
     return str(value.item() if hasattr(value, "item") else value)
 
 
-def _seed_text(seeds: Sequence[int]) -> str:
-    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+def seed_text(seeds: Sequence[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``: seeds as every report writes them (none: "none").
+
+    Examples
+    --------
+    >>> seed_text([5, 0, 1, 2]), seed_text([0, 3]), seed_text([])
+    ('0-2, 5', '0, 3', 'none')
+    """
     parts: list[str] = []
     for s in sorted(seeds):
         if parts and parts[-1].split("-")[-1] == str(s - 1):
@@ -253,7 +260,7 @@ def _seed_text(seeds: Sequence[int]) -> str:
 
 
 def _parse_seed_text(text: str) -> frozenset[int]:
-    """``"0-2, 5"`` -> ``{0, 1, 2, 5}``: the inverse of :func:`_seed_text` (``""``: none).
+    """``"0-2, 5"`` -> ``{0, 1, 2, 5}``: the inverse of :func:`seed_text` (``""``: none).
 
     Examples
     --------
@@ -361,7 +368,7 @@ class ReproductionReport:
             f"# {LAYOUTS[self.table].title}: reproduction with {name}",
             "",
             f"- Classifier: `{self.classifier}`.",
-            f"- Seeds: {_seed_text(self.seeds)} ({len(self.seeds)} seeds; the paper averages "
+            f"- Seeds: {seed_text(self.seeds)} ({len(self.seeds)} seeds; the paper averages "
             f"100). Runs: {n_ok} ok, {self.n_errors} failed (left out)."
             if self.seeds or not n_ok else
             f"- Seeds: not recorded (up to {self._most_seeds()} per cell; the paper averages "
@@ -695,7 +702,7 @@ def reproduction_report(
     # in seed order: the store's row order depends on which worker finished first, and float
     # sums in another order differ in the last bits
     stats = ok.sort_values("seed").groupby(_CELL)["accuracy"].agg(["mean", "std", "size"])
-    seeds = ok.groupby(_CELL)["seed"].agg(lambda s: _seed_text([int(v) for v in s]))
+    seeds = ok.groupby(_CELL)["seed"].agg(lambda s: seed_text([int(v) for v in s]))
     ours = pd.DataFrame({"ours": stats["mean"] * 100, "std": stats["std"] * 100,
                          "n_seeds": stats["size"], "seeds": seeds}).reset_index()
     ours = ours.merge(alarm_stats(ok.sort_values("seed")), on=_CELL, how="left")
@@ -880,7 +887,7 @@ def read_report(csv: str | os.PathLike[str], table: int,
     caveats, run_seconds, header_seeds = _read_report_markdown(path.with_suffix(".md"))
     if "seeds" not in cells:  # written before reports named each cell's seeds
         known = (header_seeds is not None) & (cells["n_seeds"] == len(header_seeds or ()))
-        cells["seeds"] = [_seed_text(sorted(header_seeds or ())) if k and n else ""
+        cells["seeds"] = [seed_text(sorted(header_seeds or ())) if k and n else ""
                           for k, n in zip(known, cells["n_seeds"], strict=True)]
     else:
         cells["seeds"] = cells["seeds"].fillna("").astype(str)
@@ -982,9 +989,9 @@ def _addition(base_seeds: frozenset[int] | None, n_base: int, added: frozenset[i
         return "pool"
     raise _validation.ParameterError(
         "add", f"--add: the report's cell {_cell_name(cell)} has seeds "
-               f"{_seed_text(sorted(base_seeds))} and this command's "
-               f"{_seed_text(sorted(added))} overlap them in part: add only other seeds "
-               f"(e.g. --seeds {_seed_text(sorted(added - base_seeds)).replace(' ', '')}) or "
+               f"{seed_text(sorted(base_seeds))} and this command's "
+               f"{seed_text(sorted(added))} overlap them in part: add only other seeds "
+               f"(e.g. --seeds {seed_text(sorted(added - base_seeds)).replace(' ', '')}) or "
                "all of them")
 
 
@@ -1128,7 +1135,7 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
             mean, std = _pool(old, row)
             cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS]] = [
                 mean, std, old.n_seeds + row.n_seeds, old.n_errors + row.n_errors,
-                _seed_text(sorted(_parse_seed_text(old.seeds) | _parse_seed_text(row.seeds))),
+                seed_text(sorted(_parse_seed_text(old.seeds) | _parse_seed_text(row.seeds))),
                 *_pool_alarms(old, row)]
     merged = cells.reset_index()
     if new_rows:

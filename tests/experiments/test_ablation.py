@@ -124,3 +124,22 @@ def test_cli_fig5_add_puts_the_references_into_a_report_written_before(tmp_path,
     assert "is not a row of Fig. 5" in capsys.readouterr().err
     assert main([*small[:-1], str(tmp_path / "empty"), "--seeds", "1", "--add"]) == 2
     assert "no report at" in capsys.readouterr().err
+
+
+def test_a_cell_of_scattered_seeds_is_written_as_every_report_and_read_back(tmp_path):
+    """Seeds 0 and 3: "0, 3" as the Table 1/2 reports write them; a Fig. 5 report of before
+    ("0,3") still reads."""
+    from pudd_core.experiments.ablation import read_ek_ablation
+
+    runs = pd.DataFrame({"classifier": "gnb", "detector": "pudd", "alpha": 1e-3,
+                         "dataset": "sea0", "regime": "incremental", "seed": [0, 3],
+                         "accuracy": [0.9, 0.8], "status": "ok"})
+    cells = ek_ablation_cells(runs)
+    assert cells["seeds"].tolist() == ["0, 3"]
+    _, csv = save_ek_ablation(cells, tmp_path)
+    back, _ = read_ek_ablation(csv)
+    assert back["seeds"].tolist() == ["0, 3"] and back["n_seeds"].tolist() == [2]
+    old = pd.read_csv(csv, dtype={"seeds": str})
+    old["seeds"] = "0,3"
+    old.to_csv(csv, index=False)
+    assert read_ek_ablation(csv)[0]["seeds"].tolist() == ["0,3"]
