@@ -79,6 +79,19 @@ def _words(names: Sequence[str]) -> str:
     return (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else "".join(names)
 
 
+def _committed(file: str, table: int, classifier: str,
+               doc: str) -> cached_property[ReproductionReport]:
+    """A :class:`Reports` attribute: the committed report ``file``, read once when asked for."""
+
+    def read(self: Reports) -> ReproductionReport:
+        from pudd_core.experiments.reproduce import read_report
+
+        return read_report(self.folder / file, table, classifier)
+
+    read.__doc__ = doc
+    return cached_property(read)
+
+
 class Reports:
     """The committed reports of a results folder, each read once when first asked for."""
 
@@ -87,40 +100,17 @@ class Reports:
 
         self.folder = Path(folder) if folder is not None else results_dir()
 
-    def _report(self, name: str, table: int, classifier: str) -> ReproductionReport:
-        from pudd_core.experiments.reproduce import read_report
-
-        return read_report(self.folder / name, table, classifier)
-
-    @cached_property
-    def gnb(self) -> ReproductionReport:
-        """Table 1 with GNB, 10 seeds, the baselines and the references."""
-        return self._report("table1_gnb.csv", 1, "gnb")
-
-    @cached_property
-    def gnb100(self) -> ReproductionReport:
-        """Table 1 with GNB: the 100-seed acceptance run."""
-        return self._report("table1_gnb_acceptance_100seeds.csv", 1, "gnb")
-
-    @cached_property
-    def vfdt(self) -> ReproductionReport:
-        """Table 1 with VFDT."""
-        return self._report("table1_vfdt.csv", 1, "vfdt")
-
-    @cached_property
-    def dnn(self) -> ReproductionReport:
-        """Table 1 with the DNN and the authors' frozen-head bug."""
-        return self._report("table1_dnn.csv", 1, "dnn")
-
-    @cached_property
-    def dnn_fixed(self) -> ReproductionReport:
-        """Table 1 with the DNN, the head fixed."""
-        return self._report("table1_dnn_fixed_head.csv", 1, "dnn")
-
-    @cached_property
-    def table2(self) -> ReproductionReport:
-        """Table 2, the 5-DNN ensemble and the SOTA methods."""
-        return self._report("table2_dnn-ensemble.csv", 2, "dnn-ensemble")
+    gnb = _committed("table1_gnb.csv", 1, "gnb",
+                     "Table 1 with GNB, 10 seeds, the baselines and the references.")
+    gnb100 = _committed("table1_gnb_acceptance_100seeds.csv", 1, "gnb",
+                        "Table 1 with GNB: the 100-seed acceptance run.")
+    vfdt = _committed("table1_vfdt.csv", 1, "vfdt", "Table 1 with VFDT.")
+    dnn = _committed("table1_dnn.csv", 1, "dnn",
+                     "Table 1 with the DNN and the authors' frozen-head bug.")
+    dnn_fixed = _committed("table1_dnn_fixed_head.csv", 1, "dnn",
+                           "Table 1 with the DNN, the head fixed.")
+    table2 = _committed("table2_dnn-ensemble.csv", 2, "dnn-ensemble",
+                        "Table 2, the 5-DNN ensemble and the SOTA methods.")
 
     @cached_property
     def earlier_sota(self) -> pd.DataFrame:
