@@ -38,6 +38,39 @@ def machine() -> str:
     )
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1, else the option's error names the value."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not >= 1")
+    return value
+
+
+def existing_path(text: str) -> Path:
+    """An argparse type: a file or folder that exists, else the option's error names it."""
+    import argparse
+
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no file or folder at {text!r}")
+    return path
+
+
+def names_from(text: str, known: Sequence[str], parser: Any, option: str) -> list[str]:
+    """A comma-separated list of ``known`` names; an unknown one is the parser's error."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"{option}: unknown {', '.join(map(repr, unknown))}; known: "
+                     f"{', '.join(known)}")
+    return names
+
+
 def load_average() -> str:
     """The 1-, 5- and 15-minute load averages, as "1.1, 1.4, 1.7"."""
     return ", ".join(f"{v:.1f}" for v in os.getloadavg())

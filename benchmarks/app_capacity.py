@@ -22,7 +22,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from benchmarks._common import app_server, cpu_seconds, headless_browser, rss_mb
+from benchmarks._common import app_server, cpu_seconds, headless_browser, positive_int, rss_mb
 from tests.app._browser import (
     SERVER_PIDS,
     assert_no_exception,
@@ -135,7 +135,7 @@ def class_main(name: str, doc: str | None, measure: Measure, report: Report) -> 
     Shared by this benchmark and ``app_capacity_ws`` (``name``: the module, for the command).
     """
     parser = argparse.ArgumentParser(description=doc)
-    parser.add_argument("--class-size", type=int, default=30, help="sessions in the class")
+    parser.add_argument("--class-size", type=positive_int, default=30, help="sessions in the class")
     n = parser.parse_args().class_size
     command = (f".venv/bin/python -m benchmarks.run_all --only {name}" if n == 30 else
                f".venv/bin/python -m benchmarks.{name} --class-size {n}")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._common import machine
+from benchmarks._common import existing_path, machine, positive_int
 
 N_CLASSES = 10
 PIECE = 1_000_000
@@ -91,14 +91,17 @@ def _commit(tree: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--log", type=Path, default=None,
+    parser.add_argument("--rows", type=positive_int, default=10_000_000)
+    parser.add_argument("--log", type=existing_path, default=None,
                         help="a log written by write_log before (skips the generation)")
     parser.add_argument("--chunk-sizes", default="10000,1000")
-    parser.add_argument("--baseline", type=Path, default=None,
+    parser.add_argument("--baseline", type=existing_path, default=None,
                         help="another checkout to measure in the same run (before a change)")
     args = parser.parse_args()
-    sizes = [int(c) for c in args.chunk_sizes.split(",")]
+    try:
+        sizes = [positive_int(c) for c in args.chunk_sizes.split(",")]
+    except argparse.ArgumentTypeError as err:
+        parser.error(f"--chunk-sizes: {err}")
     with tempfile.TemporaryDirectory(prefix="pudd-bench-monitor-") as tmp:
         path = args.log or Path(tmp) / "log.parquet"
         t = time.perf_counter()

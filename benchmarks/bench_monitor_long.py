@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from benchmarks._common import machine
+from benchmarks._common import machine, positive_int
 
 N_CLASSES = 10
 BATCH = 131_072
@@ -55,8 +55,8 @@ def main() -> None:
     from pudd_core.monitoring import Monitor
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=100_000_000)
-    parser.add_argument("--chunk-size", type=int, default=1000)
+    parser.add_argument("--rows", type=positive_int, default=100_000_000)
+    parser.add_argument("--chunk-size", type=positive_int, default=1000)
     args = parser.parse_args()
     frames = _batches()
     mon = Monitor(label="label", proba_prefix="proba_", chunk_size=args.chunk_size)

@@ -26,7 +26,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import app_server, headless_browser, load_average, machine, rss_mb
+from benchmarks._common import (
+    app_server,
+    headless_browser,
+    load_average,
+    machine,
+    names_from,
+    positive_int,
+    rss_mb,
+)
 from pudd_core.experiments.pool import CHILD_IDLE_S
 from tests.app._browser import MAIN_HEIGHT, SERVER_PIDS
 
@@ -88,13 +96,13 @@ def main() -> None:
     from ui.pages import PAGES
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--warm", type=int, default=2, help="warm visits per page")
+    parser.add_argument("--warm", type=positive_int, default=2, help="warm visits per page")
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     parser.add_argument("--no-idle", action="store_true",
                         help="skip the wait for the torch child's idle exit at the end")
     args = parser.parse_args()
-    chosen = [p for p in PAGES if not args.pages or (p.url_path or "home") in
-              args.pages.split(",")]
+    wanted = names_from(args.pages, [p.url_path or "home" for p in PAGES], parser, "--pages")
+    chosen = [p for p in PAGES if not wanted or (p.url_path or "home") in wanted]
     rows = []
     with headless_browser() as browser, \
             app_server(store=ROOT / "results" / "store") as (url, _):

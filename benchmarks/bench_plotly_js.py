@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine
+from benchmarks._common import existing_path, machine, names_from, positive_int
 
 _PAGE = """<html><body><div id="g" style="width:600px;height:400px"></div>
 <script>window.t0 = performance.now()</script><script src="{src}"></script>
@@ -114,11 +114,14 @@ def main() -> None:
     from pudd_core.plots.bundle import FULL_JS, basic_bundle_path, player_js
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=positive_int, default=5)
     parser.add_argument("--page", default="course-theorem2")
-    parser.add_argument("--basic", type=Path, default=None,
+    parser.add_argument("--basic", type=existing_path, default=None,
                         help="the basic bundle (default: the data cache's)")
     args = parser.parse_args()
+    from ui.pages import PAGES
+
+    names_from(args.page, [p.url_path for p in PAGES if p.url_path], parser, "--page")
     basic = args.basic or (basic_bundle_path() if player_js() != FULL_JS else None)
     bundles = {"full (the plotly package's plotly.min.js)": FULL_JS}
     if basic is not None:

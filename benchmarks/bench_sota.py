@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from benchmarks._common import machine
+from benchmarks._common import existing_path, machine, positive_int
 from pudd_core.experiments.runner import RunConfig, run_experiment
 
 COMMAND = ".venv/bin/python -m benchmarks.bench_sota"
@@ -57,7 +57,7 @@ STORE_ROWS = [("NS", "ns", "none"), ("ADLTER", "adlter", "none"),
 STREAMS = ["sea0", "sea10", "sea20", "sine", "mixed", "elec2", "powersupply", "airline"]
 
 
-def store_table(store: str) -> None:
+def store_table(store: str | os.PathLike[str]) -> None:
     """Median ``elapsed_s`` per method and stream over the seeds a results store holds."""
     import numpy as np
 
@@ -67,7 +67,7 @@ def store_table(store: str) -> None:
     runs = runs[(runs["status"] == "ok") & (runs["regime"] == "incremental")
                 & ((runs["detector"] != "pudd") | np.isclose(runs["alpha"], 1e-3))]
     print(f"## SOTA methods of Table 2: whole episodes\n\nCommand: `{COMMAND} --from-store "
-          f"results/store` (runs nothing)  \nMachine: {machine()}\n")
+          f"{store}` (runs nothing)  \nMachine: {machine()}\n")
     print("The committed Table 2 runs (their authors' procedures for NS, ADLTER and MCD-DD), "
           "as the results store recorded them: median wall seconds of one incremental episode "
           "on one core over the seeds run (in brackets), on the paper's stream lengths (100 "
@@ -89,11 +89,11 @@ def store_table(store: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n-chunks", type=int, default=None)
+    parser.add_argument("--n-chunks", type=positive_int, default=None)
     parser.add_argument("--datasets", default="sea0,airline")
     parser.add_argument("--kswin-only", action="store_true",
                         help="only the KSWIN table (river against FastKSWIN)")
-    parser.add_argument("--from-store", default=None,
+    parser.add_argument("--from-store", type=existing_path, default=None,
                         help="run nothing: table the whole episodes this results store holds")
     parser.add_argument("--methods", default=None,
                         help="comma-separated labels' classifiers/detectors, e.g. ns,adlter")

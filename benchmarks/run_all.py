@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks._common import names_from
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["bench_detector", "bench_bounded", "bench_streams", "bench_classifiers", "bench_runner",
            "bench_explorer", "bench_monitor", "bench_monitor_false_alarms", "bench_follow",
@@ -34,6 +36,7 @@ def main() -> None:
     parser.add_argument("--assemble", action="store_true",
                         help="run nothing: rebuild BENCHMARKS.md from benchmarks/results/")
     args = parser.parse_args()
+    names_from(",".join(args.only or []), [*SCRIPTS, *APP], parser, "--only")
     SECTIONS.mkdir(exist_ok=True)
     for name in [] if args.assemble else args.only or (APP if args.app else SCRIPTS):
         t = time.perf_counter()  # the script's progress and errors go to the terminal

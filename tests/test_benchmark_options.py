@@ -1,0 +1,74 @@
+"""Bad values of the benchmarks' and scripts' options: argparse's error naming the option, exit
+status 2, before anything is measured or written; never a traceback, never a silent default."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks._common import existing_path, positive_int
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = [
+    ("bench_pages", ["--warm", "0"], "--warm"),
+    ("bench_pages", ["--warm", "two"], "--warm"),
+    ("bench_pages", ["--pages", "explorer,nowhere"], "--pages"),
+    ("bench_plotly_js", ["--repeat", "-1"], "--repeat"),
+    ("bench_plotly_js", ["--basic", "/no/such/bundle.js"], "--basic"),
+    ("bench_plotly_js", ["--page", "nowhere"], "--page"),
+    ("bench_sota", ["--from-store", "/no/such/store"], "--from-store"),
+    ("bench_sota", ["--n-chunks", "0"], "--n-chunks"),
+    ("app_capacity", ["--class-size", "0"], "--class-size"),
+    ("bench_monitor_long", ["--rows", "1e8"], "--rows"),
+    ("bench_monitor_long", ["--chunk-size", "-5"], "--chunk-size"),
+    ("bench_monitor", ["--log", "/no/such/log.parquet"], "--log"),
+    ("bench_monitor", ["--baseline", "/no/such/checkout"], "--baseline"),
+    ("bench_monitor", ["--chunk-sizes", "1000,0"], "--chunk-sizes"),
+    ("run_all", ["--only", "bench_nothing"], "--only"),
+]
+
+
+@pytest.mark.parametrize("module, argv, option", CASES,
+                         ids=[f"{m} {' '.join(a)}" for m, a, _ in CASES])
+def test_a_bad_option_value_is_refused_by_name_before_any_work(
+        module: str, argv: list[str], option: str, monkeypatch: Any, capsys: Any) -> None:
+    main = importlib.import_module(f"benchmarks.{module}").main
+    monkeypatch.setattr(sys, "argv", [module, *argv])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert option in err and "Traceback" not in err, err
+
+
+def test_write_findings_refuses_an_unknown_option_instead_of_writing() -> None:
+    readme = (ROOT / "README.md").read_bytes()
+    done = subprocess.run([sys.executable, "scripts/write_findings.py", "--chek"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "unrecognized arguments: --chek" in done.stderr
+    assert (ROOT / "README.md").read_bytes() == readme
+
+
+@given(st.text(max_size=12))
+def test_positive_int_is_a_whole_number_above_zero_or_an_argparse_error(text: str) -> None:
+    try:
+        value = positive_int(text)
+    except argparse.ArgumentTypeError as err:
+        assert repr(text) in str(err)
+        return
+    assert value >= 1 and value == int(text)
+
+
+def test_existing_path_names_a_missing_path(tmp_path: Path) -> None:
+    assert existing_path(str(tmp_path)) == tmp_path
+    with pytest.raises(argparse.ArgumentTypeError, match="no file or folder at"):
+        existing_path(str(tmp_path / "gone"))
