@@ -57,16 +57,22 @@ _OPEN = re.compile(r"<!-- finding: (\S*) -->\n")
 _REAL = ("elec2", "powersupply")
 _SYNTHETIC = ("sea0", "sea10", "sea20", "sine", "mixed")
 _REGIME_LETTER = {"incremental": "I", "train-once": "O"}
+#: The river baselines but KSWIN, which the findings count apart (added to the tables later).
+_RIVER = tuple(d for d in CLASSIC_DETECTORS if d != "kswin")
 
 
 def _name(x: str) -> str:
     return DISPLAY_NAMES.get(x, x)
 
 
+def _where(row: Any) -> str:
+    """``elec2-I``: a cell's stream and regime."""
+    return f"{_name(row.dataset)}-{_REGIME_LETTER[row.regime]}"
+
+
 def _cell(row: Any, *, detector: bool = True) -> str:
     """``elec2-I PUDD-1 (+1.72)``: a cell and its difference from the paper."""
-    where = f"{_name(row.dataset)}-{_REGIME_LETTER[row.regime]}"
-    return (f"{where} {_name(row.detector)}" if detector else where) + \
+    return (f"{_where(row)} {_name(row.detector)}" if detector else _where(row)) + \
         f" ({row.difference:+.2f})"
 
 
@@ -199,7 +205,7 @@ def gnb_real_streams(r: Reports) -> str:
     """How exact the real streams are, and how much the seeded subsample moves them."""
     run = _run(r.gnb100, PUDD_DETECTORS, _REAL)
     equal = run[(run["ours"].round(2) - run["paper"]).abs() < 0.005]
-    examples = ", ".join(f"{_name(x.dataset)}-{_REGIME_LETTER[x.regime]} {_name(x.detector)} "
+    examples = ", ".join(f"{_where(x)} {_name(x.detector)} "
                          f"{x.ours:.2f} = {x.paper:.2f}"
                          for x in equal.head(3).itertuples(index=False))
     moving = run[run["std"] > 0]
@@ -208,14 +214,13 @@ def gnb_real_streams(r: Reports) -> str:
             f"cells on elec2 and powersupply equal the paper's to the second decimal "
             f"(e.g. {examples}); "
             f"{len(moving)} of the {len(run)} vary across seeds at all, the most "
-            f"{_name(widest.dataset)}-{_REGIME_LETTER[widest.regime]} "
+            f"{_where(widest)} "
             f"{_name(widest.detector)} (std {widest['std']:.2f} points).")
 
 
 def gnb_baselines(r: Reports) -> str:
     """The river baselines against the paper: the synthetic streams, EDDM airline, KSWIN."""
-    classic = [d for d in CLASSIC_DETECTORS if d != "kswin"]
-    synthetic = _run(r.gnb, classic, _SYNTHETIC)
+    synthetic = _run(r.gnb, _RIVER, _SYNTHETIC)
     out = _outside(synthetic, 1.0)
     paper = paper_table(1)
     air = paper[(paper["classifier"] == "gnb") & (paper["dataset"] == "airline")
@@ -232,10 +237,9 @@ def gnb_baselines(r: Reports) -> str:
 
 def vfdt(r: Reports) -> str:
     """VFDT against the paper: PUDD, the baselines, KSWIN."""
-    classic = [d for d in CLASSIC_DETECTORS if d != "kswin"]
     pudd = _within_text(_run(r.vfdt, PUDD_DETECTORS), 1.5, "PUDD-1/3/5 cells")
     return (f"With {_seeds(r.vfdt)}, {pudd}. "
-            f"The river baselines: {_within_text(_run(r.vfdt, classic), 1.5, 'cells')}. "
+            f"The river baselines: {_within_text(_run(r.vfdt, _RIVER), 1.5, 'cells')}. "
             f"KSWIN: {_within_text(_run(r.vfdt, ['kswin']), 1.5, 'cells')}.")
 
 
@@ -376,7 +380,7 @@ def _references_table1(report: ReproductionReport, file: str, label: str) -> str
     oracle = report.cells[report.cells["detector"] == "oracle"].dropna(subset=["alarms"])
     exact = bool(len(oracle)) and bool((oracle["alarms"] == oracle["drifts"]).all()
                                        and (oracle["false_alarms"] == 0).all())
-    cells = ", ".join(f"{_name(x.detector)} {_name(x.dataset)}-{_REGIME_LETTER[x.regime]}"
+    cells = ", ".join(f"{_name(x.detector)} {_where(x)}"
                       for x in pudd.itertuples(index=False))
     return (f"{label} (`{file}`, {_seeds(report)}; the references' "
             f"{int(refs['n_seeds'].sum())} runs): {len(low)} of the {len(paired)} cells run "
