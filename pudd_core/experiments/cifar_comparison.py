@@ -617,17 +617,16 @@ def _read_stream(cells: pd.DataFrame, what: str) -> tuple[tuple[int, ...], int]:
     """The report's seeds and stream length, each checked; every row's numbers too."""
     import pandas as pd
 
-    for name in ("accuracy", "std", "n_seeds", "alarms", "drifts", "early", "detected",
-                 "false_alarms", "run_s"):
-        if name in cells:
-            values = pd.to_numeric(cells[name], errors="coerce")
-            bad = (values.isna() & cells[name].notna()) | (values < 0) | (
-                values > 100 if name == "accuracy" else values == np.inf)
-            if bad.any():
-                raise ValueError(f"{what}: column {name} holds {cells[name][bad].iloc[0]!r}, "
-                                 "not a number >= 0" + (" and <= 100" if name == "accuracy"
-                                                        else ""))
-            cells[name] = values
+    from pudd_core.experiments.reproduce import checked_numbers
+
+    numbers = ("accuracy", "std", "alarms", "drifts", "early", "detected", "false_alarms",
+               "run_s")
+    try:  # checked as every report's reader checks them; the CSV's own types kept
+        checked_numbers(cells, Path(), numbers, counts=("n_seeds",), percent=("accuracy",))
+    except ValueError as err:
+        raise ValueError(f"{what}: {str(err).split(': ', 1)[1]}") from None
+    for name in (n for n in numbers if n in cells):
+        cells[name] = pd.to_numeric(cells[name])
     text = str(cells["seeds"].iloc[0])
     seeds = tuple(int(x) for x in text.split() if x.isascii() and x.isdigit())
     if not seeds or len(seeds) != len(text.split()) or len(set(seeds)) != len(seeds):

@@ -911,12 +911,14 @@ _PERCENT = ("paper", "ours")
 
 
 def checked_numbers(cells: pd.DataFrame, path: Path, floats: Sequence[str],
-                    counts: Sequence[str] = ("n_seeds", "n_errors")) -> pd.DataFrame:
+                    counts: Sequence[str] = ("n_seeds", "n_errors"),
+                    percent: Sequence[str] = _PERCENT) -> pd.DataFrame:
     """``cells`` with ``floats`` as floats and ``counts`` as ints, each value checked.
 
-    A float is a number or empty (NaN), an accuracy (``paper``, ``ours``) within 0-100, a
-    ``std`` or alarm count not negative; a count is a whole number >= 0 (0 where the column
-    is absent). Anything else is refused naming the file, the column and the row.
+    A float is a number or empty (NaN), an accuracy (``percent``: ``paper``, ``ours``) within
+    0-100, any other but ``difference`` (a std, an alarm count) not negative; a count is a
+    whole number >= 0 (0 where the column is absent). Anything else is refused naming the
+    file, the column and the row.
 
     Examples
     --------
@@ -936,16 +938,16 @@ def checked_numbers(cells: pd.DataFrame, path: Path, floats: Sequence[str],
     for name in floats:
         if name in cells:
             values = pd.to_numeric(cells[name], errors="coerce")
-            low = 0 if name in _PERCENT or name != "difference" else -math.inf
-            high = 100 if name in _PERCENT else math.inf
+            low = -math.inf if name == "difference" else 0
+            high = 100 if name in percent else math.inf
             bad = (cells[name].notna() & values.isna()) | (values < low) | (values > high) | (
                 values.abs() == math.inf)
             if bad.any():
-                what = (" from 0 to 100" if name in _PERCENT else
+                what = (" from 0 to 100" if name in percent else
                         "" if name == "difference" else " >= 0")
                 raise _report_error(path, f"column {name} row {int(bad.idxmax()) + 2} holds "
                                           f"{cells[name][bad].iloc[0]!r}, not "
-                                          + ("an accuracy" if name in _PERCENT else "a number")
+                                          + ("an accuracy" if name in percent else "a number")
                                           + what)
             cells[name] = values.astype(float)
     for name in counts:
