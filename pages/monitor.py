@@ -52,7 +52,8 @@ tested = (f"**{result.n_rows:,} rows**: {result.n_rows - result.n_pending_rows:,
 st.markdown(
     f"{tested}; PUDD at α = {result.alpha:g}: **{len(alarms)} "
     f"alarm{'s' if len(alarms) != 1 else ''}**"
-    + (f" at chunks {', '.join(map(str, alarms))}" if alarms else "") + ".")
+    + (f" at chunk{'s' if len(alarms) != 1 else ''} {', '.join(map(str, alarms))}"
+       if alarms else "") + ".")
 st.caption(f"PUDD runs with {variant_text(result)}.")
 if result.notes:
     st.markdown("\n".join(f"- {messages.escape(n)}" for n in result.notes))

@@ -165,7 +165,7 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert "disagree on 12." in text  # its threshold is 0.4, not 0.5: said, with the share
     # the drift starts at row 6,000 = chunk 6: PUDD alarms there, not before
     assert main.get_by_text("12,000 rows in 12 tested chunks; PUDD at α = 0.001: 1 alarm at "
-                            "chunks 6.").count() == 1
+                            "chunk 6.").count() == 1
     assert main.locator('[data-testid="stDataFrame"]').count() >= 1  # the alarm table
     alarms_so_far = "() => document.getElementById('m-alarms').textContent"
     page.frame_locator(PLAYER).locator("#jump").fill("6")  # the player's 6 is the log's 5
@@ -192,7 +192,7 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert_no_exception(page)
     text = main.inner_text()
     assert ("12,500 rows: 11,000 in 11 tested chunks, 1,500 rows pending (no label yet: chunks "
-            "11–12, not tested); PUDD at α = 0.001: 1 alarm at chunks 5.") in text
+            "11–12, not tested); PUDD at α = 0.001: 1 alarm at chunk 5.") in text
     assert "pending: the last 1,500 rows (2 chunk(s) from row 11,000)" in text
     page.frame_locator(PLAYER).locator("#jump").fill("5")
     assert _agree(frame)["cursor"] == 5 and frame.evaluate(alarms_so_far) == "0"
