@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import streamlit as st
 
@@ -26,33 +26,8 @@ from pudd_core.paper import REGIMES
 # every link parameter against its control: a value the parser lets through never makes a
 # widget raise (e.g. a number above a number input's largest).
 @dataclass(frozen=True)
-class _IntIn:
-    """An integer from ``lo`` to ``hi`` (the control's range)."""
-
-    lo: int
-    hi: int
-
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return (self.lo, self.hi)
-
-    def __call__(self, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = self.hi + 1
-        if not self.lo <= value <= self.hi:
-            raise ValueError(f"expected an integer from {self.lo} to {self.hi}")
-        return value
-
-
-def _int_in(lo: int, hi: int) -> _IntIn:
-    return _IntIn(lo, hi)
-
-
-@dataclass(frozen=True)
-class _FloatIn:
-    """A number from ``lo`` to ``hi``."""
+class _Bounded:
+    """A parser of what a control shows from ``lo`` to ``hi`` (the control's range)."""
 
     lo: float
     hi: float
@@ -61,14 +36,34 @@ class _FloatIn:
     def bounds(self) -> tuple[float, float]:
         return (self.lo, self.hi)
 
+
+@dataclass(frozen=True)
+class _FloatIn(_Bounded):
+    """A number from ``lo`` to ``hi``."""
+
+    kind: ClassVar[type[float]] = float
+    noun: ClassVar[str] = "a number"
+
     def __call__(self, text: str) -> float:
         try:
-            value = float(text)
+            value = self.kind(text)
         except ValueError:
             value = math.nan
         if not self.lo <= value <= self.hi:
-            raise ValueError(f"expected a number from {self.lo} to {self.hi}")
+            raise ValueError(f"expected {self.noun} from {self.lo} to {self.hi}")
         return value
+
+
+@dataclass(frozen=True)
+class _IntIn(_FloatIn):
+    """An integer from ``lo`` to ``hi`` (the control's range)."""
+
+    kind = int
+    noun = "an integer"
+
+
+def _int_in(lo: int, hi: int) -> _IntIn:
+    return _IntIn(lo, hi)
 
 
 def _float_in(lo: float, hi: float) -> _FloatIn:
@@ -94,16 +89,10 @@ def _float_step(lo: float, hi: float, decimals: int) -> _FloatStep:
 
 
 @dataclass(frozen=True)
-class _RangeIn:
+class _RangeIn(_Bounded):
     """``"low-high"`` with ``lo <= low <= high <= hi`` (a range slider)."""
 
-    lo: float
-    hi: float
     integer: bool = False
-
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return (self.lo, self.hi)
 
     def __call__(self, text: str) -> tuple[float, float]:
         kind = int if self.integer else float
@@ -167,13 +156,18 @@ def _int_of(options: tuple[int, ...]) -> _IntOf:
 
 
 @dataclass(frozen=True)
-class _OneOf:
-    """One name of ``options()`` (read when a link is read: registries may grow)."""
+class _Named:
+    """A parser of names from ``options()`` (read when a link is read: registries may grow)."""
 
     options: Callable[[], tuple[str, ...]]
 
     def choices(self) -> tuple[str, ...]:
         return self.options()
+
+
+@dataclass(frozen=True)
+class _OneOf(_Named):
+    """One name of ``options()``."""
 
     def __call__(self, text: str) -> str:
         if text not in self.options():
@@ -186,13 +180,8 @@ def _one_of(options: Callable[[], tuple[str, ...]]) -> _OneOf:
 
 
 @dataclass(frozen=True)
-class _SomeOf:
+class _SomeOf(_Named):
     """A comma-separated list of names of ``options()``, in the options' order."""
-
-    options: Callable[[], tuple[str, ...]]
-
-    def choices(self) -> tuple[str, ...]:
-        return self.options()
 
     def __call__(self, text: str) -> tuple[str, ...]:
         chosen = tuple(v for v in text.split(",") if v)

@@ -336,27 +336,53 @@ def cifar10_train_arrays(
     pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: ... is neither ...
 
     """
+    images, labels, source, order = _decoded_split(
+        "train", path, data_dir, download=download, progress=progress
+    )
+    return images, labels, _with_order(source, order)
+
+
+def _decoded_split(
+    split: str,
+    path: PathLike | None,
+    data_dir: PathLike | None,
+    *,
+    download: bool = False,
+    progress: Progress | None = None,
+) -> tuple[NDArray[np.uint8], NDArray[np.int64], ImageSource, str]:
+    """One split's images, labels, source and image order, decoded once (kept in the cache).
+
+    Without a source, ``download`` fetches the official batches into the cache; else raises
+    `DatasetUnavailableError`.
+    """
     source = _usable_source(path, data_dir)
     if source is None:
         if not download:
             raise unavailable_error(data_dir)
         source = ImageSource("official", locate.cache_dir() / "cifar10")
-        images, labels, order = decode_images(source, progress=progress, download=True)
+        images, labels, order = decode_images(source, progress=progress, download=True,
+                                              split=split)
     else:
+        if source.kind == "folder" and not (source.path / split).is_dir():
+            raise locate.DatasetUnavailableError(
+                f"{source.path} has no {split}/<class>/ folder: the CIFAR-10 {split} images "
+                "are needed"
+            )
         if source.kind == "tarball" and source.checked:
             locate.verify(source.path, locate.manifest_entry("cifar10_jpg"))
-        folder = locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source)
+        folder = locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source, split)
         cached = locate.load_arrays(folder, ("images", "labels", "order"))
         if cached is not None:
             if progress is not None:
                 progress(len(cached["labels"]), len(cached["labels"]))
-            return cached["images"], cached["labels"], _with_order(source, str(cached["order"]))
-        images, labels, order = decode_images(source, progress=progress)
+            return cached["images"], cached["labels"], source, str(cached["order"])
+        images, labels, order = decode_images(source, progress=progress, split=split)
+    # named after decoding: a download has only now written the files the name is taken from
     locate.save_arrays(
-        locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source),
+        locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source, split),
         {"images": images, "labels": labels, "order": np.array(order)},
     )
-    return images, labels, _with_order(source, order)
+    return images, labels, source, order
 
 
 def _with_order(source: ImageSource, order: str) -> ImageSource:
@@ -395,23 +421,5 @@ def cifar10_test_arrays(
     pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: ... is neither ...
 
     """
-    source = _usable_source(path, data_dir)
-    if source is None:
-        raise unavailable_error(data_dir)
-    if source.kind == "folder" and not (source.path / "test").is_dir():
-        raise locate.DatasetUnavailableError(
-            f"{source.path} has no test/<class>/ folder: the CIFAR-10 test images are needed"
-        )
-    if source.kind == "tarball" and source.checked:
-        locate.verify(source.path, locate.manifest_entry("cifar10_jpg"))
-    folder = locate.cache_dir() / "cifar10" / "decoded" / _fingerprint(source, "test")
-    cached = locate.load_arrays(folder, ("images", "labels", "order"))
-    if cached is not None:
-        if progress is not None:
-            progress(len(cached["labels"]), len(cached["labels"]))
-        return cached["images"], cached["labels"], dataclasses.replace(
-            source, order=str(cached["order"])
-        )
-    images, labels, order = decode_images(source, progress=progress, split="test")
-    locate.save_arrays(folder, {"images": images, "labels": labels, "order": np.array(order)})
+    images, labels, source, order = _decoded_split("test", path, data_dir, progress=progress)
     return images, labels, dataclasses.replace(source, order=order)
