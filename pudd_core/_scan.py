@@ -21,7 +21,7 @@ from pudd_core.bucketing import (
     check_bucket_options,
     fitting_sample,
 )
-from pudd_core.chi2 import PUTestResult, evaluate_table
+from pudd_core.chi2 import PUTestResult, evaluate_table, pairwise_sum
 
 __all__ = [
     "Chunk",
@@ -43,6 +43,7 @@ Partition = Literal["pu", "ek"]
 ReferenceSplit = Literal["argmax", "pu_lt_0.5"]
 
 MAX_POW2 = 10  # the authors' cuts: 2^j for j < 10, at most 512 chunks back
+_FEW = 32  # up to this many values, a sum in plain Python beats numpy's call overhead
 
 T = TypeVar("T")
 
@@ -508,16 +509,22 @@ class History:
     def skip(self, m: int, partial: Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
         rule = self.settings.skip_rule
-        old: list[Stats] | list[Chunk] = self.chunks[:m]
         if rule == "accuracy":
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
             old_mean = self.old_means.get(m)
             if old_mean is None:
                 old_mean = self.old_means[m] = float(self._acc[:m].mean())
             n = len(self.chunks)
+            if n - m <= _FEW:  # numpy's mean, bit for bit, without its per-call overhead
+                recent = self._acc[m:n].tolist()
+                if partial is not None:
+                    recent.append(partial.accuracy)
+                if recent:
+                    return old_mean < pairwise_sum(recent) / len(recent)
             new_mean = (self._acc[m:n].mean() if partial is None
                         else np.mean([*self._acc[m:n].tolist(), partial.accuracy]))
             return bool(old_mean < new_mean)
+        old: list[Stats] | list[Chunk] = self.chunks[:m]
         new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
         if rule == "pu_mean":
             old_n = sum(c.n_errors for c in old)
