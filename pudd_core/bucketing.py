@@ -137,6 +137,25 @@ def counts_from_sorted_list(sorted_u: list[float], buckets: Buckets) -> list[int
     return out
 
 
+def counts_from_below(below: list[int], total: int, buckets: Buckets) -> list[int]:
+    """Bucket counts of ``total`` values, ``below[i]`` of which lie below ``search_edges[i]``.
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> u = np.array([0.0, 0.15, 0.19, 0.25, 0.9])
+    >>> counts_from_below(u.searchsorted(b.search_edges).tolist(), u.size, b)
+    [3, 2]
+    """
+    out = [0] * buckets.k
+    last = 0
+    for cut, (_, _, bin_) in zip(below, buckets._cuts, strict=True):
+        out[bin_] += cut - last
+        last = cut
+    out[buckets._last_bin] += total - last
+    return out
+
+
 def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
     """Bucket counts of an ascending array, via binary search of each interval edge."""
     k = buckets.k

@@ -2,12 +2,14 @@ r"""Pearson's chi-square test of a $2 \times (K+1)$ PU-index table (paper, eqs. 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
+from scipy.special import chdtrc
 
 from pudd_core import _validation
 from pudd_core.bucketing import (
@@ -356,18 +358,19 @@ def evaluate_table(
     cells: list[list[int]] = table.tolist()
     # spec sections 1.7-1.8: clamp once, then test the columns with a count
     tested = [j for j, col in enumerate(zip(*cells, strict=True)) if any(col)]
-    every = len(tested) == table.shape[1]
     rows = [[float(r[j]) for j in tested] for r in cells]
     merged = False
     if min_expected > 0:
         rows, merged = _merge_columns(rows, min_expected)
     stat, p_value, dof, exp_rows = _pearson_rows(rows, yates)
-    if every and not merged:
-        expected = np.array(exp_rows)
-    else:
+    if merged:  # the tested columns are no longer the table's
         expected = np.full(table.shape, np.nan)
-        if not merged:
-            expected[:, tested] = exp_rows
+    elif len(tested) == table.shape[1]:
+        expected = np.array(exp_rows)
+    else:  # NaN in the untested columns
+        where = dict(zip(tested, range(len(tested)), strict=True))
+        expected = np.array([[r[where[j]] if j in where else math.nan
+                              for j in range(table.shape[1])] for r in exp_rows])
     return PUTestResult(p_value, stat, dof, table, observed, expected, buckets)
 
 
@@ -456,12 +459,15 @@ def _pearson_rows(rows: list[list[float]], yates: bool) -> tuple[
     if dof == 0:
         return 0.0, 1.0, 0, expected
     terms = []
-    for obs_row, exp_row in zip(rows, expected, strict=True):
-        for o, e in zip(obs_row, exp_row, strict=True):
-            if dof == 1 and yates:  # as _pearson: at most 0.5 towards the expectation
+    if dof == 1 and yates:  # as _pearson: each cell moves at most 0.5 towards its expectation
+        for obs_row, exp_row in zip(rows, expected, strict=True):
+            for o, e in zip(obs_row, exp_row, strict=True):
                 d = e - o
                 o = o + (1.0 if d > 0 else -1.0 if d < 0 else 0.0) * min(0.5, abs(d))
-            d = o - e
-            terms.append(d * d / e)  # numpy squares by one product, as here
+                d = o - e
+                terms.append(d * d / e)  # numpy squares by one product, as here
+    else:
+        for obs_row, exp_row in zip(rows, expected, strict=True):
+            terms += [(o - e) * (o - e) / e for o, e in zip(obs_row, exp_row, strict=True)]
     stat = pairwise_sum(terms)  # the flat table's cells, in order, as numpy's sum
-    return stat, float(special.chdtrc(dof, stat)), dof, expected
+    return stat, float(chdtrc(dof, stat)), dof, expected
