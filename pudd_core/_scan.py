@@ -19,9 +19,10 @@ from pudd_core.bucketing import (
     Buckets,
     build_buckets,
     check_bucket_options,
+    counts_from_below,
     fitting_sample,
 )
-from pudd_core.chi2 import PUTestResult, evaluate_table
+from pudd_core.chi2 import PUTestResult, evaluate_table, pairwise_sum
 
 __all__ = [
     "Chunk",
@@ -43,8 +44,10 @@ Partition = Literal["pu", "ek"]
 ReferenceSplit = Literal["argmax", "pu_lt_0.5"]
 
 MAX_POW2 = 10  # the authors' cuts: 2^j for j < 10, at most 512 chunks back
+_FEW = 32  # up to this many values, a sum in plain Python beats numpy's call overhead
 
 T = TypeVar("T")
+T_arr = TypeVar("T_arr", bound=np.generic)
 
 
 def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = MAX_POW2) -> list[int]:
@@ -312,6 +315,13 @@ class Draw:
     n_test: int
 
 
+def _grown(a: NDArray[T_arr], n: int, size: int) -> NDArray[T_arr]:
+    """A zeroed buffer of ``size`` holding ``a[:n]`` (np.resize would copy ``a`` to fill it)."""
+    out = np.zeros(size, dtype=a.dtype)
+    out[:n] = a[:n]
+    return out
+
+
 class _Sorted:
     """The values of every chunk, each chunk's sorted, as one array of keys ``chunk + i * u``.
 
@@ -328,7 +338,7 @@ class _Sorted:
     def add(self, values: NDArray[np.float64]) -> None:
         n, k = self.starts[-1], values.size
         if n + k > self.keys.size:
-            self.keys = np.resize(self.keys, max(2 * self.keys.size, n + k, 1024))
+            self.keys = _grown(self.keys, n, max(2 * self.keys.size, n + k, 1024))
         seg = self.keys[n : n + k]
         seg.real = len(self.starts) - 1
         seg.imag = np.sort(values)
@@ -357,11 +367,12 @@ class _Sorted:
             q = np.empty((stop - start, edges.size), dtype=np.complex128)
             q.real = np.arange(start, stop)[:, None]
             q.imag = edges
-            found = np.searchsorted(self.keys[: self.starts[-1]], q.ravel())
-            below = found.reshape(q.shape).sum(axis=0) - sum(self.starts[start:stop])
-        sizes = np.diff(np.concatenate(([0], below, [total])))
-        return np.bincount(buckets.interval_bins, weights=sizes,
-                           minlength=buckets.k).astype(np.int64)
+            # only these chunks' keys: every key before them is smaller than each query, every
+            # key after them larger
+            found = np.searchsorted(self.keys[a:b], q.ravel())
+            below = found.reshape(q.shape).sum(axis=0) - (sum(self.starts[start:stop])
+                                                          - a * (stop - start))
+        return np.array(counts_from_below(below.tolist(), total, buckets), dtype=np.int64)
 
 
 class History:
@@ -419,13 +430,13 @@ class History:
         n, k = self._ends[-1], chunk.u.size
         if n + k > self._u.size:
             cap = max(2 * self._u.size, n + k)
-            self._u = np.resize(self._u, cap)
-            self._mask = np.resize(self._mask, cap)
+            self._u = _grown(self._u, n, cap)
+            self._mask = _grown(self._mask, n, cap)
         self._u[n : n + k] = chunk.u
         self._mask[n : n + k] = chunk.ref_mask
         self._ends.append(n + k)
         if j >= self._acc.size:
-            self._acc = np.resize(self._acc, max(2 * self._acc.size, 64))
+            self._acc = _grown(self._acc, j, max(2 * self._acc.size, 64))
         self._acc[j] = chunk.accuracy
         self._err_cum.append(self._err_cum[-1] + chunk.n_errors)
         ref_errors = chunk.n_errors if chunk.ref_mask is chunk.correct else (
@@ -452,7 +463,7 @@ class History:
             assert self._all is not None
             return self._all.counts(buckets, start, stop)
         counts = self._ok.counts(buckets, start, stop)
-        return np.append(counts, self._err_cum[stop] - self._err_cum[start])
+        return np.concatenate((counts, [self._err_cum[stop] - self._err_cum[start]]))
 
     def sample(self, m: int, n_test: int) -> Draw:
         """The fitting sample of the first ``m`` chunks (a draw of the generator)."""
@@ -503,21 +514,27 @@ class History:
             assert self._all is not None
             return Prefix(m, buckets, self._all.counts(buckets, 0, m), ek=True)
         counts = self._ref.counts(buckets, 0, m)
-        return Prefix(m, buckets, np.append(counts, self._ref_err_cum[m]))
+        return Prefix(m, buckets, np.concatenate((counts, [self._ref_err_cum[m]])))
 
     def skip(self, m: int, partial: Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
         rule = self.settings.skip_rule
-        old: list[Stats] | list[Chunk] = self.chunks[:m]
         if rule == "accuracy":
             # spec section 1.4: unweighted mean of per-chunk accuracies; a tie is tested
             old_mean = self.old_means.get(m)
             if old_mean is None:
                 old_mean = self.old_means[m] = float(self._acc[:m].mean())
             n = len(self.chunks)
+            if n - m <= _FEW:  # numpy's mean, bit for bit, without its per-call overhead
+                recent = self._acc[m:n].tolist()
+                if partial is not None:
+                    recent.append(partial.accuracy)
+                if recent:
+                    return old_mean < pairwise_sum(recent) / len(recent)
             new_mean = (self._acc[m:n].mean() if partial is None
                         else np.mean([*self._acc[m:n].tolist(), partial.accuracy]))
             return bool(old_mean < new_mean)
+        old: list[Stats] | list[Chunk] = self.chunks[:m]
         new: list[Stats | Chunk] = [*self.chunks[m:], *([partial] if partial else [])]
         if rule == "pu_mean":
             old_n = sum(c.n_errors for c in old)

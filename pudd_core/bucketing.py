@@ -7,6 +7,7 @@ The bins of correct predictions' PU values, built exactly as the authors' code b
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,18 +64,17 @@ class Buckets:
     _last_bin: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        centres, coef = np.array(self.centres), np.array(self.coef)
-        edges, interval_bins = _intervals(centres, coef)
-        object.__setattr__(self, "edges", edges)
-        object.__setattr__(self, "interval_bins", interval_bins)
+        centres, coef = [float(c) for c in self.centres], [float(a) for a in self.coef]
+        edges, bins = _intervals(centres, coef)
         # a value exactly on an edge goes where the brute-force arg-min sends it
-        ties = _weighted_argmin(edges, centres, coef) == interval_bins[:-1]
-        object.__setattr__(self, "edge_left", np.asarray(ties, dtype=np.bool_))
-        object.__setattr__(self, "search_edges",
-                           np.where(ties, np.nextafter(edges, np.inf), edges))
-        cuts = zip(edges.tolist(), ties.tolist(), interval_bins[:-1].tolist(), strict=True)
-        object.__setattr__(self, "_cuts", tuple(cuts))
-        object.__setattr__(self, "_last_bin", int(interval_bins[-1]))
+        ties = [_argmin_one(e, centres, coef) == b for e, b in zip(edges, bins, strict=False)]
+        search = [math.nextafter(e, math.inf) if t else e for e, t in zip(edges, ties, strict=True)]
+        object.__setattr__(self, "edges", np.array(edges, dtype=np.float64))
+        object.__setattr__(self, "interval_bins", np.array(bins, dtype=np.intp))
+        object.__setattr__(self, "edge_left", np.array(ties, dtype=np.bool_))
+        object.__setattr__(self, "search_edges", np.array(search, dtype=np.float64))
+        object.__setattr__(self, "_cuts", tuple(zip(edges, ties, bins[:-1], strict=True)))
+        object.__setattr__(self, "_last_bin", bins[-1])
 
     @property
     def k(self) -> int:
@@ -137,6 +137,25 @@ def counts_from_sorted_list(sorted_u: list[float], buckets: Buckets) -> list[int
     return out
 
 
+def counts_from_below(below: list[int], total: int, buckets: Buckets) -> list[int]:
+    """Bucket counts of ``total`` values, ``below[i]`` of which lie below ``search_edges[i]``.
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> u = np.array([0.0, 0.15, 0.19, 0.25, 0.9])
+    >>> counts_from_below(u.searchsorted(b.search_edges).tolist(), u.size, b)
+    [3, 2]
+    """
+    out = [0] * buckets.k
+    last = 0
+    for cut, (_, _, bin_) in zip(below, buckets._cuts, strict=True):
+        out[bin_] += cut - last
+        last = cut
+    out[buckets._last_bin] += total - last
+    return out
+
+
 def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
     """Bucket counts of an ascending array, via binary search of each interval edge."""
     k = buckets.k
@@ -163,30 +182,48 @@ def _weighted_argmin(
     return out
 
 
-def _intervals(
-    centres: NDArray[np.float64], coef: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    """Edges in (0, 1) where the weighted arg-min changes, and the bucket of each interval."""
-    k = centres.size
+def _argmin_one(u: float, centres: list[float], coef: list[float]) -> int:
+    """:func:`_weighted_argmin` of one value, in Python floats (the same IEEE arithmetic)."""
+    best, arg = abs(u - centres[0]) * coef[0], 0
+    for j in range(1, len(centres)):
+        d = abs(u - centres[j]) * coef[j]
+        if d < best:  # strict: the lowest index on ties, as np.argmin
+            best, arg = d, j
+    return arg
+
+
+def _clip01(x: float) -> float:
+    """``np.clip(x, 0.0, 1.0)`` of a number: numpy's rule, so -0.0 becomes 0.0."""
+    x = x if x > 0.0 else 0.0
+    return x if x < 1.0 else 1.0
+
+
+def _intervals(centres: list[float], coef: list[float]) -> tuple[list[float], list[int]]:
+    """Edges in (0, 1) where the weighted arg-min changes, and the bucket of each interval.
+
+    In Python floats: a handful of candidate points cost less than the numpy calls.
+    """
+    k = len(centres)
     if k == 1:
-        return np.empty(0), np.zeros(1, dtype=np.intp)
+        return [], [0]
     cand = [0.0, 1.0]
-    a, c = coef.tolist(), centres.tolist()  # Python floats: the same IEEE arithmetic, faster
+    a, c = coef, centres
     for i in range(k):
         for j in range(i + 1, k):
             ai, aj, ci, cj = a[i], a[j], c[i], c[j]
             cand.append((ai * ci + aj * cj) / (ai + aj))  # crossing between the centres
             if ai != aj:
                 cand.append((ai * ci - aj * cj) / (ai - aj))  # crossing outside them
-    pts = np.unique(np.clip(np.array(cand), 0.0, 1.0))
-    mids = np.concatenate(([pts[0]], (pts[:-1] + pts[1:]) / 2.0))
-    bins = _weighted_argmin(mids, centres, coef)
-    change = np.flatnonzero(bins[1:] != bins[:-1])
+    if 0.0 in cand[2:]:  # a crossing at zero, maybe -0.0: numpy's sort decides which zero stays
+        pts = np.unique(np.clip(np.array(cand), 0.0, 1.0)).tolist()
+    else:
+        pts = sorted({_clip01(x) for x in cand})  # np.unique(np.clip(cand, 0.0, 1.0))
+    mids = [pts[0], *((x + y) / 2.0 for x, y in zip(pts[:-1], pts[1:], strict=True))]
+    bins = [_argmin_one(u, c, a) for u in mids]
     # interval i spans (pts[i-1], pts[i]) for i >= 1; a bucket change between consecutive
     # midpoints happens at the candidate point separating them
-    edges = pts[change]
-    interval_bins = np.concatenate((bins[:1], bins[change + 1]))
-    return edges.astype(np.float64), interval_bins.astype(np.intp)
+    change = [i for i in range(len(bins) - 1) if bins[i + 1] != bins[i]]
+    return [pts[i] for i in change], [bins[0], *(bins[i + 1] for i in change)]
 
 
 def _kth_neighbour_windows(s: NDArray[np.float64], p: int) -> tuple[
@@ -314,10 +351,40 @@ def kmeans_1d(
 def _kmeans_sorted(
     s: NDArray[np.float64], init: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    """:func:`kmeans_1d` on ascending ``s``; labels are returned in the same (sorted) order.
+    """:func:`kmeans_1d` on ascending ``s``; labels are returned in the same (sorted) order."""
+    fit = _lloyd_sorted(s, init)
+    if fit is None:
+        return _sklearn_kmeans(s, init)
+    centres, order, bounds = fit
+    labels = np.repeat(order, np.diff(bounds))
+    return centres, labels.astype(np.intp)
 
-    In 1-D, Lloyd's iterations keep the centres' order, so each iteration is k - 1 binary
-    searches for the midpoints and k means from prefix sums, in plain Python floats.
+
+def _kmeans_counts(
+    s: NDArray[np.float64], init: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`_kmeans_sorted`'s centres and the size of each cluster (no labels built)."""
+    fit = _lloyd_sorted(s, init)
+    if fit is None:
+        centres, labels = _sklearn_kmeans(s, init)
+        return centres, np.bincount(labels, minlength=init.size)
+    centres, order, bounds = fit
+    counts = [0] * len(order)
+    for j, label in enumerate(order):
+        counts[label] = bounds[j + 1] - bounds[j]
+    return centres, np.array(counts, dtype=np.int64)
+
+
+def _lloyd_sorted(
+    s: NDArray[np.float64], init: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], list[int], list[int]] | None:
+    """Lloyd's iterations of :func:`kmeans_1d` on ascending ``s``, or None to delegate.
+
+    In 1-D, Lloyd's iterations keep the centres' order, so each iteration is one search of the
+    k - 1 midpoints and k means from prefix sums, in plain Python floats. Returns
+    the centres, the labels in the centres' ascending order and each label's run
+    ``bounds[j] .. bounds[j + 1]`` of ``s``; None when the seeds repeat or a cluster empties
+    (scikit-learn's relocation then decides).
     """
     k = init.size
     n = s.size
@@ -325,7 +392,7 @@ def _kmeans_sorted(
         raise ValueError(f"kmeans_1d needs at least {k} values, got {n}")
     seeds = init.tolist()
     if len(set(seeds)) < k:
-        return _sklearn_kmeans(s, init)
+        return None
     # scikit-learn centres the data first, for numerical accuracy; the mean and variance are
     # numpy's (``s.mean()``, ``np.var(s)``), computed once
     mean = float(s.sum() / n)
@@ -333,23 +400,27 @@ def _kmeans_sorted(
     tol = float((sc * sc).sum() / n) * _KMEANS_TOL
     order = sorted(range(k), key=seeds.__getitem__)  # stable, as the seeds are distinct
     c = [seeds[j] - mean for j in order]
-    # a value on a midpoint belongs to the lower-index centre (arg-min takes the first)
-    find = [bisect.bisect_right if a < b else bisect.bisect_left
-            for a, b in zip(order[:-1], order[1:], strict=False)]
-    vals = sc.tolist()
-    prefix = [0.0, *np.cumsum(sc).tolist()]
+    # a value on a midpoint belongs to the lower-index centre (arg-min takes the first): to
+    # the upper run where that is the upper centre, so the run ends before the values equal
+    # to the midpoint, i.e. after those at most the float below it
+    below = [a > b for a, b in zip(order[:-1], order[1:], strict=False)]
+    # prefix sums of the centred values (np.cumsum's sequential sums), 0 first
+    prefix = np.empty(n + 1)
+    prefix[0] = 0.0
+    np.cumsum(sc, out=prefix[1:])
     bounds_old: list[int] | None = None
     bounds: list[int] = []
     strict = False
     for _ in range(_KMEANS_MAX_ITER):
-        bounds = [0, *(f(vals, (c[j] + c[j + 1]) / 2.0) for j, f in enumerate(find)), n]
+        bounds = _runs(sc, c, below, n)
+        sums = prefix.take(bounds).tolist()
         new = []
         for j in range(k):
             size = bounds[j + 1] - bounds[j]
             if size == 0:
-                return _sklearn_kmeans(s, init)
-            new.append((prefix[bounds[j + 1]] - prefix[bounds[j]]) / size)
-        shift = sum((a - b) ** 2 for a, b in zip(new, c, strict=True))
+                return None
+            new.append((sums[j + 1] - sums[j]) / size)
+        shift = sum([(a - b) ** 2 for a, b in zip(new, c, strict=True)])
         c = new
         if bounds == bounds_old:
             strict = True
@@ -358,11 +429,23 @@ def _kmeans_sorted(
             break
         bounds_old = bounds
     if not strict:
-        bounds = [0, *(f(vals, (c[j] + c[j + 1]) / 2.0) for j, f in enumerate(find)), n]
+        bounds = _runs(sc, c, below, n)
     centres = np.empty(k)
     centres[order] = np.array(c) + mean
-    labels = np.repeat(order, np.diff(bounds))
-    return centres, labels.astype(np.intp)
+    return centres, order, bounds
+
+
+def _runs(sc: NDArray[np.float64], c: list[float], below: list[bool], n: int) -> list[int]:
+    """Where each centre's run of the ascending ``sc`` begins, then ``n`` (one searchsorted).
+
+    The run of centre ``j + 1`` begins after the values up to the midpoint of centres ``j``
+    and ``j + 1`` (``bisect_right``), or below it (``bisect_left``, which counts the values
+    up to the float before the midpoint) where ``below[j]``.
+    """
+    mids = [(a + b) / 2.0 for a, b in zip(c[:-1], c[1:], strict=True)]
+    keys = [math.nextafter(x, -math.inf) if low else x
+            for x, low in zip(mids, below, strict=True)]
+    return [0, *sc.searchsorted(keys, side="right").tolist(), n]
 
 
 def _sklearn_kmeans(
@@ -382,26 +465,29 @@ def _sklearn_kmeans(
 def _amplify_shrink(
     s: NDArray[np.float64],
     centres: NDArray[np.float64],
-    labels: NDArray[np.intp],
+    counts: NDArray[np.int64],
     min_bucket_size: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     r"""Reweight fixed centres until every bucket holds more than ``min_bucket_size`` values.
 
     Spec section 1.6 step 6: $a_j = \exp(\theta (c_j k / m - 1))$ for
     $\theta = 0, 0.05, \ldots, 0.95$; oversized buckets get inflated distances and lose
-    points. Returns the last coefficients and the sample counts they give.
+    points. ``counts`` are the k-means cluster sizes. Returns the last coefficients and the
+    sample counts they give.
     """
     k = centres.size
     m = s.size
-    counts = np.bincount(labels, minlength=k)
     coef = np.ones(k)
-    if (counts == 0).any():  # the authors' loop breaks before setting any coefficient
+    if not counts.all():  # the authors' loop breaks before setting any coefficient
         return coef, counts.astype(np.int64)
     dist = np.abs(s[:, None] - centres[None, :])  # centres never move: compute once
     ratio = counts / (m / k)
     for theta in THETAS:
-        coef = np.exp(theta * (ratio - 1.0))
-        counts = np.bincount(np.argmin(dist * coef, axis=1), minlength=k)
+        if theta == 0.0:  # exp(0 * x) is exactly 1 for a finite x: the distances as they are
+            counts = np.bincount(np.argmin(dist, axis=1), minlength=k)
+        else:
+            coef = np.exp(theta * (ratio - 1.0))
+            counts = np.bincount(np.argmin(dist * coef, axis=1), minlength=k)
         ratio = counts / (m // k)
         if counts.min() > min_bucket_size:
             break
@@ -420,16 +506,17 @@ def _build(s: NDArray[np.float64], k: int, stored_k: int, min_bucket_size: int) 
     while True:
         if k <= 1:
             # fallback: greedy init and k-means with the stored k, no size constraint
-            centres, labels = _kmeans_sorted(ss, _greedy_sorted(ss, order, stored_k))
-            counts = np.bincount(labels, minlength=stored_k)
+            centres, counts = _kmeans_counts(ss, _greedy_sorted(ss, order, stored_k))
             return _make(centres, np.ones(stored_k), counts, m)
         seeds = _greedy_sorted(ss, order, k)
-        distinct = np.unique(np.round(seeds, 4)).size
-        if distinct < k:  # distinct-seed guard: discrete PU values (e.g. VFDT leaves)
+        # distinct-seed guard: discrete PU values (e.g. VFDT leaves). The distinct values of
+        # np.round(seeds, 4), which is rint(x * 10^4) / 10^4: distinct exactly when the rint are
+        distinct = len({round(x * 10000.0) for x in seeds.tolist()})
+        if distinct < k:
             k = stored_k = distinct
             continue
-        centres, labels = _kmeans_sorted(ss, seeds)
-        coef, counts = _amplify_shrink(ss, centres, labels, min_bucket_size)
+        centres, counts = _kmeans_counts(ss, seeds)
+        coef, counts = _amplify_shrink(ss, centres, counts, min_bucket_size)
         if counts.min() >= min_bucket_size:
             return _make(centres, coef, counts, m)
         k -= 1

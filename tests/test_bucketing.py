@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pudd_core import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
 from pudd_core.bucketing import (
@@ -281,3 +283,97 @@ def test_the_literal_reference_agrees_with_the_hand_worked_cases():
     np.testing.assert_allclose(coef, [np.exp(-0.2), np.exp(0.2)], rtol=1e-12)
     centres, coef = ref.build(np.array([0.00, 0.01, 0.02, 0.03, 0.40]), k=2, min_size=1)
     np.testing.assert_allclose(coef, [np.exp(-0.475), np.exp(0.95)], rtol=1e-12)
+
+
+# --- the plain-Python paths of the fit against numpy's arithmetic ------------------------------
+def _numpy_partition(centres, coef):
+    """Buckets' edges, interval buckets and edge ties as numpy computed them (np.clip, np.unique,
+    the brute-force arg-min of the midpoints)."""
+    c, a = np.array(centres, dtype=np.float64), np.array(coef, dtype=np.float64)
+
+    def argmin(u):
+        return np.argmin(np.abs(u[:, None] - c[None, :]) * a[None, :], axis=1)
+
+    if c.size == 1:
+        return np.empty(0), np.zeros(1, dtype=np.intp), np.empty(0, dtype=bool)
+    cand = [0.0, 1.0]
+    for i in range(c.size):
+        for j in range(i + 1, c.size):
+            cand.append((a[i] * c[i] + a[j] * c[j]) / (a[i] + a[j]))
+            if a[i] != a[j]:
+                cand.append((a[i] * c[i] - a[j] * c[j]) / (a[i] - a[j]))
+    pts = np.unique(np.clip(np.array(cand), 0.0, 1.0))
+    bins = argmin(np.concatenate(([pts[0]], (pts[:-1] + pts[1:]) / 2.0)))
+    change = np.flatnonzero(bins[1:] != bins[:-1])
+    edges = pts[change]
+    interval_bins = np.concatenate((bins[:1], bins[change + 1]))
+    return edges, interval_bins, argmin(edges) == interval_bins[:-1]
+
+
+_UNIT = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, 0.5, 0.25, 1e-300, 0.1]))
+_COEF = st.one_of(st.just(1.0), st.floats(0.3, 3.0), st.sampled_from([np.exp(0.05), 2.0]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_UNIT, _COEF), min_size=1, max_size=6))
+def test_bucket_partition_equals_numpys_arithmetic_bit_for_bit(pairs):
+    centres, coef = zip(*pairs, strict=True)
+    b = Buckets(centres=centres, coef=coef, sample_counts=(1,) * len(centres), n_sample=1)
+    edges, interval_bins, ties = _numpy_partition(centres, coef)
+    assert b.edges.dtype == np.float64 and b.interval_bins.dtype == np.intp
+    assert b.edges.tobytes() == edges.tobytes()  # every bit, the sign of zero included
+    assert b.interval_bins.tolist() == interval_bins.tolist()
+    assert b.edge_left.tolist() == ties.tolist()
+    search = np.where(ties, np.nextafter(edges, np.inf), edges)
+    assert b.search_edges.tobytes() == search.tobytes()
+    # a value on an edge is counted where the brute-force definition sends it
+    assert b.counts(edges).tolist() == np.bincount(b.assign(edges), minlength=b.k).tolist()
+
+
+def _numpy_fit(s, k, stored_k, min_bucket_size):
+    """Steps 3-7 of spec section 1.6 from the public kernels, with numpy's amplify-shrink
+    (arg-min of the weighted distances at every theta) and np.unique(np.round(seeds, 4))."""
+    m = s.size
+    k, stored_k = min(k, m), min(stored_k, m)
+    while True:
+        if k <= 1:
+            centres, labels = kmeans_1d(s, greedy_init(s, stored_k))
+            return centres, np.ones(stored_k), np.bincount(labels, minlength=stored_k)
+        seeds = greedy_init(s, k)
+        distinct = np.unique(np.round(seeds, 4)).size
+        if distinct < k:
+            k = stored_k = distinct
+            continue
+        centres, labels = kmeans_1d(s, seeds)
+        counts, coef = np.bincount(labels, minlength=k), np.ones(k)
+        if not (counts == 0).any():
+            dist = np.abs(s[:, None] - centres[None, :])
+            ratio = counts / (m / k)
+            for theta in THETAS:
+                coef = np.exp(theta * (ratio - 1.0))
+                counts = np.bincount(np.argmin(dist * coef, axis=1), minlength=k)
+                ratio = counts / (m // k)
+                if counts.min() > min_bucket_size:
+                    break
+        if counts.min() >= min_bucket_size:
+            return centres, coef, counts
+        k -= 1
+
+
+_SAMPLE = st.one_of(
+    st.lists(_UNIT, min_size=1, max_size=300),
+    st.lists(st.sampled_from([0.0, 0.01, 0.02, 0.1, 0.3, 0.30001]), min_size=1, max_size=300),
+    st.integers(0, 2**32 - 1).map(lambda seed: np.random.default_rng(seed).beta(1, 8, 900)
+                                  .round(int(seed % 4) + 2).tolist()),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=_SAMPLE, k=st.integers(1, 6), min_bucket_size=st.sampled_from([0, 1, 5, 50]))
+def test_the_fit_equals_its_numpy_statement_bit_for_bit(values, k, min_bucket_size):
+    s = np.array(values, dtype=np.float64)
+    b = build_buckets(s, s.size, None, k, min_bucket_size)
+    centres, coef, counts = _numpy_fit(s, k, k, min_bucket_size)
+    assert np.array(b.centres).tobytes() == centres.tobytes()
+    assert np.array(b.coef).tobytes() == coef.tobytes()
+    assert b.sample_counts == tuple(counts.tolist()) and b.n_sample == s.size

@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy import special
 from scipy.stats import chi2_contingency
 
 from pudd_core import chi2_test, clamp_table, contingency_table, pu_chi2_test
 from pudd_core.bucketing import Buckets
+from pudd_core.chi2 import evaluate_table, merge_sparse_columns, pairwise_sum
 from tests import _reference as ref
 
 
@@ -142,3 +146,66 @@ def test_chi2_test_rejects_malformed_tables():
 def test_clamp_table_rejects_a_negative_floor():
     with pytest.raises(ValueError, match="clamp_min"):
         clamp_table([[1, 2], [3, 4]], -1)
+
+
+# --- the plain-Python kernel of evaluate_table against numpy's arithmetic ---------------------
+def _numpy_evaluate(observed, clamp_min, yates, errors_column, min_expected):
+    """evaluate_table as numpy computes it: clamp, drop empty columns, merge, _pearson."""
+    table = clamp_table(observed, clamp_min)
+    if errors_column and observed[1, :-1].sum() == 0:
+        return table, 0.0, float("nan"), 0, np.full(table.shape, np.nan)
+    tested = table.sum(axis=0) > 0
+    obs = table.astype(np.float64)[:, tested]
+    merged = False
+    if min_expected > 0:
+        before = obs.shape
+        obs = merge_sparse_columns(obs, min_expected)
+        merged = obs.shape != before
+    rows = obs.sum(axis=1)
+    cols = obs.sum(axis=0)
+    expected = rows[:, None] * cols / rows.sum()
+    dof = (obs.shape[0] - 1) * (obs.shape[1] - 1)
+    if dof == 0:
+        stat, p = 0.0, 1.0
+    else:
+        if dof == 1 and yates:
+            diff = expected - obs
+            obs = obs + np.sign(diff) * np.minimum(0.5, np.abs(diff))
+        stat = float(((obs - expected) ** 2 / expected).sum())
+        p = float(special.chdtrc(dof, stat))
+    full = np.full(table.shape, np.nan)
+    if not merged:
+        full[:, tested] = expected
+    return table, p, stat, dof, full
+
+
+_CELL = st.one_of(st.integers(0, 12), st.integers(0, 5000), st.integers(0, 2**40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(st.tuples(_CELL, _CELL), min_size=1, max_size=8),
+       clamp_min=st.sampled_from([0, 5]), yates=st.booleans(), errors_column=st.booleans(),
+       min_expected=st.sampled_from([0.0, 5.0, 50.0]))
+def test_evaluate_table_equals_numpys_arithmetic_bit_for_bit(cells, clamp_min, yates,
+                                                             errors_column, min_expected):
+    observed = np.array(cells, dtype=np.int64).T.copy()
+    assume(observed.sum(axis=1).min() + clamp_min > 0)  # each window holds a value
+    b = Buckets(centres=(0.1,), coef=(1.0,), sample_counts=(1,), n_sample=1)
+    res = evaluate_table(observed, b, clamp_min=clamp_min, yates=yates,
+                         errors_column=errors_column, min_expected=min_expected)
+    table, p, stat, dof, expected = _numpy_evaluate(observed, clamp_min, yates, errors_column,
+                                                    min_expected)
+    assert res.table.tolist() == table.tolist() and res.observed is observed
+    assert (res.p_value, res.dof) == (p, dof)
+    assert res.statistic == stat or (np.isnan(res.statistic) and np.isnan(stat))
+    np.testing.assert_array_equal(res.expected, expected)  # NaN where NaN, else equal
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e6, 1e6), st.floats(-1.0, 1.0),
+                          st.floats(allow_nan=False, allow_infinity=False, width=32)),
+                max_size=600))
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(values):
+    expected = float(np.sum(np.array(values, dtype=np.float64)))
+    assert pairwise_sum(values) == expected or (np.isnan(expected)
+                                                and np.isnan(pairwise_sum(values)))

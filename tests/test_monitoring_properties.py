@@ -130,3 +130,41 @@ def test_any_csv_log_works_or_raises_a_parameter_error_at_length(log, chunk):
                 chunk_size=chunk)
     except ParameterError as err:
         _message_is_pointed(err)
+
+
+def _score(frame: pd.DataFrame, normalize: bool):
+    """The scored batch, or the message of the error it raised."""
+    from pudd_core.monitoring._log import LogFormat
+    from pudd_core.monitoring._score import Scorer
+
+    fmt = LogFormat(label="label", proba_prefix="p").resolve(list(frame.columns))
+    try:
+        s = Scorer(fmt, normalize=normalize)(frame, len(frame), 10)
+    except ParameterError as err:
+        return str(err)
+    return s.u.dtype, s.u.tobytes(), s.ok.tolist(), s.labelled.tolist()
+
+
+_P32 = st.one_of(st.floats(0.0, 1.0, width=32), st.sampled_from([0.0, 0.5, 1.0, 0.25]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 2), st.lists(_P32, min_size=3, max_size=3)),
+                     min_size=1, max_size=30),
+       normalize=st.booleans(), mixed=st.booleans(),
+       bad=st.none() | st.tuples(st.integers(0, 29), st.integers(0, 2),
+                                 st.sampled_from([float("nan"), -0.25, 1.5])))
+def test_float32_probability_columns_score_as_their_float64_copies(rows, normalize, mixed, bad):
+    probs = np.array([p for _, p in rows], dtype=np.float32)
+    if not normalize:  # mostly rows that sum to 1 in float32, as a model's softmax gives
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scaled = probs / probs.sum(axis=1, keepdims=True, dtype=np.float32)
+        probs = np.where(np.arange(len(rows))[:, None] % 3 == 0, probs, scaled)
+    if bad is not None:
+        probs[bad[0] % len(rows), bad[1]] = bad[2]
+    labels = [y for y, _ in rows]
+    as32 = pd.DataFrame({"label": labels, **{f"p{k}": probs[:, k] for k in range(3)}})
+    as64 = as32.astype({f"p{k}": np.float64 for k in range(3)})
+    if mixed:  # one float64 column among float32 ones
+        as32["p1"] = as64["p1"]
+    assert _score(as32, normalize) == _score(as64, normalize)

@@ -143,6 +143,17 @@ def numbers(col: pd.Series, name: str, offset: int, param: str) -> NDArray[np.fl
     return np.asarray(as_num.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
 
 
+def _probabilities(col: pd.Series, name: str, offset: int) -> NDArray[np.floating[Any]]:
+    """A probability column as :func:`numbers` reads it, but float32 kept as it is.
+
+    Comparisons, the arg-max and the conversion of the one value a row needs are exact in
+    float32; a float64 copy of every column would be most of a batch's cost.
+    """
+    if isinstance(col.dtype, np.dtype) and col.dtype == np.float32:
+        return np.asarray(col.to_numpy())
+    return numbers(col, name, offset, "proba")
+
+
 @dataclass(frozen=True)
 class Scored:
     """One batch scored: PU-index, correctness, the labelled mask and the consistency counts.
@@ -284,24 +295,25 @@ class Scorer:
         fmt = self.fmt
         assert fmt.label is not None and self.labels is not None
         # column by column (K passes over contiguous arrays): no (n, K) copy, no strided arg-max
-        cols = [numbers(frame[c], c, offset, "proba") for c in fmt.proba_columns]
+        cols = [_probabilities(frame[c], c, offset) for c in fmt.proba_columns]
         for j, col in enumerate(cols):
             if n and not (col.min() >= 0.0 and col.max() <= 1.0):  # NaN fails both: checked
-                _check_unit(col, [fmt.proba_columns[j]], offset, "proba")
+                _check_unit(col.astype(np.float64), [fmt.proba_columns[j]], offset, "proba")
         cols = self._sum_to_one(cols, offset)
         lab_col = frame[fmt.label]
         labelled = ~_missing(lab_col)
         idx = self._indices(lab_col, labelled, offset, "label")
-        best, arg = cols[0], np.zeros(n, dtype=np.intp)
+        # the arg-max in the smallest integer type that holds it: less memory to write
+        best, arg = cols[0], np.zeros(n, dtype=np.min_scalar_type(len(cols) - 1))
         for k in range(1, len(cols)):
             col = cols[k]
             np.putmask(arg, col > best, k)  # strict: ties go to the lowest class, as np.argmax
             best = np.maximum(best, col)
         # the true class's probability: one gather from the columns stacked class by class
-        stacked = np.empty((len(cols), n))
+        stacked = np.empty((len(cols), n), dtype=np.result_type(*cols))
         for k, col in enumerate(cols):
             stacked[k] = col
-        u = 1.0 - stacked.ravel()[idx * n + np.arange(n)]
+        u = 1.0 - np.asarray(stacked.ravel()[idx * n + np.arange(n)], dtype=np.float64)
         if fmt.pred is not None:
             self._pred_missing(frame, labelled, offset)
             dec = self._indices(frame[fmt.pred], labelled, offset, "pred")
@@ -313,10 +325,10 @@ class Scorer:
         return Scored(u, (arg == idx) & labelled, labelled)
 
     # --- helpers ---------------------------------------------------------------------------
-    def _sum_to_one(self, cols: list[NDArray[np.float64]],
-                    offset: int) -> list[NDArray[np.float64]]:
+    def _sum_to_one(self, cols: list[NDArray[np.floating[Any]]],
+                    offset: int) -> list[NDArray[np.floating[Any]]]:
         fmt = self.fmt
-        sums = cols[0] + cols[1]
+        sums = np.add(cols[0], cols[1], dtype=np.float64)  # float32 columns summed in float64
         for col in cols[2:]:
             sums += col
         off = np.abs(sums - 1.0) > self.tolerance
