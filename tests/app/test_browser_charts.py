@@ -1,9 +1,9 @@
 """The pages' charts in a real browser: drawn by plotly.js's cartesian bundle (ui/chart.py).
 
 Each chart of a page is drawn in the page with the figure's traces and the modebar's PNG
-button, the bundle is loaded once for every chart and every page after it, and Streamlit's
-4.7 MB ``PlotlyChart`` chunk is never requested. After every action: no exception box, no
-server traceback, no console error.
+and Fullscreen buttons, the bundle is loaded once for every chart and every page after it,
+and Streamlit's 4.7 MB ``PlotlyChart`` chunk is never requested. After every action: no
+exception box, no server traceback, no console error.
 """
 
 from __future__ import annotations
@@ -104,6 +104,19 @@ def test_fig1s_charts_are_drawn_by_the_cartesian_bundle_with_their_traces_and_pn
         chart.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
     assert info.value.suggested_filename == "newplot.png"
     assert info.value.path().read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _check(page, seen)
+
+    # Fullscreen fills the screen with the chart; Close fullscreen gives its height back
+    before = page.evaluate(_DRAWN, key)["height"]
+    chart.locator('.modebar-btn[data-title="Fullscreen"]').click()
+    page.wait_for_function("() => !!document.fullscreenElement")
+    page.wait_for_timeout(500)
+    assert page.evaluate(_DRAWN, key)["height"] == page.evaluate("() => window.innerHeight")
+    page.mouse.move(600, 300)
+    page.locator('.modebar-btn[data-title="Close fullscreen"]').click()
+    page.wait_for_function("() => !document.fullscreenElement")
+    page.wait_for_timeout(500)
+    assert page.evaluate(_DRAWN, key)["height"] == before
     _check(page, seen)
 
     # a narrower window: each chart follows its column's width, keeps the figure's height

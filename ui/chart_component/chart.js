@@ -61,7 +61,8 @@ function draw(chart, force = false) {
   const toggle = {
     name: full ? "Close fullscreen" : "Fullscreen", title: full ? "Close fullscreen" : "Fullscreen",
     icon: full ? COLLAPSE : EXPAND,
-    click: () => (full ? document.exitFullscreen() : box.requestFullscreen()),
+    // a refusal (no user gesture, an iframe without the permission) leaves the chart as it is
+    click: () => (full ? document.exitFullscreen() : box.requestFullscreen()).catch(() => {}),
   };
   const added = data.config.modeBarButtonsToAdd ?? [];
   const config = { ...data.config, modeBarButtonsToAdd: [toggle, ...added] };
