@@ -117,8 +117,9 @@ def main() -> None:
         for context in returning.values():
             context.close()
     print("## App: every page's load, before and after, interleaved\n")
+    pages = f" --pages {args.pages}" if args.pages else ""
     print(f"Command: `.venv/bin/python -m benchmarks.bench_pages_ab --baseline PATH "
-          f"--warm {args.warm}`  ")
+          f"--warm {args.warm}{pages}`  ")
     print(f"Machine: {machine()}; headless Chromium at 1280x800; both servers and the browser "
           f"share the CPUs (load average at the end: {load_average()})\n")
     print(f"Server RSS after start: before {start_rss['baseline']:.0f} MB, after "

@@ -128,7 +128,7 @@ def main() -> None:
         bundles["basic (plotly.js-basic-dist-min)"] = basic
     cartesian = chart_js()
     if cartesian is not None:
-        bundles["cartesian (plotly.js's dist/plotly-cartesian.min.js)"] = cartesian
+        bundles["cartesian (plotly.js's plotly-cartesian.min.js)"] = cartesian
     chromium = os.environ.get("PUDD_CHROMIUM", "/usr/bin/chromium")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=_ARGS)
