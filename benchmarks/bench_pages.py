@@ -7,7 +7,7 @@ fresh headless-Chromium session: the first visit is *cold* (nothing of that page
 server: imports, data, runs), the next ``--warm`` visits are *warm* (new sessions, the server's
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
 its script not running (Streamlit's ``data-test-script-state``), no progress bar, no
-element's skeleton (a chart waiting for plotly.js), and the main column's height unchanged
+element's skeleton and no chart waiting for plotly.js, and the main column's height unchanged
 for ``STILL_S`` seconds (the time counted ends at the last change). Each warm visit is made
 twice: in a new browser, and in one that visited before. After each page the server's
 resident memory (RSS) and its worker processes' are read with psutil; at the end, again
@@ -36,18 +36,20 @@ from benchmarks._common import (
     rss_mb,
 )
 from pudd_core.experiments.pool import CHILD_IDLE_S
-from tests.app._browser import MAIN_HEIGHT, SERVER_PIDS
+from tests.app._browser import CHART_LOADING, MAIN_HEIGHT, SERVER_PIDS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page is settled when its main column's height has not changed for this long.
 STILL_S = 1.0
 #: Streamlit marks its root with the script's state ("running", "notRunning", ...)
-# busy: the script runs, a progress bar shows, or an element still shows Streamlit's
-# skeleton while its code loads (a chart's plotly.js: the height alone does not wait for it)
+# busy: the script runs, a progress bar shows, an element still shows Streamlit's
+# skeleton while its code loads (st.plotly_chart's plotly.js), or a chart of ui/chart.py
+# waits for its plotly.js (it keeps its height meanwhile: the height alone does not wait)
 _BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
          "?.getAttribute('data-test-script-state') !== 'notRunning' || "
          "document.querySelectorAll('[data-testid=\"stProgress\"]').length > 0 || "
-         "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length > 0")
+         "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length > 0 || "
+         f"document.querySelectorAll('{CHART_LOADING}').length > 0")
 _CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
 
 
@@ -141,7 +143,7 @@ def main() -> None:
               f"its workers' {idle[1]:.0f} MB.")
     print("\nA visit is timed from the request to the page settled (title shown, the script "
           "not running (Streamlit's `data-test-script-state`), no progress bar, no element's "
-          "skeleton (a chart waiting for plotly.js), the main "
+          "skeleton, no chart waiting for plotly.js, the main "
           f"column's height still for {STILL_S:g} s; the time ends at the last change). Cold: "
           "the page's first visit on a fresh server, after the pages above it; warm: the "
           "median of new sessions after it, each in a new browser (nothing cached: a first "

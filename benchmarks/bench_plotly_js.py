@@ -5,13 +5,16 @@ Two measurements in headless Chromium, each in a new browser context (nothing ca
 1. A blank page that loads one plotly.js bundle and draws a two-trace chart: milliseconds to
    load and evaluate the bundle, then to draw. The full bundle the plotly package ships
    (Streamlit's chart element lazy-loads a chunk of the same size), against plotly's *basic*
-   partial bundle (scatter, bar, pie) that the player loads when set-up fetched it.
+   partial bundle (scatter, bar, pie) that the player loads and the *cartesian* one that the
+   pages' charts load (``ui/chart.py``), when set-up fetched them.
 2. The app: a page with one chart (lesson 4), timed from the request to the script finished,
-   to Streamlit's ``PlotlyChart`` chunk received, and to the chart drawn.
+   to its plotly.js received (the cartesian bundle, or Streamlit's ``PlotlyChart`` chunk
+   without it), and to the chart drawn.
 
 Run: .venv/bin/python -m benchmarks.bench_plotly_js [--repeat 5] [--page course-theorem2]
 Needs Chromium and the playwright package; the basic bundle is read from the data cache
-(``scripts/setup_env.sh`` fetches it) or ``--basic PATH``; prints Markdown.
+(``scripts/setup_env.sh`` fetches it) or ``--basic PATH``, the cartesian one from the data
+cache; prints Markdown.
 """
 
 from __future__ import annotations
@@ -64,28 +67,25 @@ def _bundles(browser: Any, bundles: dict[str, Path], repeat: int) -> list[tuple[
 
 _STATE = ("() => document.querySelector('[data-testid=\"stApp\"]')"
           "?.getAttribute('data-test-script-state')")
+# the page's plotly.js: ui/chart.py's bundle, else Streamlit's chart chunk
 _CHUNK = ("() => { const r = performance.getEntriesByType('resource')"
-          ".find(e => e.name.includes('/PlotlyChart.')); return r ? [r.responseEnd, "
-          "r.encodedBodySize] : null; }")
+          ".find(e => e.name.includes('/PlotlyChart.') || e.name.includes('/plotly-cartesian-'));"
+          " return r ? [r.responseEnd, r.encodedBodySize, r.name] : null; }")
+_DRAWN = ("() => document.querySelectorAll('.js-plotly-plot').length > 0 && document"
+          ".querySelectorAll('.pudd-chart[data-pudd-chart=\"loading\"]').length === 0")
 
 
-def _app(browser: Any, page_path: str, repeat: int) -> list[tuple[float, float, float, int]]:
-    """Per visit: seconds to the script finished, to the chart chunk received, to the chart."""
-    from benchmarks.bench_pages import _start
+def _app(browser: Any, page_path: str,
+         repeat: int) -> list[tuple[float, float, float, int, str]]:
+    """Per visit: seconds to the script finished, to the plotly.js received, to the chart."""
+    from benchmarks._common import app_server
 
-    out = []
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, url = _start(Path(tmp) / "streamlit.log")
-        try:
-            out = _visits(browser, url, page_path, repeat)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
-    return out
+    with app_server() as (url, _):
+        return _visits(browser, url, page_path, repeat)
 
 
 def _visits(browser: Any, url: str, page_path: str,
-            repeat: int) -> list[tuple[float, float, float, int]]:
+            repeat: int) -> list[tuple[float, float, float, int, str]]:
     out = []
     for visit in range(repeat + 1):  # the first visit fills the server's caches
         context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -96,14 +96,14 @@ def _visits(browser: Any, url: str, page_path: str,
         while time.monotonic() - t0 < 60:
             if done is None and p.evaluate(_STATE) == "notRunning":
                 done = time.monotonic() - t0
-            if p.evaluate("() => document.querySelectorAll('.js-plotly-plot').length"):
+            if p.evaluate(_DRAWN):
                 break
             p.wait_for_timeout(20)
         drawn = time.monotonic() - t0
         chunk = p.evaluate(_CHUNK)
         if visit and chunk is not None and done is not None:
             # responseEnd is in ms since the page's own start, which is t0 to within ms
-            out.append((done, chunk[0] / 1000, drawn, int(chunk[1])))
+            out.append((done, chunk[0] / 1000, drawn, int(chunk[1]), str(chunk[2])))
         context.close()
     return out
 
@@ -111,7 +111,7 @@ def _visits(browser: Any, url: str, page_path: str,
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    from pudd_core.plots.bundle import FULL_JS, basic_bundle_path, player_js
+    from pudd_core.plots.bundle import FULL_JS, basic_bundle_path, chart_js, player_js
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=positive_int, default=5)
@@ -126,6 +126,9 @@ def main() -> None:
     bundles = {"full (the plotly package's plotly.min.js)": FULL_JS}
     if basic is not None:
         bundles["basic (plotly.js-basic-dist-min)"] = basic
+    cartesian = chart_js()
+    if cartesian is not None:
+        bundles["cartesian (plotly.js's plotly-cartesian.min.js)"] = cartesian
     chromium = os.environ.get("PUDD_CHROMIUM", "/usr/bin/chromium")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=_ARGS)
@@ -152,9 +155,11 @@ def main() -> None:
         chunk = statistics.median(v[1] for v in visits)
         drawn = statistics.median(v[2] for v in visits)
         size = visits[0][3] / 1e6
+        which = ("Streamlit's `PlotlyChart` chunk" if "/PlotlyChart." in visits[0][4]
+                 else "the cartesian bundle (ui/chart.py)")
         print(f"\nThe app's page `{args.page}` (one chart), {len(visits)} warm visits, medians "
-              f"from the request: script finished {done:.2f} s, Streamlit's `PlotlyChart` "
-              f"chunk ({size:.1f} MB, not compressed) received {chunk:.2f} s, chart drawn "
+              f"from the request: script finished {done:.2f} s, {which} ({size:.1f} MB, "
+              f"as sent) received {chunk:.2f} s, chart drawn "
               f"{drawn:.2f} s: {drawn - max(done, chunk):.2f} s after both, the browser "
               "evaluating plotly.js before it draws anything.")
     else:

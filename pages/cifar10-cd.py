@@ -10,7 +10,7 @@ from pudd_core import plots
 from pudd_core.experiments.runner import RunResult
 from pudd_core.streams import get_info
 from pudd_core.views.cifar import majority_verdict
-from ui import cache, cifar, controls, progress, state
+from ui import cache, chart, cifar, controls, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -33,9 +33,9 @@ names = drift.class_names
 st.subheader("1. The Markov interest process")
 # the matrix and its text one under the other: side by side, the 10 x 10 cells were too
 # narrow for their numbers at 1024 px
-controls.plot(plots.transition_matrix_figure(drift.transition_matrix, names,
-                                             title="Transition matrix M"),
-              key="cifar_matrix")
+chart.chart(plots.transition_matrix_figure(drift.transition_matrix, names,
+                                           title="Transition matrix M"),
+            key="cifar_matrix")
 st.markdown(
     f"""
 **M = U[0, 1) + 100 I, rows normalised** (seeded by the run's seed, {seed}). Each interest
@@ -49,10 +49,10 @@ the positive classes of each chunk of this run; a grey band marks a **true drift
 first chunk with a new positive set.
 """
 )
-controls.plot(plots.interest_timeline_figure(drift.positive_mask(), names,
-                                             drift_chunks=drift.drift_chunks,
-                                             title=f"Interests of the {cfg.n_chunks} chunks"),
-              key="cifar_timeline")
+chart.chart(plots.interest_timeline_figure(drift.positive_mask(), names,
+                                           drift_chunks=drift.drift_chunks,
+                                           title=f"Interests of the {cfg.n_chunks} chunks"),
+            key="cifar_timeline")
 st.caption(
     (f"True drifts at chunks {', '.join(map(str, drift.drift_chunks))}. " if drift.drift_chunks
      else f"No true drift in these {cfg.n_chunks} chunks: try more chunks or another seed. ")
@@ -68,9 +68,9 @@ else:
     chunk = cifar.chunk_slider(cfg.n_chunks)
     thumbs = cache.thumbnails(seed, chunk, cfg.n_chunks)
     positive = ", ".join(names[c] for c in drift.positive_classes[chunk])
-    controls.plot(plots.sample_grid_figure(thumbs.images, thumbs.classes, thumbs.labels, names,
-                                           title=f"Chunk {chunk}: positive classes {positive}"),
-                  key="cifar_samples")
+    chart.chart(plots.sample_grid_figure(thumbs.images, thumbs.classes, thumbs.labels, names,
+                                         title=f"Chunk {chunk}: positive classes {positive}"),
+                key="cifar_samples")
     st.caption(f"Six of the 50 images of each class in chunk {chunk}, framed orange when "
                f"labelled 1. Source: {cifar.source_name(thumbs.source)}.")
 
@@ -93,9 +93,9 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
         return {n: r for n, r in zip(runs, results, strict=True) if r is not None}
 
     def draw(done: dict[str, RunResult], what: str, key: str) -> None:
-        controls.plot(plots.runs_figure(done, true_drifts=drift.drift_chunks,
-                                        title=f"{cfg.classifier} on CIFAR-10-CD: {what}"),
-                      key=key)
+        chart.chart(plots.runs_figure(done, true_drifts=drift.drift_chunks,
+                                      title=f"{cfg.classifier} on CIFAR-10-CD: {what}"),
+                    key=key)
 
     def draw_so_far(results: Sequence[RunResult | None]) -> None:
         so_far = finished(results)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.views.course import cifar_question
-from ui import cache, cifar, controls, course, state
+from ui import cache, chart, cifar, controls, course, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -27,11 +27,11 @@ st.markdown(
     "looks at the images alone has nothing to see; a detector on the classifier's predictions "
     "sees the model answer by the old interests."
 )
-controls.plot(plots.interest_timeline_figure(drift.positive_mask(), names,
-                                             drift_chunks=drift.drift_chunks,
-                                             title=f"Interests of the {cfg.n_chunks} chunks "
-                                                   f"(seed {seed})"),
-              key="course_cifar_timeline")
+chart.chart(plots.interest_timeline_figure(drift.positive_mask(), names,
+                                           drift_chunks=drift.drift_chunks,
+                                           title=f"Interests of the {cfg.n_chunks} chunks "
+                                                 f"(seed {seed})"),
+            key="course_cifar_timeline")
 question = cifar_question(drift.positive_classes, drift.drift_chunks, names)
 if question is None:
     st.info(f"No interest changes in these {cfg.n_chunks} chunks with seed {seed}: choose "
@@ -56,9 +56,9 @@ runs = cfg.runs()
 done = {name: cache.finished(("run", c)) for name, c in runs.items()}
 finished = {n: r for n, r in done.items() if r is not None}
 if finished:
-    controls.plot(plots.runs_figure(finished, true_drifts=drift.drift_chunks,
-                                    title=f"{cfg.classifier}: the CIFAR-10-CD page's runs"),
-                  key="course_cifar_runs")
+    chart.chart(plots.runs_figure(finished, true_drifts=drift.drift_chunks,
+                                  title=f"{cfg.classifier}: the CIFAR-10-CD page's runs"),
+                key="course_cifar_runs")
     controls.run_summary(plots.run_summary_frame(finished))
     st.caption("These runs were computed on the CIFAR-10-CD page in this server and are "
                "reused here, not recomputed.")

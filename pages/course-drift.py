@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.views.course import LESSON1_STREAMS, DelayConfig
-from ui import cache, controls, course, state
+from ui import cache, chart, course, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -36,7 +36,7 @@ answered = course.ask(question)
 
 chunks = [c.chunk_index for c in lesson.ddm.chunks]
 alarms = ({"DDM": lesson.ddm.alarms, "PUDD": lesson.pudd.alarms} if answered else {})
-controls.plot(plots.error_trace_figure(
+chart.chart(plots.error_trace_figure(
     chunks, [c.error_rate for c in lesson.ddm.chunks], true_drifts=[lesson.drift], alarms=alarms,
     title=f"Gaussian NB on {cfg.dataset}, chunks of {cfg.chunk_size}"
           + (": alarms" if answered else ": commit to a prediction to see the alarms")),

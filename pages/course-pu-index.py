@@ -8,7 +8,7 @@ import streamlit as st
 from pudd_core import plots
 from pudd_core.views.course import LESSON1_STREAMS
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
-from ui import cache, controls, course, state
+from ui import cache, chart, course, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -47,10 +47,10 @@ frame = pd.DataFrame({
     "right?": ["yes" if points.correct[i] else "no" for i in visible],
 })
 ring = points.asked if answered and points.asked < shown else None
-controls.plot(plots.pu_dots_figure(points.u[visible], points.correct[visible],
-                                   shown=len(visible), highlight=ring,
-                                   title=f"PU-index of {len(visible)} predictions"),
-              key="course_pu_dots")
+chart.chart(plots.pu_dots_figure(points.u[visible], points.correct[visible],
+                                 shown=len(visible), highlight=ring,
+                                 title=f"PU-index of {len(visible)} predictions"),
+            key="course_pu_dots")
 st.dataframe(frame, hide_index=True,
              column_config={c: st.column_config.NumberColumn(format="%.2f")
                             for c in ("p(class 0)", "p(class 1)", "u = 1 − p(true)")})

@@ -8,7 +8,7 @@ import streamlit as st
 from pudd_core import plots
 from pudd_core.views.course import CutLesson
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
-from ui import cache, controls, course, state
+from ui import cache, chart, course, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -51,7 +51,7 @@ old, new = slice(None, -int(cut)), slice(-int(cut), None)
 st.markdown(f"**Reference: chunks 1–{first - 1}; recent: chunks {first}–{len(lesson.u)}.** "
             "Their PU-index, with the buckets fitted on the reference window's correct "
             "predictions (dotted).")
-controls.plot(plots.pu_histogram_figure(
+chart.chart(plots.pu_histogram_figure(
     np.concatenate(lesson.u[old]), np.concatenate(lesson.correct[old]),
     np.concatenate(lesson.u[new]), np.concatenate(lesson.correct[new]),
     edges=res.buckets.edges, names=("Reference", "Recent")),
@@ -65,9 +65,9 @@ st.caption("B1 … BK: the buckets of correct predictions, by PU-index; miscl.: 
            "misclassified prediction.")
 if answered:
     scan = lesson.scan()
-    controls.plot(plots.cut_pvalue_figure(lesson.cuts, scan, alpha=ALPHA,
-                                          title="p-value of every cut"),
-                  key="course_test_scan")
+    chart.chart(plots.cut_pvalue_figure(lesson.cuts, scan, alpha=ALPHA,
+                                        title="p-value of every cut"),
+                key="course_test_scan")
     tested = [c for c in lesson.cuts if c & (c - 1) == 0]
     st.caption(f"The authors' PUDD tests only the cuts {', '.join(map(str, tested))}; its "
                f"smallest p-value among them is {plots.p_text(min(scan[c - 1] for c in tested))}"

@@ -13,7 +13,7 @@ from pudd_core.views.course import (
     SWEEP_DATASET,
     threshold_question,
 )
-from ui import cache, controls, course, state
+from ui import cache, chart, controls, course, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -36,9 +36,9 @@ st.markdown(
 seed = int(state.get(state.SEED))
 study = cache.course_study(seed)
 if course.ask(threshold_question(study, 0.05)):
-    controls.plot(plots.bonferroni_figure(study.chunk_p, alpha=0.05,
-                                          title="Smallest p-value of each chunk, no drift"),
-                  key="course_thresholds_stationary")
+    chart.chart(plots.bonferroni_figure(study.chunk_p, alpha=0.05,
+                                        title="Smallest p-value of each chunk, no drift"),
+                key="course_thresholds_stationary")
 
 st.subheader("Delay against false alarms on a drifting stream")
 swept = cache.course_sweep(seed)
@@ -59,9 +59,9 @@ cols[3].metric("Mean delay (chunks)", "—" if row["mean_delay"] != row["mean_de
 without = int((study.chunk_p["min_p"] < alpha).sum())
 st.caption(f"At α = {alpha:g} the stream without drift above alarms on {without} of its "
            f"{len(study.chunk_p)} tested chunks. Seed {seed}.")
-controls.plot(plots.threshold_sweep_figure(sweep, n_drifts=n_drifts,
-                                           title="PUDD at every α on the drifting stream"),
-              key="course_thresholds_sweep")
+chart.chart(plots.threshold_sweep_figure(sweep, n_drifts=n_drifts,
+                                         title="PUDD at every α on the drifting stream"),
+            key="course_thresholds_sweep")
 
 st.subheader("The count floor")
 floor = cache.course_floor(seed)

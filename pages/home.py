@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.experiments.runner import RunConfig
-from ui import cache, controls, messages, state
+from ui import cache, chart, controls, messages, state
 from ui.pages import COURSE, PAGES, TOOLS, ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -59,7 +59,7 @@ except ValueError as err:
     st.stop()
 frame = result.to_frame()
 drifts = result.drift_chunks or ()
-controls.plot(
+chart.chart(
     plots.error_trace_figure(
         frame["chunk_index"], frame["error_rate"], true_drifts=drifts,
         alarms={"PUDD": result.alarms}, p_values=frame["p_value"], alpha=cfg.alpha,

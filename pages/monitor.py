@@ -7,7 +7,7 @@ import streamlit as st
 from pudd_core.plots import p_text
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
-from ui import messages, monitor, player, progress, state
+from ui import chart, messages, monitor, player, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -86,7 +86,7 @@ else:
             "drawn below; choose larger chunks to step through them.", icon=":material/info:")
     figures = monitor_figures(result)
     for name in ("trace", "minp"):
-        st.plotly_chart(figures[name], key=f"monitor_{name}")
+        chart.chart(figures[name], key=f"monitor_{name}")
 
 with st.expander("Alarms and error rate of every detector"):
     # no drift is known in a user's log: drop the columns that would only say so

@@ -25,7 +25,7 @@ from pudd_core.views.reproduction import (
     stored_keys,
     summarise,
 )
-from ui import cache, controls, messages, progress, reproduction, state
+from ui import cache, chart, messages, progress, reproduction, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -105,7 +105,7 @@ else:
         metric[1].metric("Within ±1.5 points", f"{counts.within} of {counts.run}")
         metric[2].metric("Seeds (up to)", f"{len(shown.seeds)}")
         comparable = shown.cells[~shown.cells["dataset"].isin(NOT_COMPARABLE_DATASETS)]
-        controls.plot(plots.reproduction_figure(
+        chart.chart(plots.reproduction_figure(
             comparable, title=f"{chosen.label}: ours against the paper's"),
             key="reproduction_committed_scatter")
         st.dataframe(reproduction.styled(plots.reproduction_frame(
@@ -155,8 +155,8 @@ for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
                    "methods over 2 blocks")
             st.info(f"No diagram: {why}.", icon=":material/info:")
             continue
-        controls.plot(plots.cd_diagram_figure(result, title=None),
-                      key=f"reproduction_cd_{comparison}_{who[:3]}")
+        chart.chart(plots.cd_diagram_figure(result, title=None),
+                    key=f"reproduction_cd_{comparison}_{who[:3]}")
 beside = beside_ranking(ours_cells, comparison)
 if len(beside):
     st.markdown("**Our runs: the ranked methods beside the references.** The references are "
@@ -172,7 +172,7 @@ if len(beside):
 if comparison == "fig5":
     ek = cache.committed_frame(str(results / FIG5_REPORT))
     if ek is not None and len(ek):
-        controls.plot(plots.ek_ablation_figure(
+        chart.chart(plots.ek_ablation_figure(
             ek, title="Fig. 5 reproduced: PUDD against Ei-kMeans, mean over datasets"),
             key="reproduction_fig5")
         st.caption(f"From `results/{FIG5_REPORT}`; seeds per classifier in "
@@ -230,7 +230,7 @@ else:
         metric[2].metric("Acceptance cells outside ±1.5", f"{counts.acceptance_outside}",
                          help="PUDD-1/3/5 on the seven acceptance datasets, both regimes.")
         metric[3].metric("Acceptance cells not run", f"{counts.acceptance_not_run}")
-        controls.plot(plots.reproduction_figure(
+        chart.chart(plots.reproduction_figure(
             report.cells, title=f"{group.label}: ours against the paper's"),
             key="reproduction_scatter")
         st.dataframe(reproduction.styled(plots.reproduction_frame(

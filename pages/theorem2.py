@@ -7,7 +7,7 @@ import streamlit as st
 from pudd_core import plots
 from pudd_core._validation import ParameterError
 from pudd_core.theorems import error_shift_power
-from ui import cache, controls, messages, state
+from ui import cache, chart, controls, messages, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -68,9 +68,9 @@ with tab2:
 
         st.subheader("3. Different PU-index histograms")
         w = res.windows
-        controls.plot(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
-                                                edges=res.pudd.buckets.edges),
-                      key="theorem2_histogram")
+        chart.chart(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
+                                              edges=res.pudd.buckets.edges),
+                    key="theorem2_histogram")
         st.caption(
             f"Dotted lines: the {res.pudd.buckets.k} buckets PUDD fitted on window 1's correct "
             "predictions. All misclassified predictions share one extra column of the test."
@@ -105,8 +105,8 @@ with tab2:
             f"{', '.join(map(str, res.ddm_alarms)) or 'none'} (window 2 starts at {cfg.n}); "
             "an alarm in window 1 is a false alarm on an unchanged error rate."
         )
-        controls.plot(plots.verdict_figure(["PUDD", "Error-rate test"], [pudd_p, err_p],
-                                           alpha=alpha), key="theorem2_verdicts")
+        chart.chart(plots.verdict_figure(["PUDD", "Error-rate test"], [pudd_p, err_p],
+                                         alpha=alpha), key="theorem2_verdicts")
         st.markdown("**PUDD's contingency table** (observed counts after the authors' floor of "
                     "5 per cell; expected counts E = row total × column total / N)")
         st.table(plots.contingency_table_frame(  # a static table: every column in view
@@ -168,8 +168,8 @@ with tab1:
         cols1[1].metric("Window 2 error rate", f"{check.stats2.error_rate:.4f}")
         cols1[2].metric("Window 1 error std", f"{check.stats1.error_std:.4f}")
         cols1[3].metric("Window 2 error std", f"{check.stats2.error_std:.4f}")
-        controls.plot(plots.theorem1_histogram_figure(res1.edges, res1.hist1, res1.hist2),
-                      key="theorem1_histogram")
+        chart.chart(plots.theorem1_histogram_figure(res1.edges, res1.hist1, res1.hist2),
+                    key="theorem1_histogram")
         if check.identical:
             st.success("Identical proportions ⇒ equal error rate and error std (Theorem 1).")
         elif check.stats1 == check.stats2:

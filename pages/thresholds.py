@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.streams import DatasetUnavailableError
-from ui import cache, controls, messages, progress, state, thresholds
+from ui import cache, chart, messages, progress, state, thresholds
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -39,7 +39,7 @@ else:
         if done:
             sweep = plots.threshold_sweep_frame(done)
             drifts = done[0].drift_chunks
-            controls.plot(plots.threshold_sweep_figure(
+            chart.chart(plots.threshold_sweep_figure(
                 sweep, n_drifts=len(drifts) if drifts is not None else None,
                 title=f"PUDD with {cfg.classifier} on {cfg.dataset}: "
                       f"{len(done)} of {len(runs)} runs"),
@@ -74,11 +74,11 @@ except (ValueError, OSError) as err:
 if study is not None:
     alpha = 10.0 ** -int(state.get(state.THRESHOLDS_ALPHA_EXP))
     rates = study.rates(cfg.exponents)
-    controls.plot(plots.false_alarm_figure(
+    chart.chart(plots.false_alarm_figure(
         rates, title=f"False-alarm rates against the nominal α: {len(study.cut_p)} tests in "
-                     f"{len(study.chunk_p)} chunks of {study_cfg.dataset} without drift"),
+                   f"{len(study.chunk_p)} chunks of {study_cfg.dataset} without drift"),
         key="thresholds_false_alarms")
-    controls.plot(plots.bonferroni_figure(
+    chart.chart(plots.bonferroni_figure(
         study.chunk_p, alpha=alpha,
         title=f"The smallest p of each chunk against α = {alpha:.0e} and the Bonferroni α / m"),
         key="thresholds_bonferroni")

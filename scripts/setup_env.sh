@@ -35,5 +35,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     --no-build-isolation -e . 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   echo "$want" > "$stamp"
 fi
-# the player's plotly.js partial bundle (npm registry, sha512-checked; cheap when present)
+# plotly.js partial bundles for the player and the charts (npm registry, sha512-checked; cheap when present)
 .venv/bin/python scripts/fetch_plotly_bundle.py

@@ -58,11 +58,6 @@ def run_summary(frame: Any) -> None:
         na_rep="–"))
 
 
-def plot(fig: Any, key: str) -> None:
-    """Show a ``pudd_core.plots`` figure with its own template (not Streamlit's theme)."""
-    st.plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})
-
-
 # --- Theorem 2 ----------------------------------------------------------------------------------
 _HINTS = {
     "correct": "Choose two different ends, both below 0.50: a correct binary prediction "

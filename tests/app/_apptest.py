@@ -35,12 +35,23 @@ def shown(markdown: str) -> str:
 
 
 def figures(at: AppTest) -> dict[str, dict[str, Any]]:
-    """Plotly figures of the page by widget key, as the JSON the browser receives."""
+    """Plotly figures of the page by key, as the JSON the browser receives.
+
+    ``ui.chart.chart`` sends a figure to its component (``pudd_chart``: the ``spec`` of its
+    data) or, without the light plotly.js bundle, to ``st.plotly_chart``.
+    """
     out = {}
     for el in at.get("plotly_chart"):
         key = el.proto.id.split("-")[-1] if el.key is None else el.key
         out[key] = json.loads(el.proto.spec)
+    for el in charts(at):
+        out[el.proto.id.split("-", 2)[2]] = json.loads(json.loads(el.proto.json)["spec"])
     return out
+
+
+def charts(at: AppTest) -> list[Any]:
+    """The page's ``ui.chart`` components (drawn by the light plotly.js bundle)."""
+    return [el for el in at.get("bidi_component") if el.proto.component_name == "pudd_chart"]
 
 
 def trace_named(spec: dict[str, Any], name: str) -> dict[str, Any]:

@@ -34,6 +34,9 @@ PLAYER = 'iframe[title="ui.player.pudd_player"]'
 #: four PUDD settings side by side (the explorer's ``pudd`` link parameter)
 FOUR = "3;5,cut_points=all;3,partition=ek;1,clamp_min=0"
 MAIN_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
+#: a chart of ui/chart.py until its plotly.js has drawn it (it keeps its height meanwhile)
+CHART_LOADING = '.pudd-chart[data-pudd-chart="loading"]'
+_CHARTS_LOADING = f"() => document.querySelectorAll('{CHART_LOADING}').length"
 RUNNING = "() => !!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 _ERROR_DIALOG = '[role="dialog"]:has-text("error"), [role="alertdialog"]'
 
@@ -149,13 +152,15 @@ def watch_requests(page: Any) -> None:
 
 
 def settle(page: Any, heading: str) -> None:
-    """Wait for the page's title, then until the script has finished and the layout is still."""
+    """Wait for the page's title, then until the script has finished, every chart is drawn
+    and the layout is still."""
     page.get_by_role("heading", name=heading, level=1).wait_for()
     last, stable, deadline = -1, 0, time.monotonic() + 60
     while stable < 3 and time.monotonic() < deadline:
         page.wait_for_timeout(250)
         height = page.evaluate(MAIN_HEIGHT)
-        stable = stable + 1 if height == last and not page.evaluate(RUNNING) else 0
+        quiet = not page.evaluate(RUNNING) and not page.evaluate(_CHARTS_LOADING)
+        stable = stable + 1 if height == last and quiet else 0
         last = height
 
 

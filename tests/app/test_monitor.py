@@ -151,3 +151,22 @@ def test_the_chunk_size_survives_a_run_that_did_not_show_it(away: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.number_input(key="monitor_chunk_size").value == 300
     assert player(at)["spec"]["last"] == 49
+
+
+def test_a_run_too_long_to_play_draws_its_whole_charts_with_ui_chart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ui.monitor
+    from pudd_core.plots.bundle import chart_js
+    from tests.app._apptest import charts, figures
+
+    monkeypatch.setattr(ui.monitor, "PLAYER_MAX_CHUNKS", 10)  # the example's 49 are too many
+    at = _open()
+    assert any("too many to play" in i.value for i in at.info)
+    got = figures(at)
+    for name in ("trace", "minp"):
+        spec = got[f"monitor_{name}"]
+        assert spec["data"] and spec["layout"]["template"]  # the figure's own look
+    drawn_here = {el.proto.id.split("-", 2)[2] for el in charts(at)}
+    if chart_js() is not None:  # else st.plotly_chart drew them
+        assert {"monitor_trace", "monitor_minp"} <= drawn_here

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.experiments.reproduce import reproduction_configs
-from tests.app._apptest import open_page
+from tests.app._apptest import figures, open_page
 
 TIMEOUT = 120
 
@@ -56,7 +55,7 @@ def test_the_stored_runs_appear_beside_the_papers_numbers(store: Path) -> None:
     assert row["ours (%)"] == pytest.approx(round(pudd, 2))
     assert row["seeds"] == 2
     assert _row(at, "DDM")["paper (%)"] == 93.97
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figures(at)["reproduction_scatter"]
     assert [t["name"] for t in spec["data"]] == ["±1.5 points", "ours = paper", "PUDD-1/3/5",
                                                  "Baselines"]
     assert {m.label: m.value for m in at.metric}["Cells run"] == "2 of 10"

@@ -95,3 +95,30 @@ def test_the_player_draws_only_trace_types_the_basic_bundle_has() -> None:
             comparison.settings, comparison.baselines, labels=comparison.labels, band=band)))
         types = _trace_types(spec)  # the growing charts and every setting's templates
         assert {"scatter", "bar"} <= types <= BASIC_TRACE_TYPES, types
+
+
+def _pinned(monkeypatch: pytest.MonkeyPatch, tarball: bytes) -> None:
+    """Pin the cartesian release's integrity to ``tarball``'s."""
+    digest = base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    monkeypatch.setattr(bundle, "CARTESIAN",
+                        dataclasses.replace(bundle.CARTESIAN, integrity=f"sha512-{digest}"))
+
+
+def test_the_charts_bundle_is_the_cartesian_one_when_fetched_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pudd_core.plots.bundle import CARTESIAN, chart_js
+
+    assert chart_js(tmp_path) is None  # not fetched: the charts are Streamlit's
+    other = _tarball("var Plotly;", member="package/README.md")  # the registry's, but no bundle
+    _pinned(monkeypatch, other)
+    with pytest.raises(ValueError, match="has no file package/dist/plotly-cartesian.min.js"):
+        bundle.fetch_bundle(bundle.CARTESIAN, tmp_path, tarball=other)
+    tarball = _tarball(f"/**\n* plotly.js (cartesian - minified) v{CARTESIAN.version}\n*/\n",
+                       member=CARTESIAN.member)
+    _pinned(monkeypatch, tarball)
+    kept = bundle.fetch_bundle(bundle.CARTESIAN, tmp_path, tarball=tarball)
+    assert kept.name == f"plotly-cartesian-{CARTESIAN.version}.min.js"
+    assert chart_js(tmp_path) == kept and player_js(tmp_path) == FULL_JS  # the player's is apart
+    kept.write_text(kept.read_text() + " ")  # changed after download
+    assert chart_js(tmp_path) is None

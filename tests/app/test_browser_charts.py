@@ -1,0 +1,152 @@
+"""The pages' charts in a real browser: drawn by plotly.js's cartesian bundle (ui/chart.py).
+
+Each chart of a page is drawn in the page with the figure's traces and the modebar's PNG
+and Fullscreen buttons, the bundle is loaded once for every chart and every page after it,
+and Streamlit's 4.7 MB ``PlotlyChart`` chunk is never requested. After every action: no
+exception box, no server traceback, no console error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pudd_core.plots.bundle import CARTESIAN, chart_js
+from tests.app._apptest import figures, open_page
+from tests.app._browser import CHART_LOADING, assert_no_exception, settle
+
+pytestmark = pytest.mark.browser
+
+BUNDLE = f"plotly-cartesian-{CARTESIAN.version}.min.js"
+#: Streamlit's own chart element: the lazily loaded chunk with the full plotly.js
+STREAMLIT_CHUNK = "/PlotlyChart."
+#: Streamlit's frontend probes its base path at each page's URL first; these 404s are its own
+_PROBES = ("/_stcore/health", "/_stcore/host-config")
+_DRAWN = """(key) => {
+    const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+    if (!gd) return null;
+    const box = gd.closest('.pudd-chart');
+    return {state: box.dataset.puddChart, traces: gd.data.length, drawn: gd._fullData.length,
+            svg: gd.querySelectorAll('.main-svg').length,
+            groups: gd.querySelectorAll('.main-svg .cartesianlayer .trace').length,
+            width: gd.getBoundingClientRect().width, height: gd.getBoundingClientRect().height,
+            column: box.parentElement.getBoundingClientRect().width};
+}"""
+
+
+@pytest.fixture
+def seen(page: Any) -> Iterator[dict[str, list[str]]]:
+    """What ``page`` requests and logs as an error (the probes of _PROBES aside)."""
+    log: dict[str, list[str]] = {"requests": [], "errors": []}
+    page.on("request", lambda r: log["requests"].append(r.url))
+
+    def console(message: Any) -> None:
+        where = message.location.get("url", "")
+        if message.type == "error" and not where.endswith(_PROBES):
+            log["errors"].append(f"{message.text} ({where})")
+
+    page.on("console", console)
+    page.on("pageerror", lambda err: log["errors"].append(str(err)))
+    if chart_js() is None:
+        pytest.skip(f"the {BUNDLE} is not fetched (scripts/fetch_plotly_bundle.py): the charts "
+                    "are st.plotly_chart's")
+    yield log
+
+
+def _check(page: Any, seen: dict[str, list[str]]) -> None:
+    assert_no_exception(page)
+    assert not seen["errors"], seen["errors"]
+    assert not [u for u in seen["requests"] if STREAMLIT_CHUNK in u], "Streamlit's chunk loaded"
+
+
+def test_fig1s_charts_are_drawn_by_the_cartesian_bundle_with_their_traces_and_png_button(
+    page: Any, app_url: str, seen: dict[str, list[str]]
+) -> None:
+    # the figures of the same page and seed, as the server sends them
+    expected = {key: len(spec["data"]) for key, spec in
+                figures(open_page("pages/fig1.py", timeout=120, via_home=False)).items()}
+    assert len(expected) == 5
+    page.goto(f"{app_url}/fig1")
+    settle(page, "Fig. 1: the illustrative example")
+    _check(page, seen)
+    assert page.locator(CHART_LOADING).count() == 0
+    shown: list[str] = []
+    for key, traces in expected.items():
+        got = page.evaluate(_DRAWN, key)
+        assert got is not None, f"chart {key} is not on the page"
+        assert got["state"] == "drawn" and got["svg"] >= 1, (key, got)
+        assert got["traces"] == got["drawn"] == traces, (key, got)
+        assert got["groups"] >= 1, (key, got)
+        assert abs(got["width"] - got["column"]) <= 1, (key, got)  # as wide as its column
+        chart = page.locator(f".st-key-{key} .js-plotly-plot")
+        if not chart.is_visible():  # in a closed expander: drawn, not shown
+            continue
+        shown.append(key)
+        chart.scroll_into_view_if_needed()
+        chart.hover()
+        png = chart.locator('.modebar-btn[data-title="Download plot as a PNG"]')
+        assert png.count() == 1, key
+        assert chart.locator('.modebar-btn[data-title="Fullscreen"]').count() == 1, key
+    assert len(shown) == 4  # the notebook's histogram is in a closed expander
+    # one load of the bundle served every chart
+    assert [u for u in seen["requests"] if u.endswith(BUNDLE)] == [
+        f"{app_url}/component/ui.chart.pudd_plotly/{BUNDLE}"]
+    _check(page, seen)
+
+    # a PNG is saved (plotly's own name: no page sets toImageButtonOptions)
+    key = shown[0]
+    chart = page.locator(f".st-key-{key} .js-plotly-plot")
+    chart.scroll_into_view_if_needed()
+    chart.hover()
+    with page.expect_download() as info:
+        chart.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
+    assert info.value.suggested_filename == "newplot.png"
+    assert info.value.path().read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _check(page, seen)
+
+    # Fullscreen fills the screen with the chart; Close fullscreen gives its height back
+    before = page.evaluate(_DRAWN, key)["height"]
+    chart.locator('.modebar-btn[data-title="Fullscreen"]').click()
+    page.wait_for_function("() => !!document.fullscreenElement")
+    page.wait_for_timeout(500)
+    assert page.evaluate(_DRAWN, key)["height"] == page.evaluate("() => window.innerHeight")
+    page.mouse.move(600, 300)
+    page.locator('.modebar-btn[data-title="Close fullscreen"]').click()
+    page.wait_for_function("() => !document.fullscreenElement")
+    page.wait_for_timeout(500)
+    assert page.evaluate(_DRAWN, key)["height"] == before
+    _check(page, seen)
+
+    # a narrower window: each chart follows its column's width, keeps the figure's height
+    heights = {k: page.evaluate(_DRAWN, k)["height"] for k in shown}
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_timeout(1000)
+    for key in shown:
+        got = page.evaluate(_DRAWN, key)
+        assert abs(got["width"] - got["column"]) <= 1 and got["height"] == heights[key], (key, got)
+    _check(page, seen)
+
+
+def test_another_page_in_the_session_reuses_the_loaded_bundle(
+    page: Any, app_url: str, seen: dict[str, list[str]]
+) -> None:
+    page.goto(f"{app_url}/course-theorem2")
+    settle(page, "4. What the error rate cannot see")
+    _check(page, seen)
+    page.get_by_role("link", name="Theorem 2, step by step").click()
+    settle(page, "Theorem 2, step by step")
+    drawn = page.evaluate("() => [...document.querySelectorAll('.pudd-chart')].map(b => "
+                          "[b.dataset.puddChart, b.querySelectorAll('.main-svg').length])")
+    assert len(drawn) >= 2 and all(state == "drawn" and svg >= 1 for state, svg in drawn), drawn
+    assert len([u for u in seen["requests"] if u.endswith(BUNDLE)]) == 1  # loaded once
+    _check(page, seen)
+    # a slider moved: the page reruns and its charts are drawn again, no error
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    settle(page, "Theorem 2, step by step")
+    assert page.locator(".pudd-chart").count() == len(drawn)
+    assert page.locator(CHART_LOADING).count() == 0
+    _check(page, seen)
