@@ -105,19 +105,21 @@ def player_timings(log: Path) -> list[tuple[str, float]]:
 
 
 @contextmanager
-def app_server(timing_log: bool = False, store: Path | None = None) -> Iterator[tuple[str, Path]]:
+def app_server(timing_log: bool = False, store: Path | None = None,
+               tree: Path | None = None) -> Iterator[tuple[str, Path]]:
     """A new ``streamlit run app.py`` (``serve`` of tests/app/_browser.py, as for the tests).
 
     Its log, its results store (unless ``store`` or ``$PUDD_RESULTS_STORE`` names one) and,
     with ``timing_log``, the timing log the app writes (``$PUDD_TIMING_LOG``) live in a
-    temporary folder; yields the server's URL and that timing log's path.
+    temporary folder; yields the server's URL and that timing log's path. ``tree``: another
+    checkout to serve (default: this one).
     """
     from tests.app._browser import serve
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "timing.tsv"
         env = {"PUDD_TIMING_LOG": str(log)} if timing_log else {}
-        with serve(Path(tmp), store=store, env=env) as url:
+        with serve(Path(tmp), store=store, env=env, tree=tree) as url:
             yield url, log
 
 

@@ -13,7 +13,13 @@ twice: in a new browser, and in one that visited before. After each page the ser
 resident memory (RSS) and its worker processes' are read with psutil; at the end, again
 after the torch child's idle time.
 
+With ``--baseline PATH`` (e.g. a worktree of main) a second server runs that checkout (its
+own code, this checkout's data cache) and each visit is made in both servers in turn, so
+that a change of the shared machine's load hits both columns alike; two runs an hour apart
+compare the load as much as the code.
+
 Run: .venv/bin/python -m benchmarks.bench_pages [--warm 2] [--pages explorer,theorem2] [--no-idle]
+[--baseline PATH]
 Needs Chromium (``scripts/install_browser.sh``) and the playwright package; prints Markdown.
 """
 
@@ -23,11 +29,13 @@ import argparse
 import statistics
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from benchmarks._common import (
     app_server,
+    existing_path,
     headless_browser,
     load_average,
     machine,
@@ -94,6 +102,27 @@ def _visit(browser: Any, url: str, timeout: float = 300.0,
     return changed - t0, charts
 
 
+def _times(browser: Any, addresses: dict[str, str], warm: int,
+           returning: dict[str, Any]) -> tuple[dict[str, dict[str, list[float]]], int]:
+    """One page in each server, visit for visit in turn: its cold, warm (new browser) and
+    returning-browser times per server, and the number of charts of the last server's page."""
+    times: dict[str, dict[str, list[float]]] = {
+        name: {"cold": [], "warm": [], "again": []} for name in addresses}
+    charts = 0
+    for name, address in addresses.items():
+        cold, charts = _visit(browser, address)
+        times[name]["cold"].append(cold)
+    for _ in range(warm):
+        for name, address in addresses.items():
+            times[name]["warm"].append(_visit(browser, address)[0])
+    for name, address in addresses.items():  # fills the returning browser's caches
+        _visit(browser, address, context=returning[name])
+    for _ in range(warm):
+        for name, address in addresses.items():
+            times[name]["again"].append(_visit(browser, address, context=returning[name])[0])
+    return times, charts
+
+
 def main() -> None:
     from ui.pages import PAGES
 
@@ -102,41 +131,59 @@ def main() -> None:
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     parser.add_argument("--no-idle", action="store_true",
                         help="skip the wait for the torch child's idle exit at the end")
+    parser.add_argument("--baseline", type=existing_path, default=None,
+                        help="another checkout (e.g. a worktree of main) whose pages are "
+                             "visited in turn with this one's, under the same load")
     args = parser.parse_args()
     wanted = names_from(args.pages, [p.url_path or "home" for p in PAGES], parser, "--pages")
     chosen = [p for p in PAGES if not wanted or (p.url_path or "home") in wanted]
+    trees = {"this": ROOT}
+    if args.baseline is not None:
+        trees = {"baseline": Path(args.baseline).resolve(), **trees}
     rows = []
-    with headless_browser() as browser, \
-            app_server(store=ROOT / "results" / "store") as (url, _):
-        pid = SERVER_PIDS[url]
-        start_rss = rss_mb(pid)
-        returning = browser.new_context(viewport={"width": 1280, "height": 800})
+    with headless_browser() as browser, ExitStack() as stack:
+        urls = {name: stack.enter_context(app_server(store=tree / "results" / "store",
+                                                     tree=tree))[0]
+                for name, tree in trees.items()}
+        pids = {name: SERVER_PIDS[url] for name, url in urls.items()}
+        start_rss = {name: rss_mb(pid) for name, pid in pids.items()}
+        returning = {name: browser.new_context(viewport={"width": 1280, "height": 800})
+                     for name in trees}
         for spec in chosen:
-            address = f"{url}/{spec.url_path or ''}"
-            cold, charts = _visit(browser, address)
-            warm = [_visit(browser, address)[0] for _ in range(args.warm)]
-            _visit(browser, address, context=returning)  # fills its caches
-            again = [_visit(browser, address, context=returning)[0] for _ in range(args.warm)]
-            rows.append((spec.title, cold, statistics.median(warm), statistics.median(again),
-                         charts, rss_mb(pid), _children_mb(pid)))
-            print(f"{spec.title}: cold {cold:.1f} s, warm {warm}, returning {again}",
-                  file=sys.stderr)
-        returning.close()
+            addresses = {name: f"{url}/{spec.url_path or ''}" for name, url in urls.items()}
+            times, charts = _times(browser, addresses, args.warm, returning)
+            rows.append((spec.title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
+                         _children_mb(pids["this"])))
+            print(spec.title, {n: {k: [round(v, 1) for v in vs] for k, vs in t.items()}
+                               for n, t in times.items()}, file=sys.stderr)
+        for context in returning.values():
+            context.close()
         idle = None
-        if not args.no_idle:  # the torch child exits when idle: wait for it
+        if not args.no_idle and args.baseline is None:  # the torch child exits when idle
             time.sleep(CHILD_IDLE_S + 15)
-            idle = (rss_mb(pid), _children_mb(pid))
+            idle = (rss_mb(pids["this"]), _children_mb(pids["this"]))
+    if args.baseline is None:
+        _print_one(args, start_rss["this"], rows, idle)
+    else:
+        _print_both(args, start_rss, rows)
+
+
+def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
+               idle: tuple[float, float] | None) -> None:
     load = load_average()
     print("## App: every page's load in a browser, and the server's memory\n")
-    print(f"Command: `.venv/bin/python -m benchmarks.bench_pages --warm {args.warm}`  ")
+    pages = f" --pages {args.pages}" if args.pages else ""
+    print(f"Command: `.venv/bin/python -m benchmarks.bench_pages --warm {args.warm}{pages}`  ")
     print(f"Machine: {machine()}; headless Chromium at 1280x800; server and browser share the "
           f"CPUs (load average at the end: {load})\n")
     print(f"Server RSS after start: {start_rss:.0f} MB.\n")
     print("| page | cold (s) | warm, new browser, median (s) | warm, returning browser, "
           "median (s) | charts | server RSS after (MB) | its workers' RSS (MB) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for title, cold, warm_s, again_s, charts, rss, workers in rows:
-        print(f"| {title} | {cold:.1f} | {warm_s:.1f} | {again_s:.1f} | {charts} | {rss:.0f} "
+    for title, times, charts, rss, workers in rows:
+        t = times["this"]
+        print(f"| {title} | {t['cold'][0]:.1f} | {statistics.median(t['warm']):.1f} | "
+              f"{statistics.median(t['again']):.1f} | {charts} | {rss['this']:.0f} "
               f"| {workers:.0f} |")
     if idle is not None:
         print(f"\n{CHILD_IDLE_S + 15:.0f} s after the last visit: server RSS {idle[0]:.0f} MB, "
@@ -152,6 +199,32 @@ def main() -> None:
           "The warm goal is 2 s (issue 25). The workers: "
           "joblib's processes for runs at once, and the child that does torch's work (it "
           f"exits after {CHILD_IDLE_S:.0f} s idle), their RSS together.")
+
+
+def _print_both(args: argparse.Namespace, start_rss: dict[str, float],
+                rows: list[Any]) -> None:
+    print("## App: every page's load, before and after, interleaved\n")
+    pages = f" --pages {args.pages}" if args.pages else ""
+    print(f"Command: `.venv/bin/python -m benchmarks.bench_pages --baseline PATH "
+          f"--warm {args.warm}{pages}`  ")
+    print(f"Machine: {machine()}; headless Chromium at 1280x800; both servers and the browser "
+          f"share the CPUs (load average at the end: {load_average()})\n")
+    print(f"Server RSS after start: before {start_rss['baseline']:.0f} MB, after "
+          f"{start_rss['this']:.0f} MB.\n")
+    print("| page | cold, before (s) | cold, after (s) | warm, new browser, before (s) | "
+          "warm, new browser, after (s) | warm, returning, before (s) | "
+          "warm, returning, after (s) | charts | server RSS after, before / after (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for title, times, charts, rss, _ in rows:
+        b, a = times["baseline"], times["this"]
+        print(f"| {title} | {b['cold'][0]:.1f} | {a['cold'][0]:.1f} | "
+              f"{statistics.median(b['warm']):.1f} | {statistics.median(a['warm']):.1f} | "
+              f"{statistics.median(b['again']):.1f} | {statistics.median(a['again']):.1f} | "
+              f"{charts} | {rss['baseline']:.0f} / {rss['this']:.0f} |")
+    print("\nEach page is visited in the baseline's server and in this checkout's in turn "
+          "(each server imports its own tree and reads its own committed results store), so "
+          "a change of the machine's load hits both columns alike. Medians of the warm "
+          "visits.")
 
 
 if __name__ == "__main__":

@@ -62,13 +62,15 @@ def free_port() -> int:
 
 @contextmanager
 def serve(log_dir: Path, store: Path | None = None,
-          env: Mapping[str, str] | None = None) -> Iterator[str]:
+          env: Mapping[str, str] | None = None, tree: Path | None = None) -> Iterator[str]:
     """``streamlit run app.py`` on a free port until the block ends; yields its URL.
 
     The app's results store is ``$PUDD_RESULTS_STORE`` if set, else ``store``, else a new one
     in ``log_dir`` (so that the tests neither read nor write the developer's
     ``results/store``); ``env`` adds variables (e.g. ``PUDD_TIMING_LOG``). The server's
-    output goes to a log in ``log_dir``, which ``assert_no_exception`` reads.
+    output goes to a log in ``log_dir``, which ``assert_no_exception`` reads. ``tree`` is the
+    checkout served (another one, e.g. a worktree of main, imports its own code and reads
+    this checkout's data cache unless ``$PUDD_CACHE_DIR`` names one); default: this checkout.
     """
     port = free_port()
     log_path = log_dir / f"streamlit-{port}.log"
@@ -76,11 +78,14 @@ def serve(log_dir: Path, store: Path | None = None,
     environ = {**os.environ, **(env or {})}
     environ.setdefault("PUDD_RESULTS_STORE", str(store or log_dir / "results-store"))
     environ.pop("PUDD_WORKERS", None)  # the server runs quick runs on worker processes
+    if tree is not None and tree.resolve() != ROOT:
+        environ["PYTHONPATH"] = str(tree)
+        environ.setdefault("PUDD_CACHE_DIR", str(ROOT / "datasets" / "cache"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=environ,
+        cwd=tree or ROOT, stdout=log, stderr=subprocess.STDOUT, env=environ,
     )
     url = f"http://127.0.0.1:{port}"
     SERVER_LOGS[url] = log_path
