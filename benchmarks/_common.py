@@ -24,15 +24,31 @@ def best_of(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float
     return min(times)
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else the platform's processor string."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def machine() -> str:
-    """One line: CPU count, platform, Python and key package versions."""
+    """One line: CPU count and model, platform, Python and key package versions.
+
+    Rates measured on different CPUs do not compare: the model says which rows may.
+    """
     import numpy
     import river
     import scipy
     import sklearn
 
     return (
-        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs ({cpu_model()}), {platform.machine()}, "
+        f"Python {platform.python_version()}, "
         f"numpy {numpy.__version__}, scipy {scipy.__version__}, scikit-learn "
         f"{sklearn.__version__}, river {river.__version__}"
     )
