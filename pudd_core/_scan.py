@@ -429,55 +429,58 @@ class Cumulative:
     f: int
     buckets: Buckets
     ek: bool = False
-    stop: int = 0  # rows[: stop + 1] are filled
-    rows: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
-    ref_rows: NDArray[np.int64] | None = None
+    stop: int = 0  # rows[: stop + 1] are filled (row 0: no chunk, all zeros)
+    rows: NDArray[np.int64] = field(init=False)
+    ref_rows: NDArray[np.int64] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.rows = np.zeros((1, self.buckets.k), dtype=np.int64)
 
     def extend(self, history: History, stop: int) -> None:
         """Count chunks ``self.stop .. stop - 1`` into the cumulative rows."""
-        if stop <= self.stop and self.rows.size:
-            return
         first = self.stop
-        if not self.rows.size:
-            self.rows = np.zeros((max(2 * stop, 16), self.buckets.k), dtype=np.int64)
+        if self.rows.shape[0] <= stop:
+            size = max(2 * stop, 16)
+            ref = self.ref_rows if self.ref_rows is not None else self.rows[:1].copy()
+            self.rows = _grown_rows(self.rows, first + 1, size, self.buckets.k)
             if history._ref is not history._ok and not self.ek:
-                self.ref_rows = np.zeros_like(self.rows)
-        elif stop >= self.rows.shape[0]:
-            self.rows = _grown_rows(self.rows, self.stop + 1, 2 * stop)
-            if self.ref_rows is not None:
-                self.ref_rows = _grown_rows(self.ref_rows, self.stop + 1, 2 * stop)
-        if stop == first:
+                self.ref_rows = _grown_rows(ref, first + 1, size, self.buckets.k)
+        if stop <= first:
             return
         sorted_ = history._all if self.ek else history._ok
         assert sorted_ is not None
-        _accumulate(self.rows, sorted_.chunk_counts(self.buckets, first, stop), first)
+        _accumulate(self.rows, sorted_, self.buckets, first, stop)
         if self.ref_rows is not None:
-            _accumulate(self.ref_rows, history._ref.chunk_counts(self.buckets, first, stop),
-                        first)
+            _accumulate(self.ref_rows, history._ref, self.buckets, first, stop)
         self.stop = stop
 
-    def window_rows(self, history: History, m: int, n: int) -> tuple[
-            NDArray[np.int64], NDArray[np.int64]]:
-        """The table rows of old window ``chunks[:m]`` and recent window ``chunks[m:n]``."""
+    def table(self, history: History, m: int, n: int) -> NDArray[np.int64]:
+        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]``."""
         self.extend(history, n)
-        ref = self.rows if self.ref_rows is None else self.ref_rows
-        if self.ek:
-            return ref[m].copy(), self.rows[n] - self.rows[m]
-        return (np.append(ref[m], history._ref_err_cum[m]),
-                np.append(self.rows[n] - self.rows[m],
-                          history._err_cum[n] - history._err_cum[m]))
+        k = self.buckets.k
+        rows = self.rows
+        out = np.empty((2, k if self.ek else k + 1), dtype=np.int64)
+        out[0, :k] = rows[m] if self.ref_rows is None else self.ref_rows[m]
+        np.subtract(rows[n], rows[m], out=out[1, :k])
+        if not self.ek:
+            out[0, k] = history._ref_err_cum[m]
+            out[1, k] = history._err_cum[n] - history._err_cum[m]
+        return out
 
 
-def _grown_rows(a: NDArray[np.int64], n: int, size: int) -> NDArray[np.int64]:
-    out = np.zeros((size, a.shape[1]), dtype=np.int64)
+def _grown_rows(a: NDArray[np.int64], n: int, size: int, k: int) -> NDArray[np.int64]:
+    out = np.zeros((size, k), dtype=np.int64)
     out[:n] = a[:n]
     return out
 
 
-def _accumulate(rows: NDArray[np.int64], counts: NDArray[np.int64], first: int) -> None:
-    """``rows[first + 1 + i] = rows[first + i] + counts[i]`` for each chunk ``i``."""
-    stop = first + counts.shape[0]
-    np.cumsum(counts, axis=0, out=rows[first + 1 : stop + 1])
+def _accumulate(rows: NDArray[np.int64], sorted_: _Sorted, buckets: Buckets, first: int,
+                stop: int) -> None:
+    """``rows[j + 1] = rows[j] + (counts of chunk j)`` for chunks ``first .. stop - 1``."""
+    if stop - first == 1:  # the usual step: one new chunk
+        np.add(rows[first], sorted_.counts(buckets, first, stop), out=rows[stop])
+        return
+    np.cumsum(sorted_.chunk_counts(buckets, first, stop), axis=0, out=rows[first + 1 : stop + 1])
     rows[first + 1 : stop + 1] += rows[first]
 
 
@@ -688,8 +691,11 @@ class History:
             return CutResult(cut, 1.0, True)
         if self.settings.refit == "doubling":
             cum = self.cumulative(fitted_length(m), self.chunks[-1].u.size)
-            old_row, recent = cum.window_rows(self, m, n)
-            return self.test(cut, Prefix(m, cum.buckets, old_row, ek=cum.ek), recent)
+            s = self.settings
+            test = evaluate_table(cum.table(self, m, n), cum.buckets, clamp_min=s.clamp_min,
+                                  yates=s.yates, min_expected=s.min_expected,
+                                  errors_column=not cum.ek)
+            return CutResult(cut, test.p_value, False, test)
         prefix = self.prefix(m, self.chunks[-1].u.size)
         return self.test(cut, prefix, prefix.recent_row(self, n))
 
