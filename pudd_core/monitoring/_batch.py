@@ -14,8 +14,8 @@ from pudd_core.monitoring._log import (
     LogFormat,
     batches,
     estimate_rows,
+    log_columns,
     name_of,
-    read_log_head,
 )
 from pudd_core.monitoring._result import MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
@@ -105,7 +105,7 @@ def monitor(
                 tolerance=tolerance, record_windows=record_windows, seed=seed,
                 variant=variant, **columns)
     name = name_of(source)
-    fmt = m.start(read_log_head(source, 1).columns)
+    fmt = m.start(log_columns(source))
     total = estimate_rows(source) if progress is not None else 0
     try:
         for n, frame in batches(source, fmt.columns, batch_rows):
