@@ -423,65 +423,53 @@ class Cumulative:
 
     ``refit="doubling"``'s cache: ``rows[j]`` holds the bucket counts of the correct values of
     ``chunks[:j]`` (``ref_rows[j]`` the same by the reference split, when it differs), so
-    any window's row is a difference of two of them; each chunk is counted once.
+    any window's row is a difference of two of them; each chunk is counted once. Rows are
+    lists of Python ints: a handful of buckets costs less so than in numpy calls.
     """
 
     f: int
     buckets: Buckets
     ek: bool = False
-    stop: int = 0  # rows[: stop + 1] are filled (row 0: no chunk, all zeros)
-    rows: NDArray[np.int64] = field(init=False)
-    ref_rows: NDArray[np.int64] | None = field(init=False, default=None)
+    rows: list[list[int]] = field(init=False)
+    ref_rows: list[list[int]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.rows = np.zeros((1, self.buckets.k), dtype=np.int64)
+        self.rows = [[0] * self.buckets.k]  # row 0: no chunk
 
     def extend(self, history: History, stop: int) -> None:
-        """Count chunks ``self.stop .. stop - 1`` into the cumulative rows."""
-        first = self.stop
-        if self.rows.shape[0] <= stop:
-            size = max(2 * stop, 16)
-            ref = self.ref_rows if self.ref_rows is not None else self.rows[:1].copy()
-            self.rows = _grown_rows(self.rows, first + 1, size, self.buckets.k)
-            if history._ref is not history._ok and not self.ek:
-                self.ref_rows = _grown_rows(ref, first + 1, size, self.buckets.k)
+        """Count chunks up to ``stop - 1`` into the cumulative rows."""
+        first = len(self.rows) - 1
         if stop <= first:
             return
+        if self.ref_rows is None and history._ref is not history._ok and not self.ek:
+            self.ref_rows = [[0] * self.buckets.k]
         sorted_ = history._all if self.ek else history._ok
         assert sorted_ is not None
         _accumulate(self.rows, sorted_, self.buckets, first, stop)
         if self.ref_rows is not None:
             _accumulate(self.ref_rows, history._ref, self.buckets, first, stop)
-        self.stop = stop
 
     def table(self, history: History, m: int, n: int) -> NDArray[np.int64]:
         """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]``."""
         self.extend(history, n)
-        k = self.buckets.k
         rows = self.rows
-        out = np.empty((2, k if self.ek else k + 1), dtype=np.int64)
-        out[0, :k] = rows[m] if self.ref_rows is None else self.ref_rows[m]
-        np.subtract(rows[n], rows[m], out=out[1, :k])
-        if not self.ek:
-            out[0, k] = history._ref_err_cum[m]
-            out[1, k] = history._err_cum[n] - history._err_cum[m]
-        return out
+        old = (rows if self.ref_rows is None else self.ref_rows)[m]
+        recent = [b - a for a, b in zip(rows[m], rows[n], strict=True)]
+        if self.ek:
+            return np.array((old, recent), dtype=np.int64)
+        return np.array((old + [history._ref_err_cum[m]],
+                         recent + [history._err_cum[n] - history._err_cum[m]]), dtype=np.int64)
 
 
-def _grown_rows(a: NDArray[np.int64], n: int, size: int, k: int) -> NDArray[np.int64]:
-    out = np.zeros((size, k), dtype=np.int64)
-    out[:n] = a[:n]
-    return out
-
-
-def _accumulate(rows: NDArray[np.int64], sorted_: _Sorted, buckets: Buckets, first: int,
+def _accumulate(rows: list[list[int]], sorted_: _Sorted, buckets: Buckets, first: int,
                 stop: int) -> None:
-    """``rows[j + 1] = rows[j] + (counts of chunk j)`` for chunks ``first .. stop - 1``."""
+    """Append ``rows[j] + (counts of chunk j)`` for chunks ``first .. stop - 1``."""
     if stop - first == 1:  # the usual step: one new chunk
-        np.add(rows[first], sorted_.counts(buckets, first, stop), out=rows[stop])
+        counts = sorted_.counts(buckets, first, stop).tolist()
+        rows.append([a + b for a, b in zip(rows[-1], counts, strict=True)])
         return
-    np.cumsum(sorted_.chunk_counts(buckets, first, stop), axis=0, out=rows[first + 1 : stop + 1])
-    rows[first + 1 : stop + 1] += rows[first]
+    cum = np.cumsum(sorted_.chunk_counts(buckets, first, stop), axis=0) + rows[-1]
+    rows.extend(cum.tolist())
 
 
 class History:
