@@ -20,7 +20,6 @@ from pudd_core.bucketing import (
     build_buckets,
     check_bucket_options,
     counts_from_below,
-    counts_from_unsorted,
     fitting_sample,
 )
 from pudd_core.chi2 import PUTestResult, evaluate_table, pairwise_sum
@@ -418,35 +417,6 @@ class _Sorted:
         return out
 
 
-class _Unsorted:
-    """Each chunk's values as they came, for ``refit="doubling"``.
-
-    There each chunk is counted once into each of a few bucket sets, which costs less than
-    sorting it (:class:`_Sorted`) would.
-    """
-
-    def __init__(self) -> None:
-        self.values: list[NDArray[np.float64]] = []
-
-    def add(self, values: NDArray[np.float64]) -> None:
-        self.values.append(values)
-
-    def tail(self, first: int) -> _Unsorted:
-        """The chunks from ``first`` on."""
-        out = _Unsorted()
-        out.values = self.values[first:]
-        return out
-
-    def counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
-        """Bucket counts of the values of chunks ``start .. stop - 1``."""
-        return counts_from_unsorted(np.concatenate(self.values[start:stop]), buckets)
-
-    def chunk_counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
-        """Bucket counts of each of chunks ``start .. stop - 1``, one row per chunk."""
-        return np.array([counts_from_unsorted(v, buckets) for v in self.values[start:stop]],
-                        dtype=np.int64).reshape(stop - start, buckets.k)
-
-
 @dataclass
 class Cumulative:
     """Buckets fitted on the first ``f`` chunks, with cumulative per-chunk counts in them.
@@ -491,8 +461,8 @@ class Cumulative:
                          recent + [history._err_cum[n] - history._err_cum[m]]), dtype=np.int64)
 
 
-def _accumulate(rows: list[list[int]], sorted_: _Sorted | _Unsorted, buckets: Buckets,
-                first: int, stop: int) -> None:
+def _accumulate(rows: list[list[int]], sorted_: _Sorted, buckets: Buckets, first: int,
+                stop: int) -> None:
     """Append ``rows[j] + (counts of chunk j)`` for chunks ``first .. stop - 1``."""
     if stop - first == 1:  # the usual step: one new chunk
         counts = sorted_.counts(buckets, first, stop).tolist()
@@ -537,11 +507,9 @@ class History:
         self._ref_err_cum: list[int] = [0]  # the same by the reference split
         # each chunk's values sorted, for counting: the correct ones, the reference split's,
         # and (EK ablation) all of them
-        kind = _Unsorted if settings.refit == "doubling" else _Sorted
-        self._ok: _Sorted | _Unsorted = kind()
-        self._ref: _Sorted | _Unsorted = (self._ok if settings.reference_split == "argmax"
-                                          else kind())
-        self._all: _Sorted | _Unsorted | None = kind() if settings.partition == "ek" else None
+        self._ok = _Sorted()
+        self._ref = self._ok if settings.reference_split == "argmax" else _Sorted()
+        self._all = _Sorted() if settings.partition == "ek" else None
 
     def add(self, u: NDArray[np.float64], correct: NDArray[np.bool_]) -> Chunk:
         """Add a chunk (the history keeps these arrays) and return it."""
