@@ -133,7 +133,8 @@ def main() -> None:
     print("Command: `.venv/bin/python -m benchmarks.bench_bounded`  ")
     print(f"Machine: {machine()}\n")
     print(f"Cost: {args.chunks:,} stationary chunks of 1,000 values, no alarm possible "
-          "(the history only grows); `ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=...)`"
+          "(the history only grows); `ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=..., "
+          "refit=...)`"
           ", each in its own process.\n")
     print("| max_chunks | refit | time per chunk, first 500 | last 500 | history at the end | "
           "peak RSS | values/s overall |")
