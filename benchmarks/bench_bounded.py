@@ -26,7 +26,8 @@ import numpy as np
 from pudd_core import ChunkPUDD
 n, bound = int(sys.argv[1]), None if sys.argv[2] == "none" else int(sys.argv[2])
 rng = np.random.default_rng(0)
-det = ChunkPUDD(alpha=1e-30, clamp_min=0, min_expected=5, max_chunks=bound, seed=0)
+det = ChunkPUDD(alpha=1e-30, clamp_min=0, min_expected=5, max_chunks=bound, refit=sys.argv[3],
+                seed=0)
 times = []
 for _ in range(n):
     u = rng.beta(1, 8, 1000)
@@ -41,16 +42,20 @@ print(json.dumps({"first": float(np.mean(times[:500])), "last": float(np.mean(ti
 
 STREAMS = ("sea0", "sine", "mixed", "sea10", "sea20", "elec2", "powersupply")
 BOUNDS: tuple[int | None, ...] = (None, 128, 16, 8)
+#: (max_chunks, refit) of the detection tables: the bounds with a fit for every old window,
+#: then the monitor's default (128, "doubling") and the doubling refit alone
+SETTINGS: tuple[tuple[int | None, str], ...] = (
+    *((b, "every") for b in BOUNDS), (128, "doubling"), (None, "doubling"))
 
 
 def cost(n_chunks: int) -> list[str]:
     """Table rows: per-chunk time early and late, and peak RSS, per bound."""
     rows = []
-    for bound in BOUNDS[:3]:
-        out = subprocess.run([sys.executable, "-c", _CHILD, str(n_chunks), str(bound).lower()],
-                             capture_output=True, text=True, check=True).stdout
+    for bound, refit in ((None, "every"), (128, "every"), (16, "every"), (128, "doubling")):
+        out = subprocess.run([sys.executable, "-c", _CHILD, str(n_chunks), str(bound).lower(),
+                              refit], capture_output=True, text=True, check=True).stdout
         r = json.loads(out)
-        rows.append(f"| {bound} | {r['first'] * 1e3:.2f} ms | {r['last'] * 1e3:.2f} ms | "
+        rows.append(f"| {bound} | {refit} | {r['first'] * 1e3:.2f} ms | {r['last'] * 1e3:.2f} ms | "
                     f"{r['history']} | {r['rss']:.0f} MB | {n_chunks * 1000 / r['total']:,.0f}/s |")
     return rows
 
@@ -62,8 +67,10 @@ def detection(seeds: int) -> list[str]:
     rows = []
     for name in STREAMS:
         cells = []
-        for bound in BOUNDS:
-            opts = {} if bound is None else {"max_chunks": bound}
+        for bound, refit in SETTINGS:
+            opts: dict[str, object] = {} if bound is None else {"max_chunks": bound}
+            if refit != "every":
+                opts["refit"] = refit
             runs = [run_experiment(RunConfig(name, "gnb", "pudd", alpha=1e-3, seed=s,
                                              detector_options=opts)) for s in range(seeds)]
             cells.append((np.mean([r.accuracy for r in runs]) * 100,
@@ -98,10 +105,11 @@ def on_logs(seeds: int, n: int = 1500, drift: int = 1000) -> list[str]:
     rows = []
     for sharp in ((20.0, 8.0), (20.0, 16.0), (20.0, 18.0)):
         cells = []
-        for bound in (None, 128):
+        for bound, refit in ((None, "every"), (128, "every"), (128, "doubling")):
             first, false = [], []
             for seed in range(seeds):
-                det = ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=bound, seed=seed)
+                det = ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=bound, refit=refit,
+                                seed=seed)
                 alarms = []
                 for t, (u, c) in enumerate(log_chunks(n, drift, sharp, seed)):
                     det.update(u, c)
@@ -125,11 +133,12 @@ def main() -> None:
     print("Command: `.venv/bin/python -m benchmarks.bench_bounded`  ")
     print(f"Machine: {machine()}\n")
     print(f"Cost: {args.chunks:,} stationary chunks of 1,000 values, no alarm possible "
-          "(the history only grows); `ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=...)`"
+          "(the history only grows); `ChunkPUDD(clamp_min=0, min_expected=5, max_chunks=..., "
+          "refit=...)`"
           ", each in its own process.\n")
-    print("| max_chunks | time per chunk, first 500 | last 500 | history at the end | "
+    print("| max_chunks | refit | time per chunk, first 500 | last 500 | history at the end | "
           "peak RSS | values/s overall |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(cost(args.chunks)))
     print(f"\nDetection: GNB tested then trained, PUDD-3 (authors' defaults otherwise), mean "
           f"accuracy % (mean alarms) over seeds 0-{args.seeds - 1}; the difference to the "
@@ -137,16 +146,18 @@ def main() -> None:
           "last alarm reaches it.\n")
     print("Stream (in brackets: the longest run of chunks without an unbounded alarm, the "
           "history's largest size).\n")
-    print("| stream | " + " | ".join(f"max_chunks={b}" for b in BOUNDS) + " |")
-    print("| --- |" + " ---: |" * len(BOUNDS))
+    print("| stream | " + " | ".join(f"max_chunks={b}" + ("" if r == "every" else f", {r}")
+                                     for b, r in SETTINGS) + " |")
+    print("| --- |" + " ---: |" * len(SETTINGS))
     print("\n".join(detection(args.seeds)))
     print("\nOn logs like a monitored model's: 1,500 chunks of 1,000 predictions of a "
           "10-class model (Dirichlet-like probabilities, the true class's weight 20), whose "
           "weight drops at chunk 1,000 (a large, a mild and a slight drop); calibrated PUDD-3 "
           "(`clamp_min=0, min_expected=5`). Chunks from the drop to the first alarm after it "
           f"(one per seed, 0-{args.seeds - 1}; – none) / mean false alarms before it.\n")
-    print("| weight before → after | unbounded | max_chunks=128 |")
-    print("| --- | --- | --- |")
+    print("| weight before → after | unbounded | max_chunks=128 | max_chunks=128, doubling "
+          "(the monitor's default) |")
+    print("| --- | --- | --- | --- |")
     print("\n".join(on_logs(args.seeds)))
 
 

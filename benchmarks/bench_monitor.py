@@ -123,7 +123,8 @@ def main() -> None:
           f"{size_mb:,.0f} MB{f' (generated in {gen:.0f} s, not counted)' if gen > 1 else ''}. "
           "Each call runs in a fresh process: `pudd_core.monitor(path, label=\"label\", "
           "proba_prefix=\"proba_\", chunk_size=N)` with the monitor's defaults (the "
-          "calibrated variant, `max_chunks=128`), end to end (pyarrow batches of 131,072 rows "
+          "calibrated variant, `max_chunks=128`, `refit=\"doubling\"` where the checkout has "
+          "it), end to end (pyarrow batches of 131,072 rows "
           "with only the needed columns, checks, PU-index, ChunkPUDD pow2); pandas and pyarrow "
           "are imported before the clock starts.\n")
     print("| code | chunk size | chunks | wall (s) | CPU (s) | predictions/s (wall) | "

@@ -2,13 +2,14 @@
 
 A stationary 10-class log (the true class's weight 20, as ``bench_monitor``'s first half) of
 ``--rows`` rows is fed to :class:`pudd_core.monitoring.Monitor` with its defaults (the
-calibrated variant, ``max_chunks=128``) in batches of 131,072 rows, as ``monitor --follow``
-feeds a growing log; each batch's chunks are handed out with :meth:`Monitor.drain
-<pudd_core.monitoring.Monitor.drain>` (as follow mode prints them), so nothing grows with
-the log but what the detector keeps. Ten distinct batches are generated once and fed in turn
-(a stationary log; generating 100 M rows of probabilities would take longer than monitoring
-them). Reported: predictions per second over the run, and time per chunk and resident memory
-(``/proc/self/statm``) over the first and the last tenth of the log.
+calibrated variant, ``max_chunks=128``, ``refit="doubling"``) in batches of 131,072 rows, as
+``monitor --follow`` feeds a growing log; each batch's chunks are handed out with
+:meth:`Monitor.drain <pudd_core.monitoring.Monitor.drain>` (as follow mode prints them), so
+nothing grows with the log but what the detector keeps. Ten distinct batches are generated
+once and fed in turn (a stationary log; generating 100 M rows of probabilities would take
+longer than monitoring them). Reported: predictions per second over the run, and time per
+chunk and resident memory (``/proc/self/statm``) over the first and the last tenth of the
+log.
 Run: .venv/bin/python -m benchmarks.bench_monitor_long [--rows 100000000] [--chunk-size 1000]
 (slow: about ten minutes on the development machine; not part of ``run_all``'s default list,
 its section is appended to BENCHMARKS.md by ``--assemble``)
@@ -86,7 +87,8 @@ def main() -> None:
     print(f"Machine: {machine()}\n")
     print(f"{args.rows:,} stationary rows (label + {N_CLASSES} float32 probabilities), "
           f"`Monitor(label=\"label\", proba_prefix=\"proba_\", chunk_size={args.chunk_size:,})` "
-          f"with its defaults (calibrated, `max_chunks=128`), fed batches of {BATCH:,} rows, "
+          "with its defaults (calibrated, `max_chunks=128`, `refit=\"doubling\"`), "
+          f"fed batches of {BATCH:,} rows, "
           f"each batch's chunks drained as follow mode does: {chunks:,} chunks, {alarms} "
           f"alarms (false: the log is stationary), {wall:,.0f} s wall, {cpu:,.0f} s CPU: "
           f"**{args.rows / wall:,.0f} predictions/s** (wall), {args.rows / cpu:,.0f} per "

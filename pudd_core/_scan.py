@@ -26,6 +26,7 @@ from pudd_core.chi2 import PUTestResult, evaluate_table, pairwise_sum
 
 __all__ = [
     "Chunk",
+    "Cumulative",
     "CutResult",
     "Draw",
     "History",
@@ -36,12 +37,14 @@ __all__ = [
     "Stats",
     "conclude",
     "cut_points",
+    "fitted_length",
 ]
 
 CutPoints = Literal["pow2", "all"]
 SkipRule = Literal["accuracy", "pu_mean"]
 Partition = Literal["pu", "ek"]
 ReferenceSplit = Literal["argmax", "pu_lt_0.5"]
+Refit = Literal["every", "doubling"]
 
 MAX_POW2 = 10  # the authors' cuts: 2^j for j < 10, at most 512 chunks back
 _FEW = 32  # up to this many values, a sum in plain Python beats numpy's call overhead
@@ -64,6 +67,19 @@ def cut_points(n: int, mode: CutPoints = "pow2", max_pow2: int = MAX_POW2) -> li
     if mode == "all":
         return list(range(1, n))
     return [1 << j for j in range(max_pow2) if (1 << j) < n]
+
+
+def fitted_length(m: int) -> int:
+    """The reference prefix whose buckets test old window ``chunks[:m]`` with ``refit="doubling"``.
+
+    The longest prefix of 1, 2, 4, 8, ... chunks not longer than ``m``.
+
+    Examples
+    --------
+    >>> [fitted_length(m) for m in (1, 2, 3, 4, 7, 8, 127, 128)]
+    [1, 2, 2, 4, 4, 8, 64, 128]
+    """
+    return 1 << (m.bit_length() - 1)
 
 
 @dataclass(frozen=True)
@@ -217,6 +233,7 @@ class ScanSettings:
     reference_split: ReferenceSplit = "argmax"
     cache_buckets: bool = True
     partition: Partition = "pu"
+    refit: Refit = "every"
 
     def __post_init__(self) -> None:
         _validation.check_open_unit("alpha", self.alpha)
@@ -232,6 +249,11 @@ class ScanSettings:
             raise _validation.ParameterError(
                 "min_expected", f"min_expected must be >= 0, got {self.min_expected!r}")
         _validation.check_bool("cache_buckets", self.cache_buckets)
+        _validation.check_choice("refit", self.refit, ("every", "doubling"))
+        if self.refit == "doubling" and not self.cache_buckets:
+            raise _validation.ParameterError(
+                "refit", "refit='doubling' reuses fitted buckets: it needs cache_buckets=True",
+                ("every",))
         if not 0.0 <= _validation.finite_float("min_accuracy", self.min_accuracy) <= 1.0:
             raise _validation.ParameterError(
                 "min_accuracy", f"min_accuracy must lie in [0, 1], got {self.min_accuracy!r}")
@@ -374,6 +396,81 @@ class _Sorted:
                                                           - a * (stop - start))
         return np.array(counts_from_below(below.tolist(), total, buckets), dtype=np.int64)
 
+    def chunk_counts(self, buckets: Buckets, start: int, stop: int) -> NDArray[np.int64]:
+        """Bucket counts of each of chunks ``start .. stop - 1``, one row per chunk."""
+        if stop - start == 1:
+            return self.counts(buckets, start, stop)[None, :]
+        a, b = self.starts[start], self.starts[stop]
+        sizes = np.diff(np.array(self.starts[start : stop + 1]))
+        edges = buckets.search_edges
+        q = np.empty((stop - start, edges.size), dtype=np.complex128)
+        q.real = np.arange(start, stop)[:, None]
+        q.imag = edges
+        found = np.searchsorted(self.keys[a:b], q.ravel()).reshape(q.shape)
+        below = found - (np.array(self.starts[start:stop]) - a)[:, None]
+        bounds = np.concatenate((np.zeros((stop - start, 1), dtype=np.int64), below,
+                                 sizes[:, None]), axis=1)
+        # values per interval, then summed into the bucket owning each interval
+        owner = np.zeros((buckets.interval_bins.size, buckets.k), dtype=np.int64)
+        owner[np.arange(buckets.interval_bins.size), buckets.interval_bins] = 1
+        out: NDArray[np.int64] = np.diff(bounds, axis=1) @ owner
+        return out
+
+
+@dataclass
+class Cumulative:
+    """Buckets fitted on the first ``f`` chunks, with cumulative per-chunk counts in them.
+
+    ``refit="doubling"``'s cache: ``rows[j]`` holds the bucket counts of the correct values of
+    ``chunks[:j]`` (``ref_rows[j]`` the same by the reference split, when it differs), so
+    any window's row is a difference of two of them; each chunk is counted once. Rows are
+    lists of Python ints: a handful of buckets costs less so than in numpy calls.
+    """
+
+    f: int
+    buckets: Buckets
+    ek: bool = False
+    rows: list[list[int]] = field(init=False)
+    ref_rows: list[list[int]] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.rows = [[0] * self.buckets.k]  # row 0: no chunk
+
+    def extend(self, history: History, stop: int) -> None:
+        """Count chunks up to ``stop - 1`` into the cumulative rows."""
+        first = len(self.rows) - 1
+        if stop <= first:
+            return
+        if self.ref_rows is None and history._ref is not history._ok and not self.ek:
+            self.ref_rows = [[0] * self.buckets.k]
+        sorted_ = history._all if self.ek else history._ok
+        assert sorted_ is not None
+        _accumulate(self.rows, sorted_, self.buckets, first, stop)
+        if self.ref_rows is not None:
+            _accumulate(self.ref_rows, history._ref, self.buckets, first, stop)
+
+    def table(self, history: History, m: int, n: int) -> NDArray[np.int64]:
+        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]``."""
+        self.extend(history, n)
+        rows = self.rows
+        old = (rows if self.ref_rows is None else self.ref_rows)[m]
+        recent = [b - a for a, b in zip(rows[m], rows[n], strict=True)]
+        if self.ek:
+            return np.array((old, recent), dtype=np.int64)
+        return np.array((old + [history._ref_err_cum[m]],
+                         recent + [history._err_cum[n] - history._err_cum[m]]), dtype=np.int64)
+
+
+def _accumulate(rows: list[list[int]], sorted_: _Sorted, buckets: Buckets, first: int,
+                stop: int) -> None:
+    """Append ``rows[j] + (counts of chunk j)`` for chunks ``first .. stop - 1``."""
+    if stop - first == 1:  # the usual step: one new chunk
+        counts = sorted_.counts(buckets, first, stop).tolist()
+        rows.append([a + b for a, b in zip(rows[-1], counts, strict=True)])
+        return
+    cum = np.cumsum(sorted_.chunk_counts(buckets, first, stop), axis=0) + rows[-1]
+    rows.extend(cum.tolist())
+
 
 class History:
     """Chunks since the last alarm and the cached buckets of each reference prefix.
@@ -399,6 +496,7 @@ class History:
         self.chunks: list[Chunk] = []
         self.prefixes: dict[int, Prefix] = {}
         self.drawn: dict[int, Draw] = {}  # samples drawn, prefixes not fitted yet
+        self.fitted: dict[int, Cumulative] = {}  # refit="doubling": prefix length -> buckets
         self.old_means: dict[int, float] = {}  # mean chunk accuracy of chunks[:m]
         # every value so far, in order, in growable buffers: no re-concatenation per test
         self._u = np.empty(0)
@@ -476,8 +574,14 @@ class History:
                                    rng=self.rng), end, n_test)
 
     def draw(self, m: int, n_test: int) -> None:
-        """Draw the fitting sample of the first ``m`` chunks now; fit it when first tested."""
-        if m not in self.prefixes and m not in self.drawn:
+        """Draw the fitting sample of the first ``m`` chunks now; fit it when first tested.
+
+        With ``refit="doubling"`` only prefixes of 1, 2, 4, ... chunks are ever fitted, so
+        only theirs are drawn.
+        """
+        if self.settings.refit == "doubling" and m & (m - 1):
+            return
+        if m not in self.prefixes and m not in self.drawn and m not in self.fitted:
             self.drawn[m] = self.sample(m, n_test)
 
     def prefix(self, m: int, n_test: int) -> Prefix:
@@ -498,7 +602,11 @@ class History:
         """
         if self.settings.cut_points == "pow2":
             oldest = n - (1 << (MAX_POW2 - 1))  # later steps reach back at most this far
-            for cache in (self.prefixes, self.drawn):
+            caches: tuple[dict[int, Any], ...] = (self.prefixes, self.drawn)
+            if self.settings.refit == "doubling":  # old windows from `oldest` on use these
+                oldest = fitted_length(oldest) if oldest >= 1 else 0
+                caches = (self.fitted, self.drawn)
+            for cache in caches:
                 for m in [m for m in cache if m < oldest]:
                     del cache[m]
 
@@ -515,6 +623,17 @@ class History:
             return Prefix(m, buckets, self._all.counts(buckets, 0, m), ek=True)
         counts = self._ref.counts(buckets, 0, m)
         return Prefix(m, buckets, np.concatenate((counts, [self._ref_err_cum[m]])))
+
+    def cumulative(self, f: int, n_test: int) -> Cumulative:
+        """The buckets of the first ``f`` chunks (fitted when first asked for), counted."""
+        cum = self.fitted.get(f)
+        if cum is None:
+            draw = self.drawn.pop(f, None) or self.sample(f, n_test)
+            s = self.settings
+            buckets = build_buckets(draw.sample, draw.n_ref, draw.n_test, s.n_buckets,
+                                    s.min_bucket_size)
+            cum = self.fitted[f] = Cumulative(f, buckets, ek=s.partition == "ek")
+        return cum
 
     def skip(self, m: int, partial: Stats | None = None) -> bool:
         """The skip rule for old window ``chunks[:m]`` against the rest (plus ``partial``)."""
@@ -558,6 +677,13 @@ class History:
         m = n - cut
         if self.skip(m):
             return CutResult(cut, 1.0, True)
+        if self.settings.refit == "doubling":
+            cum = self.cumulative(fitted_length(m), self.chunks[-1].u.size)
+            s = self.settings
+            test = evaluate_table(cum.table(self, m, n), cum.buckets, clamp_min=s.clamp_min,
+                                  yates=s.yates, min_expected=s.min_expected,
+                                  errors_column=not cum.ek)
+            return CutResult(cut, test.p_value, False, test)
         prefix = self.prefix(m, self.chunks[-1].u.size)
         return self.test(cut, prefix, prefix.recent_row(self, n))
 

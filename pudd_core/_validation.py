@@ -251,3 +251,23 @@ def finite_float(name: str, value: Any) -> float:
     if not math.isfinite(out):
         raise ParameterError(name, f"{name} must be finite, got {value!r}")
     return out
+
+
+def check_column_names(names: list[str], source_name: str) -> None:
+    """Refuse duplicate column names (a CSV's, a Parquet file's, a DataFrame's).
+
+    Examples
+    --------
+    >>> check_column_names(["y", "p", "p"], "log.csv")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: log.csv has duplicate column names 'p': ...
+    """
+    seen: dict[str, int] = {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+    dup = [n for n, c in seen.items() if c > 1]
+    if dup:
+        raise ParameterError(
+            "upload", f"{source_name} has duplicate column names {', '.join(map(repr, dup))}: "
+                      "every column needs its own name, or the wrong one could be used")

@@ -18,6 +18,7 @@ from pudd_core._scan import (
     LastScan,
     Partition,
     ReferenceSplit,
+    Refit,
     ScanResult,
     ScanSettings,
     SkipRule,
@@ -92,6 +93,14 @@ class ChunkPUDD(LastScan, base.Base):
         (Fig. 5), a plain Ei-kMeans partition of the first ``sample_size`` PU values of the old
         window with every value bucketed and no misclassified column (use ``clamp_min=0`` for
         the authors' unused variant, which has no floor).
+    refit
+        ``"every"`` (authors: each old window's buckets are fitted on its own sample) or
+        ``"doubling"`` (monitor-grade: only the old windows of 1, 2, 4, 8, ... chunks since the
+        history began, at the last alarm or ``max_chunks`` forgetting, are fitted; every other
+        old window is tested with the buckets of the longest fitted one not longer than it,
+        which hold each chunk's counts cumulatively, so a window's row is a difference of two).
+        Buckets are still fitted on old-window data only and the test is the same; a fit per
+        doubling instead of one per chunk. Needs ``cache_buckets``.
     max_chunks
         Bound on the history since the last alarm, in chunks (at least 2). ``None`` (default,
         the authors' code) keeps every chunk since the last alarm, so on a long stream without
@@ -123,7 +132,8 @@ class ChunkPUDD(LastScan, base.Base):
     (0, 0, 'pow2', True)
     """
 
-    #: The variants of the authors' defaults that the paper describes, as data: option -> its
+    #: The variants of the authors' defaults that the paper describes (and ``refit``, the
+    #: prediction-log monitor's cheaper fitting schedule), as data: option -> its
     #: help, the entry of ``Parameters`` above word for word (``tests/test_detector.py`` holds
     #: the two equal). Their values are those of the type hints; the app offers these options.
     variant_options: ClassVar[Mapping[str, str]] = MappingProxyType({
@@ -154,6 +164,15 @@ class ChunkPUDD(LastScan, base.Base):
             "Fit each old window's buckets once and reuse them (Algorithm 2's caching, "
             "default); ``False`` refits them at every test, drawing a new sample each time, "
             "as the authors."),
+        "refit": (
+            '``"every"`` (authors: each old window\'s buckets are fitted on its own sample) or '
+            '``"doubling"`` (monitor-grade: only the old windows of 1, 2, 4, 8, ... chunks '
+            'since the history began, at the last alarm or ``max_chunks`` forgetting, are '
+            'fitted; every other old window is tested with the buckets of the longest fitted '
+            "one not longer than it, which hold each chunk's counts cumulatively, so a "
+            "window's row is a difference of two). Buckets are still fitted on old-window "
+            'data only and the test is the same; a fit per doubling instead of one per chunk. '
+            'Needs ``cache_buckets``.'),
     })
 
     def __init__(
@@ -172,6 +191,7 @@ class ChunkPUDD(LastScan, base.Base):
         min_accuracy: float = 0.01,
         cache_buckets: bool = True,
         partition: Partition = "pu",
+        refit: Refit = "every",
         max_chunks: int | None = None,
         seed: int | None = None,
     ) -> None:
@@ -191,6 +211,7 @@ class ChunkPUDD(LastScan, base.Base):
         self.min_accuracy = min_accuracy
         self.cache_buckets = cache_buckets
         self.partition = partition
+        self.refit = refit
         self.max_chunks = max_chunks
         self.seed = seed
         self._settings = ScanSettings.from_params(self._get_params())  # checks the rest

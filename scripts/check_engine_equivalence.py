@@ -212,8 +212,11 @@ def _monitor_records() -> dict[str, Any]:
     import numpy as np
     import pandas as pd
 
-    from pudd_core import monitor
+    from pudd_core import ChunkPUDD, monitor
 
+    # the calibrated preset as it was before refit="doubling" became its default, so that both
+    # checkouts run the same detector where one of them has the option
+    pinned = {"refit": "every"} if "refit" in ChunkPUDD().__dict__ else {}
     rng = np.random.default_rng(5)
     n, k = 150_000, 10
     y = rng.integers(0, k, n)
@@ -227,7 +230,7 @@ def _monitor_records() -> dict[str, Any]:
     for variant in ("calibrated", "authors"):
         for chunk_size in (1000, 400):
             res = monitor(log, label="label", proba_prefix="proba_", chunk_size=chunk_size,
-                          variant=variant, record_windows="alarms")
+                          variant=variant, record_windows="alarms", detector_options=pinned)
             recs = [asdict(r) for r in res.records]
             for d in recs:
                 d.pop("detect_ms")

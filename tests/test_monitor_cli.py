@@ -144,9 +144,11 @@ def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(lo
     report = tmp_path / "r.html"
     assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
                  "--chunk-size", "500", "--report", str(report)]) == 0
-    assert "clamp_min=0, max_chunks=128, min_expected=5.0" in capsys.readouterr().out
+    assert "clamp_min=0, max_chunks=128, min_expected=5.0, refit=doubling" in \
+        capsys.readouterr().out
     page = report.read_text()
-    assert "the calibrated count floor (clamp_min=0, max_chunks=128, min_expected=5.0)" in page
+    assert ("the calibrated count floor (clamp_min=0, max_chunks=128, min_expected=5.0, "
+            "refit=doubling)") in page
     assert "The p-value axes stop at 1e-" in page
     assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
                  "--chunk-size", "500", "--variant", "authors", "--json"]) == 0

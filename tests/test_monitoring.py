@@ -366,7 +366,7 @@ def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_aw
     frame = _log(6000)
     default = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
     assert dict(default.detector_options) == {"clamp_min": 0, "min_expected": 5.0,
-                                              "max_chunks": 128}
+                                              "max_chunks": 128, "refit": "doubling"}
     authors = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                       variant="authors")
     assert authors.detector_options == ()
@@ -380,7 +380,7 @@ def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_aw
     mixed = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                     detector_options={"clamp_min": 2})
     assert dict(mixed.detector_options) == {"clamp_min": 2, "min_expected": 5.0,
-                                            "max_chunks": 128}
+                                            "max_chunks": 128, "refit": "doubling"}
     with pytest.raises(ParameterError, match="variant must be 'calibrated' or 'authors'"):
         monitor(frame, label="label", proba_prefix="proba_", variant="paper")
 

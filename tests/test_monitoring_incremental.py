@@ -81,6 +81,25 @@ def test_saved_mid_chunk_and_restored_it_loses_and_repeats_nothing(tmp_path):
     _same(again.result("DataFrame"), batch)
 
 
+@pytest.mark.parametrize("opts", [{}, {"max_chunks": 16}])
+def test_the_doubling_refit_state_survives_a_save_and_restore(tmp_path, opts):
+    # 100 chunks of 40 rows: fitted prefixes of up to 64 chunks (or, bounded to 16, forgotten
+    # and refitted several times) and their cumulative counts are in the saved state
+    frame = _log()
+    batch = monitor(frame, FMT, chunk_size=40, detector_options=opts)
+    assert dict(batch.detector_options)["refit"] == "doubling"
+    m = Monitor(FMT, chunk_size=40, detector_options=opts)
+    first = _feed(m, frame.iloc[:2630], [1000])
+    assert m.chunks.det._history.fitted  # buckets fitted, counts kept: part of the state
+    m.save(tmp_path / "state.pkl")
+    del m
+    again = Monitor.restore(tmp_path / "state.pkl")
+    rest = _feed(again, frame.iloc[2630:], [3111])
+    rest += [r.chunk_index for r in again.finish()]
+    assert first + rest == list(range(batch.n_chunks))
+    _same(again.result("DataFrame"), batch)
+
+
 def test_a_pending_tail_is_picked_up_where_it_stopped_when_the_labels_arrive(tmp_path):
     frame = _log()
     late = frame.copy()

@@ -259,3 +259,22 @@ def test_duplicate_columns_are_refused_as_the_stream_reader_refuses_them(tmp_pat
     frame = pd.DataFrame([[0, 0.5, 0.5]], columns=["label", "p", "p"])
     with pytest.raises(ParameterError, match="duplicate column names 'p'"):
         monitor(frame, label="label", proba_prefix="p")
+
+
+def test_integer_labels_equal_float_labels_and_an_unknown_one_is_named_with_its_row():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 3000)
+    g = rng.gamma(np.where(np.eye(3, dtype=bool)[y], 9.0, 1.0))
+    frame = pd.DataFrame(g / g.sum(axis=1, keepdims=True), columns=["proba_0", "proba_1",
+                                                                   "proba_2"])
+    as_int = monitor(frame.assign(label=y), label="label", proba_prefix="proba_", chunk_size=300)
+    as_float = monitor(frame.assign(label=y.astype(float)), label="label",
+                       proba_prefix="proba_", chunk_size=300)
+    np.testing.assert_array_equal(as_int.p_values, as_float.p_values)
+    assert as_int.accuracy == as_float.accuracy
+    for bad in (3, -1):
+        y2 = y.copy()
+        y2[1234] = bad
+        with pytest.raises(ParameterError, match=f"row 1234, column 'label': label {bad} has no"):
+            monitor(frame.assign(label=y2), label="label", proba_prefix="proba_",
+                    chunk_size=300)

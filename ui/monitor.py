@@ -309,8 +309,10 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         "PUDD's count floor", list(VARIANTS_SHOWN), key=VARIANT, horizontal=True,
         help="Calibrated (clamp_min=0, min_expected=5): no invented counts, and no test of a "
              "table with an expected count below 5; far fewer false alarms on healthy logs. "
-             "It also bounds the history (max_chunks=128). The authors' (clamp_min=5): every "
-             "cell raised to 5 and the history unbounded, as the lab reproduces the paper.")]
+             "It also bounds the history (max_chunks=128) and fits buckets only on old windows "
+             "of 1, 2, 4, ... chunks (refit=doubling). The authors' (clamp_min=5): every "
+             "cell raised to 5, the history unbounded and every old window fitted, as the lab "
+             "reproduces the paper.")]
     if "label" in kwargs and kwargs["label"] is None:
         st.info("No column has a usual name for the true label: choose it above.",
                 icon=":material/label:")

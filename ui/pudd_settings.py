@@ -25,9 +25,11 @@ from ui import controls, messages, state
 
 _GENERATION = "explorer_settings_generation"  # widget keys start afresh after add/remove
 _LABELS = {"cut_points": "Cut points", "skip_rule": "Skip rule", "clamp_min": "Count floor",
-           "yates": "Yates", "partition": "Partition", "cache_buckets": "Cache buckets"}
+           "yates": "Yates", "partition": "Partition", "cache_buckets": "Cache buckets",
+           "refit": "Refit"}
 _WORDS = {"pow2": "powers of 2", "all": "all", "accuracy": "accuracy", "pu_mean": "PU mean",
-          None: "none (test all)", "pu": "PU buckets", "ek": "EK (ablation)"}
+          None: "none (test all)", "pu": "PU buckets", "ek": "EK (ablation)",
+          "every": "every old window fitted", "doubling": "fits on doubling old windows"}
 
 
 def _key(i: int, name: str) -> str:
@@ -104,7 +106,7 @@ def settings_controls() -> tuple[PUDDSetting, ...]:
         # two rows, so that every option shows its whole value at 1024 px (one row of seven
         # cut "accuracy" to "accurac…" and "Cache buckets" to "Cache b…" even at 1280 px)
         top = st.columns([1.9, 1.0, 1.2, 0.5], vertical_alignment="bottom")
-        low = st.columns([1.0, 1.0, 0.8, 1.4], vertical_alignment="bottom")
+        low = st.columns([1.0, 1.0, 0.8, 1.4, 1.1], vertical_alignment="bottom")
         top[0].select_slider(
             f"Setting {i + 1}: α", options=list(range(1, 11)),
             value=setting.alpha_exponent, format_func=controls.alpha_label,
@@ -112,7 +114,8 @@ def settings_controls() -> tuple[PUDDSetting, ...]:
             help="A test alarms when its p-value is below α; the paper's PUDD-x uses "
                  f"α = 10⁻ˣ. This setting's colour in the charts: {colour}.")
         places = {"cut_points": top[1], "skip_rule": top[2], "clamp_min": low[0],
-                  "partition": low[1], "yates": low[2], "cache_buckets": low[3]}
+                  "partition": low[1], "yates": low[2], "cache_buckets": low[3],
+                  "refit": low[4]}
         for name in VARIANTS:
             _option_widget(places[name], i, name, setting)
         if len(texts) > 1:

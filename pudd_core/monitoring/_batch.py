@@ -14,8 +14,8 @@ from pudd_core.monitoring._log import (
     LogFormat,
     batches,
     estimate_rows,
+    log_columns,
     name_of,
-    read_log_head,
 )
 from pudd_core.monitoring._result import MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
@@ -65,9 +65,11 @@ def monitor(
         :class:`~pudd_core.detector.ChunkPUDD`'s threshold, other options and seed.
     variant
         ``"calibrated"`` (default): ``clamp_min=0, min_expected=5``, the count floor that keeps
-        false alarms rare on healthy logs, and ``max_chunks=128``, a bounded history;
-        ``"authors"``: the authors' floor of 5 on every cell and their unbounded history, as
-        the lab's reproduction runs it. ``detector_options`` override either.
+        false alarms rare on healthy logs, ``max_chunks=128``, a bounded history, and
+        ``refit="doubling"``, buckets fitted on old windows of 1, 2, 4, ... chunks only;
+        ``"authors"``: the authors' floor of 5 on every cell, their unbounded history and a
+        fit for every old window, as the lab's reproduction runs it. ``detector_options``
+        override either.
     baselines
         River detectors fed each chunk's 0/1 errors beside PUDD (``"adwin"``, ``"ddm"`` ...).
     normalize
@@ -103,7 +105,7 @@ def monitor(
                 tolerance=tolerance, record_windows=record_windows, seed=seed,
                 variant=variant, **columns)
     name = name_of(source)
-    fmt = m.start(read_log_head(source, 1).columns)
+    fmt = m.start(log_columns(source))
     total = estimate_rows(source) if progress is not None else 0
     try:
         for n, frame in batches(source, fmt.columns, batch_rows):

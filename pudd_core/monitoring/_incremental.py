@@ -32,8 +32,9 @@ from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
 from pudd_core.monitoring._windows import Windows
 
 #: The format of a saved monitor state (:meth:`Monitor.save`); raised whenever what a state
-#: holds changes (2: the detector's history keeps each chunk's sorted values).
-STATE_FORMAT = 2
+#: holds changes (2: the detector's history keeps each chunk's sorted values; 3: and, with
+#: ``refit="doubling"``, cumulative counts per fitted prefix).
+STATE_FORMAT = 3
 _STATE_TAG = "pudd-lab monitor state"
 
 __all__ = ["VARIANTS", "Monitor", "RecordWindows", "Variant"]
@@ -47,8 +48,12 @@ Variant = Literal["calibrated", "authors"]
 #: It also bounds the history (``max_chunks=128``: a full history keeps its newest half), so
 #: that a log that runs for months costs the same per chunk at its end as at its start
 #: (BENCHMARKS.md, "Bounded history"); the authors' variant keeps their unbounded history.
+#: And it fits buckets only on old windows of 1, 2, 4, ... chunks (``refit="doubling"``): a
+#: fit per doubling of the history instead of one per chunk, the same test on old-window
+#: buckets (BENCHMARKS.md, "Monitor: chunk scan"); the authors' variant fits every old window.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "calibrated": {"clamp_min": 0, "min_expected": 5.0, "max_chunks": 128},
+    "calibrated": {"clamp_min": 0, "min_expected": 5.0, "max_chunks": 128,
+                   "refit": "doubling"},
     "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5, no bound)
 }
 

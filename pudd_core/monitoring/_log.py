@@ -8,13 +8,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pudd_core._validation import ParameterError
+from pudd_core._validation import ParameterError, check_column_names
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BATCH_ROWS", "LogFormat", "batches", "estimate_rows", "guess_columns", "name_of",
-           "read_log_head"]
+__all__ = ["BATCH_ROWS", "LogFormat", "batches", "estimate_rows", "guess_columns", "log_columns",
+           "name_of", "read_log_head"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
 BATCH_ROWS = 131_072
@@ -137,6 +137,42 @@ def _open(source: Any) -> Any:
     return source
 
 
+def log_columns(source: Any) -> list[str]:
+    """A log's column names, as :func:`read_log_head` gives them.
+
+    A Parquet file's come from its schema alone: no row group is decoded (reading one row
+    would decode the first row group, a million rows, of every column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> buf = io.BytesIO()
+    >>> pd.DataFrame({"label": [1], "proba_0": [0.2]}, index=[7]).to_parquet(buf)
+    >>> log_columns(buf) == list(read_log_head(buf, 1).columns)
+    True
+    """
+    import pandas as pd
+
+    if not isinstance(source, pd.DataFrame):
+        src = _open(source)
+        if _is_parquet(src):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            try:
+                schema = pq.ParquetFile(src).schema_arrow
+            except pa.ArrowException:
+                pass  # read_log_head says why
+            else:
+                check_column_names([str(c) for c in schema.names], name_of(source))
+                # the pandas metadata may turn columns into the index, as when reading rows
+                return [str(c) for c in schema.empty_table().to_pandas().columns]
+            finally:
+                if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
+                    src.seek(0)
+    return [str(c) for c in read_log_head(source, 1).columns]
+
+
 def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
     r"""The first ``n_rows`` rows of a CSV or Parquet log (or a DataFrame), for a preview.
 
@@ -148,7 +184,7 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
     import pandas as pd
     import pyarrow as pa
 
-    from pudd_core.streams.user import CSV_MISSING, check_column_names, csv_header
+    from pudd_core.streams.user import CSV_MISSING, csv_header
 
     name = name_of(source)
     if isinstance(source, pd.DataFrame):

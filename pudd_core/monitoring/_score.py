@@ -48,6 +48,8 @@ class LabelMap:
         if self.numbers is not None and self.numbers.is_unique and not self.numbers.hasnans:
             self.sorter = np.argsort(nums)
             self.sorted = nums[self.sorter]
+        # classes 0, 1, ..., K - 1 in this order: an integer label is its own index
+        self.identity = self.numbers is not None and np.array_equal(nums, np.arange(nums.size))
 
     def __call__(self, labels: pd.Series, rows: NDArray[np.int64],
                  param: str = "label") -> NDArray[np.intp]:
@@ -57,6 +59,9 @@ class LabelMap:
         if pd.api.types.is_numeric_dtype(labels) and not pd.api.types.is_bool_dtype(labels):
             if self.numbers is None:
                 idx = self.text.get_indexer(labels.astype(str))
+            elif self.identity and labels.dtype.kind in "iu":
+                x = labels.to_numpy()
+                idx = np.where((x >= 0) & (x < self.sorted.size), x, -1)
             elif self.sorter is not None:
                 x = labels.to_numpy(dtype=np.float64, na_value=np.nan)
                 pos = np.minimum(np.searchsorted(self.sorted, x), self.sorted.size - 1)

@@ -40,7 +40,8 @@ def variant_text(result: MonitorResult) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in result.detector_options)
     if opts.get("clamp_min") == 0 and opts.get("min_expected", 0) > 0:
         return (f"the calibrated count floor ({shown}); the authors' floor (every cell at least "
-                "5, unbounded history) is variant='authors' (--variant authors)")
+                "5, unbounded history, every old window fitted) is variant='authors' "
+                "(--variant authors)")
     return ("the authors' count floor (every cell at least 5" + (f"; {shown}" if shown else "")
             + "); the calibrated one, with far fewer false alarms on healthy logs, is the "
             "default")

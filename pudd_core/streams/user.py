@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from pudd_core._validation import ParameterError, check_positive_int
+from pudd_core._validation import ParameterError, check_column_names, check_positive_int
 from pudd_core.streams.chunking import OneHot, Stream, StreamInfo, encode_rows
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | IO[str]
@@ -76,30 +76,6 @@ def _choose_format(fmt: str, raw: bytes, source_name: str) -> bool:
 CSV_MISSING: dict[str, Any] = {"keep_default_na": False, "na_values": [""]}
 
 
-def check_column_names(names: list[str], source_name: str) -> None:
-    """Refuse duplicate column names (a CSV's, a Parquet file's, a DataFrame's).
-
-    Examples
-    --------
-    >>> check_column_names(["y", "p", "p"], "log.csv")
-    Traceback (most recent call last):
-    ...
-    pudd_core._validation.ParameterError: log.csv has duplicate column names 'p': ...
-    """
-    _check_names(names, source_name)
-
-
-def _check_names(names: list[str], source_name: str) -> None:
-    seen: dict[str, int] = {}
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-    dup = [n for n, c in seen.items() if c > 1]
-    if dup:
-        raise ParameterError(
-            "upload", f"{source_name} has duplicate column names {', '.join(map(repr, dup))}: "
-                      "every column needs its own name, or the wrong one could be used")
-
-
 def _read_parquet(raw: bytes, source_name: str, max_rows: int) -> pd.DataFrame:
     """Check the Parquet metadata (rows, size, names, types), then read in bounded batches."""
     import pyarrow as pa
@@ -121,7 +97,7 @@ def _read_parquet(raw: bytes, source_name: str, max_rows: int) -> pd.DataFrame:
             "upload", f"{source_name} declares {declared} bytes of uncompressed data, more than "
                       f"{_MAX_PARQUET_BYTES}; use a smaller file")
     schema = pf.schema_arrow
-    _check_names([str(n) for n in schema.names], source_name)
+    check_column_names([str(n) for n in schema.names], source_name)
     for field in schema:
         t = field.type
         if pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(t.value_type):
@@ -234,7 +210,7 @@ def csv_header(raw: bytes, source_name: str = "the file") -> list[str]:
         raise ParameterError("upload", problem)
     header = _header(raw)
     if header:
-        _check_names([h.strip() for h in header], source_name)
+        check_column_names([h.strip() for h in header], source_name)
         if _headerless(header):
             raise ParameterError(
                 "upload", f"the first row of {source_name} ({', '.join(header[:4])}"
@@ -363,7 +339,7 @@ def _read_table(path_or_buffer: Source, label: str, chunk_size: int, *, format: 
     if len(df) > max_rows:
         raise ParameterError("upload", f"{source_name} has more than max_rows={max_rows} rows")
     columns = [str(c) for c in df.columns]
-    _check_names(columns, source_name)  # 1 and "1" in Parquet are one name here
+    check_column_names(columns, source_name)  # 1 and "1" in Parquet are one name here
     df.columns = columns
     if label not in columns:
         listed = ", ".join(repr(c) for c in columns)

@@ -143,7 +143,7 @@ VARIANTS: Mapping[str, VariantOption] = types.MappingProxyType(_variant_options(
 _SHORT: dict[str, dict[Any, str]] = {
     "cut_points": {"all": "all cuts"}, "skip_rule": {"pu_mean": "PU-mean skip", None: "no skip"},
     "yates": {False: "no Yates"}, "partition": {"ek": "EK"},
-    "cache_buckets": {False: "refit buckets"}}
+    "cache_buckets": {False: "refit buckets"}, "refit": {"doubling": "doubling refits"}}
 
 
 @dataclass(frozen=True)
