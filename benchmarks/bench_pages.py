@@ -26,10 +26,13 @@ Needs Chromium (``scripts/install_browser.sh``) and the playwright package; prin
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
+import tempfile
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +43,12 @@ from benchmarks._common import (
     load_average,
     machine,
     names_from,
+    player_timings,
     positive_int,
     rss_mb,
 )
 from pudd_core.experiments.pool import CHILD_IDLE_S
-from tests.app._browser import CHART_LOADING, MAIN_HEIGHT, SERVER_PIDS
+from tests.app._browser import CHART_LOADING, MAIN_HEIGHT, SERVER_PIDS, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page is settled when its main column's height has not changed for this long.
@@ -59,6 +63,8 @@ _BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
          "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length > 0 || "
          f"document.querySelectorAll('{CHART_LOADING}').length > 0")
 _CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
+#: The first row: a one-line Streamlit page (:func:`floor_server`)
+FLOOR = "*Floor: a one-line Streamlit page*"
 
 
 def _children_mb(pid: int) -> float:
@@ -74,13 +80,23 @@ def _children_mb(pid: int) -> float:
     return total / 2**20
 
 
-def _visit(browser: Any, url: str, timeout: float = 300.0,
-           context: Any = None) -> tuple[float, int]:
-    """Seconds from the request to the page settled, and its number of plotly charts.
+def _script_s(log: Path | None) -> float:
+    """Seconds of script runs (app.py and its page) in the server's timing log so far."""
+    if log is None or not log.exists():
+        return 0.0
+    return sum(ms for what, ms in player_timings(log) if what == "script") / 1e3
+
+
+def _visit(browser: Any, url: str, timeout: float = 300.0, context: Any = None,
+           log: Path | None = None) -> tuple[float, int, float]:
+    """Seconds from the request to the page settled, its number of plotly charts, and the
+    seconds its script runs took in the server (from the server's timing log ``log``; 0
+    without one, or for a checkout that does not write it).
 
     A new browser context (no HTTP cache: a first visit) unless ``context`` is given (a
     returning visitor's browser: the static files and their compiled code cached).
     """
+    before = _script_s(log)
     own = context is None
     if own:
         context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -99,28 +115,53 @@ def _visit(browser: Any, url: str, timeout: float = 300.0,
     page.close()
     if own:
         context.close()
-    return changed - t0, charts
+    return changed - t0, charts, _script_s(log) - before
 
 
-def _times(browser: Any, addresses: dict[str, str], warm: int,
-           returning: dict[str, Any]) -> tuple[dict[str, dict[str, list[float]]], int]:
+def _times(browser: Any, addresses: dict[str, str], warm: int, returning: dict[str, Any],
+           logs: dict[str, Path | None]) -> tuple[dict[str, dict[str, list[float]]], int]:
     """One page in each server, visit for visit in turn: its cold, warm (new browser) and
-    returning-browser times per server, and the number of charts of the last server's page."""
+    returning-browser times per server, the warm visits' script times in the server
+    (``script``: new browser, ``script_again``: returning), and the number of charts of the
+    last server's page."""
     times: dict[str, dict[str, list[float]]] = {
-        name: {"cold": [], "warm": [], "again": []} for name in addresses}
+        name: {"cold": [], "warm": [], "again": [], "script": [], "script_again": []}
+        for name in addresses}
     charts = 0
     for name, address in addresses.items():
-        cold, charts = _visit(browser, address)
+        cold, charts, _ = _visit(browser, address, log=logs[name])
         times[name]["cold"].append(cold)
     for _ in range(warm):
         for name, address in addresses.items():
-            times[name]["warm"].append(_visit(browser, address)[0])
+            settled, _, script = _visit(browser, address, log=logs[name])
+            times[name]["warm"].append(settled)
+            times[name]["script"].append(script)
     for name, address in addresses.items():  # fills the returning browser's caches
         _visit(browser, address, context=returning[name])
     for _ in range(warm):
         for name, address in addresses.items():
-            times[name]["again"].append(_visit(browser, address, context=returning[name])[0])
+            settled, _, script = _visit(browser, address, context=returning[name],
+                                        log=logs[name])
+            times[name]["again"].append(settled)
+            times[name]["script_again"].append(script)
     return times, charts
+
+
+@contextmanager
+def floor_server() -> Iterator[str]:
+    """The same Streamlit serving a one-line page (``st.title``) with the app's config.
+
+    What no page of the app can go under in this browser on this machine: Streamlit's own
+    frontend (its static files, the websocket, one script run, one element drawn).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "floor"
+        (tree / ".streamlit").mkdir(parents=True)
+        shutil.copy(ROOT / ".streamlit" / "config.toml", tree / ".streamlit" / "config.toml")
+        (tree / "app.py").write_text('import streamlit as st\n\nst.title("Floor")\n',
+                                     encoding="utf-8")
+        with serve(Path(tmp), tree=tree) as url:
+            yield url
 
 
 def main() -> None:
@@ -142,16 +183,28 @@ def main() -> None:
         trees = {"baseline": Path(args.baseline).resolve(), **trees}
     rows = []
     with headless_browser() as browser, ExitStack() as stack:
-        urls = {name: stack.enter_context(app_server(store=tree / "results" / "store",
-                                                     tree=tree))[0]
-                for name, tree in trees.items()}
+        served = {name: stack.enter_context(app_server(timing_log=True,
+                                                       store=tree / "results" / "store",
+                                                       tree=tree))
+                  for name, tree in trees.items()}
+        urls = {name: url for name, (url, _) in served.items()}
+        logs: dict[str, Path | None] = {name: log for name, (_, log) in served.items()}
+        floor = stack.enter_context(floor_server())
         pids = {name: SERVER_PIDS[url] for name, url in urls.items()}
         start_rss = {name: rss_mb(pid) for name, pid in pids.items()}
         returning = {name: browser.new_context(viewport={"width": 1280, "height": 800})
                      for name in trees}
+        # the floor first, in a context of its own for the returning visits
+        floor_returning = browser.new_context(viewport={"width": 1280, "height": 800})
+        times, _ = _times(browser, {name: floor for name in trees}, args.warm,
+                          {name: floor_returning for name in trees},
+                          {name: None for name in trees})
+        rows.append((FLOOR, times, 0, {n: rss_mb(p) for n, p in pids.items()},
+                     _children_mb(pids["this"])))
+        floor_returning.close()
         for spec in chosen:
             addresses = {name: f"{url}/{spec.url_path or ''}" for name, url in urls.items()}
-            times, charts = _times(browser, addresses, args.warm, returning)
+            times, charts = _times(browser, addresses, args.warm, returning, logs)
             rows.append((spec.title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
                          _children_mb(pids["this"])))
             print(spec.title, {n: {k: [round(v, 1) for v in vs] for k, vs in t.items()}
@@ -168,6 +221,13 @@ def main() -> None:
         _print_both(args, start_rss, rows)
 
 
+def _script(title: str, seconds: list[float]) -> str:
+    """The median script time, "–" for the floor and for a server that logs none."""
+    if title == FLOOR or not any(seconds):
+        return "–"
+    return f"{statistics.median(seconds):.2f}"
+
+
 def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
                idle: tuple[float, float] | None) -> None:
     load = load_average()
@@ -177,13 +237,15 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
     print(f"Machine: {machine()}; headless Chromium at 1280x800; server and browser share the "
           f"CPUs (load average at the end: {load})\n")
     print(f"Server RSS after start: {start_rss:.0f} MB.\n")
-    print("| page | cold (s) | warm, new browser, median (s) | warm, returning browser, "
-          "median (s) | charts | server RSS after (MB) | its workers' RSS (MB) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| page | cold (s) | warm, new browser, median (s) | its script runs, median (s) | "
+          "warm, returning browser, median (s) | its script runs, median (s) | charts | "
+          "server RSS after (MB) | its workers' RSS (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for title, times, charts, rss, workers in rows:
         t = times["this"]
         print(f"| {title} | {t['cold'][0]:.1f} | {statistics.median(t['warm']):.1f} | "
-              f"{statistics.median(t['again']):.1f} | {charts} | {rss['this']:.0f} "
+              f"{_script(title, t['script'])} | {statistics.median(t['again']):.1f} | "
+              f"{_script(title, t['script_again'])} | {charts} | {rss['this']:.0f} "
               f"| {workers:.0f} |")
     if idle is not None:
         print(f"\n{CHILD_IDLE_S + 15:.0f} s after the last visit: server RSS {idle[0]:.0f} MB, "
@@ -196,6 +258,12 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
           "median of new sessions after it, each in a new browser (nothing cached: a first "
           "visitor) or in one browser that has loaded the page before (a returning visitor: "
           "Streamlit's static files are cached for a year and their compiled code with them). "
+          "Its script runs: the server's time in app.py and the page's script, all runs of "
+          "the visit together (`$PUDD_TIMING_LOG`); the rest of a visit is Streamlit's "
+          "frontend, the websocket's round trips and the browser drawing (plotly.js, "
+          "components). The floor: the same Streamlit serving a page of one `st.title`, in "
+          "the same browser, with the app's `.streamlit/config.toml` (no script time logged): "
+          "what no page of the app can go under here. "
           "The warm goal is 2 s (issue 25). The workers: "
           "joblib's processes for runs at once, and the child that does torch's work (it "
           f"exits after {CHILD_IDLE_S:.0f} s idle), their RSS together.")
@@ -213,18 +281,23 @@ def _print_both(args: argparse.Namespace, start_rss: dict[str, float],
           f"{start_rss['this']:.0f} MB.\n")
     print("| page | cold, before (s) | cold, after (s) | warm, new browser, before (s) | "
           "warm, new browser, after (s) | warm, returning, before (s) | "
-          "warm, returning, after (s) | charts | server RSS after, before / after (MB) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "warm, returning, after (s) | script runs, new browser, before / after (s) | "
+          "charts | server RSS after, before / after (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for title, times, charts, rss, _ in rows:
         b, a = times["baseline"], times["this"]
         print(f"| {title} | {b['cold'][0]:.1f} | {a['cold'][0]:.1f} | "
               f"{statistics.median(b['warm']):.1f} | {statistics.median(a['warm']):.1f} | "
               f"{statistics.median(b['again']):.1f} | {statistics.median(a['again']):.1f} | "
+              f"{_script(title, b['script'])} / {_script(title, a['script'])} | "
               f"{charts} | {rss['baseline']:.0f} / {rss['this']:.0f} |")
     print("\nEach page is visited in the baseline's server and in this checkout's in turn "
           "(each server imports its own tree and reads its own committed results store), so "
           "a change of the machine's load hits both columns alike. Medians of the warm "
-          "visits.")
+          "visits. Script runs: the server's time in app.py and the page, all runs of a "
+          "visit together (`$PUDD_TIMING_LOG`; – where a checkout does not log it). The "
+          "floor: the same Streamlit serving a page of one `st.title` (both columns visit "
+          "the same server): what no page can go under here.")
 
 
 if __name__ == "__main__":

@@ -36,13 +36,12 @@ res = cache.theorem2(t2)
 w = res.windows
 st.markdown("**Two windows, same error rate.** Their PU-index histograms, with PUDD's buckets "
             "(dotted).")
-chart.chart(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
-                                      edges=res.pudd.buckets.edges),
-            key="course_theorem2_histogram")
+chart.draw(plots.pu_histogram_figure, w.u1, w.correct1, w.u2, w.correct2,
+           edges=res.pudd.buckets.edges, key="course_theorem2_histogram")
 if course.ask(theorem2_question(res, ALPHA)):
-    chart.chart(plots.verdict_figure(["PUDD", "Error-rate test"],
-                                     [res.pudd.p_value, res.error_test.p_value], alpha=ALPHA),
-                key="course_theorem2_verdicts")
+    chart.draw(plots.verdict_figure, ["PUDD", "Error-rate test"],
+               [res.pudd.p_value, res.error_test.p_value], alpha=ALPHA,
+               key="course_theorem2_verdicts")
 
 st.subheader("The other direction: a change only the error rate carries")
 st.markdown(
@@ -62,8 +61,8 @@ power = power_comparison(int(state.get(state.COURSE_POWER_N)), ERROR1,
                          round(float(state.get(state.COURSE_POWER_ERROR2)), 4),
                          k=int(state.get(state.COURSE_POWER_K)), alpha=ALPHA)
 if course.ask(power_question(power)):
-    chart.chart(plots.power_figure(power, title="Chance to alarm on this change"),
-                key="course_theorem2_power")
+    chart.draw(plots.power_figure, power, title="Chance to alarm on this change",
+               key="course_theorem2_power")
     st.caption(f"Noncentrality λ: {power.lambda_2x2:.3f} (2 × 2) and {power.lambda_pu:.3f} "
                f"(2 × {power.k + 1}), equal as the algebra says. Pearson's test without Yates' "
                "correction; the authors apply Yates to 2 × 2 tables, which lowers its power a "

@@ -22,7 +22,7 @@ st.markdown(
 data = cache.fig1()
 
 st.subheader("1. The model and the two concepts")
-chart.chart(plots.fig1_scatter_figure(data), key="fig1_scatter")
+chart.draw(plots.fig1_scatter_figure, data, key="fig1_scatter")
 st.caption(
     "The same seed gives test set 2 the first 1000 feature vectors of the original 2000, so "
     "the two sets share half of their points; only the labels inside the yellow band changed."
@@ -37,15 +37,13 @@ cols[3].metric("Error-rate test, p", plots.p_text(data.error_test.p_value).remov
                help="The 2 × 2 χ² test of the two sets' counts of errors and correct ones.")
 
 st.subheader("3. Different PU-index distributions, but not significantly so")
-chart.chart(plots.pu_histogram_figure(data.u1, data.correct1, data.u2, data.correct2,
-                                      edges=data.pudd.buckets.edges,
-                                      names=("Test set 1", "Test set 2")),
-            key="fig1_histogram")
+chart.draw(plots.pu_histogram_figure, data.u1, data.correct1, data.u2, data.correct2,
+           edges=data.pudd.buckets.edges, names=("Test set 1", "Test set 2"),
+           key="fig1_histogram")
 st.markdown("**Zoom on the errors** (u ≥ 0.5)")  # a figure title would sit on its legend
-chart.chart(plots.pu_histogram_figure(data.u1, data.correct1, data.u2, data.correct2,
-                                      edges=data.pudd.buckets.edges,
-                                      names=("Test set 1", "Test set 2"), zoom_errors=True),
-            key="fig1_histogram_errors")
+chart.draw(plots.pu_histogram_figure, data.u1, data.correct1, data.u2, data.correct2,
+           edges=data.pudd.buckets.edges, names=("Test set 1", "Test set 2"),
+           zoom_errors=True, key="fig1_histogram_errors")
 st.markdown(
     f"The misclassified points of set 2 sit closer to the boundary (it moved towards them). "
     f"Yet PUDD's own test of set 2 against set 1 gives **{plots.p_text(data.pudd.p_value)}** "
@@ -66,10 +64,9 @@ with st.expander("Why the notebook printed “p = 0.0, drift detected”"):
 * With the true PU-index, as above: {plots.p_text(data.pudd.p_value)}.
 """
     )
-    chart.chart(plots.pu_histogram_figure(data.notebook_u1, data.correct1, data.notebook_u2,
-                                          data.correct2, names=("Test set 1", "Test set 2"),
-                                          title="The notebook's quantity: 1 − max p(c)"),
-                key="fig1_notebook_histogram")
+    chart.draw(plots.pu_histogram_figure, data.notebook_u1, data.correct1, data.notebook_u2,
+               data.correct2, names=("Test set 1", "Test set 2"),
+               title="The notebook's quantity: 1 − max p(c)", key="fig1_notebook_histogram")
 
 st.subheader("4. More data: the p-value as the test sets grow")
 st.markdown(
@@ -78,10 +75,9 @@ st.markdown(
 )
 curve_cfg = controls.fig1_curve_controls()
 curve = cache.fig1_curve(curve_cfg.sizes, curve_cfg.seed)
-chart.chart(plots.pvalue_curve_figure(curve.sizes, {"PUDD": curve.pudd_p,
-                                                    "Error-rate test": curve.error_p},
-                                      alpha=curve_cfg.alpha),
-            key="fig1_pvalue_curve")
+chart.draw(plots.pvalue_curve_figure, curve.sizes, {"PUDD": curve.pudd_p,
+                                                   "Error-rate test": curve.error_p},
+           alpha=curve_cfg.alpha, key="fig1_pvalue_curve")
 n_pudd = curve.first_significant(curve_cfg.alpha)
 n_err = curve.first_significant(curve_cfg.alpha, test="error")
 st.markdown(

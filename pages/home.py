@@ -59,12 +59,11 @@ except ValueError as err:
     st.stop()
 frame = result.to_frame()
 drifts = result.drift_chunks or ()
-chart.chart(
-    plots.error_trace_figure(
-        frame["chunk_index"], frame["error_rate"], true_drifts=drifts,
-        alarms={"PUDD": result.alarms}, p_values=frame["p_value"], alpha=cfg.alpha,
-        title="Gaussian naive Bayes on SEA (40 chunks), trained on each chunk after testing it",
-    ),
+chart.draw(
+    plots.error_trace_figure,
+    frame["chunk_index"], frame["error_rate"], true_drifts=drifts,
+    alarms={"PUDD": result.alarms}, p_values=frame["p_value"], alpha=cfg.alpha,
+    title="Gaussian naive Bayes on SEA (40 chunks), trained on each chunk after testing it",
     key="home_run_chart",
 )
 st.caption(

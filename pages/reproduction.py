@@ -105,9 +105,9 @@ else:
         metric[1].metric("Within ±1.5 points", f"{counts.within} of {counts.run}")
         metric[2].metric("Seeds (up to)", f"{len(shown.seeds)}")
         comparable = shown.cells[~shown.cells["dataset"].isin(NOT_COMPARABLE_DATASETS)]
-        chart.chart(plots.reproduction_figure(
-            comparable, title=f"{chosen.label}: ours against the paper's"),
-            key="reproduction_committed_scatter")
+        chart.draw(plots.reproduction_figure,
+                   comparable, title=f"{chosen.label}: ours against the paper's",
+                   key="reproduction_committed_scatter")
         st.dataframe(reproduction.styled(plots.reproduction_frame(
             shown.cells, not_comparable=_not_comparable())), hide_index=True, height=360)
         st.caption(
@@ -155,8 +155,8 @@ for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
                    "methods over 2 blocks")
             st.info(f"No diagram: {why}.", icon=":material/info:")
             continue
-        chart.chart(plots.cd_diagram_figure(result, title=None),
-                    key=f"reproduction_cd_{comparison}_{who[:3]}")
+        chart.draw(plots.cd_diagram_figure, result, title=None,
+                   key=f"reproduction_cd_{comparison}_{who[:3]}")
 beside = beside_ranking(ours_cells, comparison)
 if len(beside):
     st.markdown("**Our runs: the ranked methods beside the references.** The references are "
@@ -172,9 +172,9 @@ if len(beside):
 if comparison == "fig5":
     ek = cache.committed_frame(str(results / FIG5_REPORT))
     if ek is not None and len(ek):
-        chart.chart(plots.ek_ablation_figure(
-            ek, title="Fig. 5 reproduced: PUDD against Ei-kMeans, mean over datasets"),
-            key="reproduction_fig5")
+        chart.draw(plots.ek_ablation_figure,
+                   ek, title="Fig. 5 reproduced: PUDD against Ei-kMeans, mean over datasets",
+                   key="reproduction_fig5")
         st.caption(f"From `results/{FIG5_REPORT}`; seeds per classifier in "
                    f"`results/{FIG5_REPORT.replace('.csv', '.md')}`. A reference is drawn "
                    "where it ran on every dataset of the bars: the oracle needs known drifts, "
@@ -230,9 +230,9 @@ else:
         metric[2].metric("Acceptance cells outside ±1.5", f"{counts.acceptance_outside}",
                          help="PUDD-1/3/5 on the seven acceptance datasets, both regimes.")
         metric[3].metric("Acceptance cells not run", f"{counts.acceptance_not_run}")
-        chart.chart(plots.reproduction_figure(
-            report.cells, title=f"{group.label}: ours against the paper's"),
-            key="reproduction_scatter")
+        chart.draw(plots.reproduction_figure,
+                   report.cells, title=f"{group.label}: ours against the paper's",
+                   key="reproduction_scatter")
         st.dataframe(reproduction.styled(plots.reproduction_frame(
             report.cells, not_comparable=_not_comparable(group.n_chunks))),
             hide_index=True, height=360)

@@ -68,9 +68,8 @@ with tab2:
 
         st.subheader("3. Different PU-index histograms")
         w = res.windows
-        chart.chart(plots.pu_histogram_figure(w.u1, w.correct1, w.u2, w.correct2,
-                                              edges=res.pudd.buckets.edges),
-                    key="theorem2_histogram")
+        chart.draw(plots.pu_histogram_figure, w.u1, w.correct1, w.u2, w.correct2,
+                   edges=res.pudd.buckets.edges, key="theorem2_histogram")
         st.caption(
             f"Dotted lines: the {res.pudd.buckets.k} buckets PUDD fitted on window 1's correct "
             "predictions. All misclassified predictions share one extra column of the test."
@@ -105,8 +104,8 @@ with tab2:
             f"{', '.join(map(str, res.ddm_alarms)) or 'none'} (window 2 starts at {cfg.n}); "
             "an alarm in window 1 is a false alarm on an unchanged error rate."
         )
-        chart.chart(plots.verdict_figure(["PUDD", "Error-rate test"], [pudd_p, err_p],
-                                         alpha=alpha), key="theorem2_verdicts")
+        chart.draw(plots.verdict_figure, ["PUDD", "Error-rate test"], [pudd_p, err_p],
+                   alpha=alpha, key="theorem2_verdicts")
         st.markdown("**PUDD's contingency table** (observed counts after the authors' floor of "
                     "5 per cell; expected counts E = row total × column total / N)")
         st.table(plots.contingency_table_frame(  # a static table: every column in view
@@ -168,8 +167,8 @@ with tab1:
         cols1[1].metric("Window 2 error rate", f"{check.stats2.error_rate:.4f}")
         cols1[2].metric("Window 1 error std", f"{check.stats1.error_std:.4f}")
         cols1[3].metric("Window 2 error std", f"{check.stats2.error_std:.4f}")
-        chart.chart(plots.theorem1_histogram_figure(res1.edges, res1.hist1, res1.hist2),
-                    key="theorem1_histogram")
+        chart.draw(plots.theorem1_histogram_figure, res1.edges, res1.hist1, res1.hist2,
+                   key="theorem1_histogram")
         if check.identical:
             st.success("Identical proportions ⇒ equal error rate and error std (Theorem 1).")
         elif check.stats1 == check.stats2:

@@ -39,11 +39,11 @@ else:
         if done:
             sweep = plots.threshold_sweep_frame(done)
             drifts = done[0].drift_chunks
-            chart.chart(plots.threshold_sweep_figure(
-                sweep, n_drifts=len(drifts) if drifts is not None else None,
-                title=f"PUDD with {cfg.classifier} on {cfg.dataset}: "
-                      f"{len(done)} of {len(runs)} runs"),
-                key="thresholds_sweep")
+            chart.draw(plots.threshold_sweep_figure,
+                       sweep, n_drifts=len(drifts) if drifts is not None else None,
+                       title=f"PUDD with {cfg.classifier} on {cfg.dataset}: "
+                             f"{len(done)} of {len(runs)} runs",
+                       key="thresholds_sweep")
             st.caption(
                 "Each point: the mean over the seeds (error bars ±1 standard deviation). "
                 + ("Detection delay, missed drifts and false alarms are scored against the "
@@ -74,14 +74,16 @@ except (ValueError, OSError) as err:
 if study is not None:
     alpha = 10.0 ** -int(state.get(state.THRESHOLDS_ALPHA_EXP))
     rates = study.rates(cfg.exponents)
-    chart.chart(plots.false_alarm_figure(
-        rates, title=f"False-alarm rates against the nominal α: {len(study.cut_p)} tests in "
-                   f"{len(study.chunk_p)} chunks of {study_cfg.dataset} without drift"),
-        key="thresholds_false_alarms")
-    chart.chart(plots.bonferroni_figure(
-        study.chunk_p, alpha=alpha,
-        title=f"The smallest p of each chunk against α = {alpha:.0e} and the Bonferroni α / m"),
-        key="thresholds_bonferroni")
+    chart.draw(plots.false_alarm_figure,
+               rates, title=f"False-alarm rates against the nominal α: {len(study.cut_p)} "
+                            f"tests in {len(study.chunk_p)} chunks of {study_cfg.dataset} "
+                            "without drift",
+               key="thresholds_false_alarms")
+    chart.draw(plots.bonferroni_figure,
+               study.chunk_p, alpha=alpha,
+               title=f"The smallest p of each chunk against α = {alpha:.0e} and the "
+                     "Bonferroni α / m",
+               key="thresholds_bonferroni")
     r = study.rates((int(state.get(state.THRESHOLDS_ALPHA_EXP)),)).iloc[0]
     cols = st.columns(3)
     cols[0].metric(f"Per test, at α = {alpha:.0e}", f"{r['per_test']:.2%}",

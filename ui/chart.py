@@ -10,12 +10,16 @@ declared only for its files (``component/ui.chart.pudd_plotly/<bundle>``); the p
 ``chart_component/chart.js``. A figure with a trace type the bundle lacks, or a set-up
 without the bundle (a warning in the log), falls back to ``st.plotly_chart``: the decision
 is :func:`renderer`'s, from the figure's trace types alone.
+
+:func:`draw` builds the figure as well, and keeps what it sends (the figure's JSON) in a
+bounded cache: building a validated plotly figure is most of a warm page's script time, and
+every visitor of a page with the same settings gets the same figure.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +36,8 @@ BASE_CONFIG: Mapping[str, Any] = {"displaylogo": False, "showSendToCloud": False
                                   "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
 #: plotly.js's height of a figure without one (``st.plotly_chart`` uses it too).
 DEFAULT_HEIGHT = 450
+#: How many figures' JSON :func:`draw` keeps (a few kB to a few hundred kB each).
+CACHED_FIGURES = 64
 _ASSETS = "pudd_plotly"  # the v1 component that only serves the bundle's folder
 _JS = (Path(__file__).with_name("chart_component") / "chart.js").read_text(encoding="utf-8")
 
@@ -86,8 +92,44 @@ def chart(fig: Any, key: str, *, config: Mapping[str, Any] | None = None) -> Non
     if renderer(fig) == "streamlit":
         st.plotly_chart(fig, key=key, theme=None, config=options)
         return
+    _show(_sent(fig), key, options)
+
+
+def draw(build: Callable[..., Any], /, *args: Any, key: str,
+         config: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+    """:func:`chart` of ``build(*args, **kwargs)``, what it sends cached by the arguments.
+
+    ``build`` is a ``pudd_core.plots`` figure builder: a pure function of its arguments, so
+    the figure's JSON is kept (:data:`CACHED_FIGURES` of them, all pages together) and a
+    warm page sends it without building the figure again. A figure that
+    ``st.plotly_chart`` draws is built on each run (not kept).
+    """
+    sent = _built(f"{build.__module__}.{build.__qualname__}", args, kwargs, build)
+    if sent is None:
+        chart(build(*args, **kwargs), key, config=config)
+    else:
+        _show(sent, key, {**BASE_CONFIG, **(config or {})})
+
+
+def _sent(fig: Any) -> tuple[str, int]:
+    """The figure's JSON, as ``st.plotly_chart`` sends it, and its height in pixels."""
     height = fig.layout.height
     height = int(height) if height is not None and height >= 10 else DEFAULT_HEIGHT
-    _draw(key=key, data={"spec": fig.to_json(validate=False), "config": options,
-                         "height": height, "src": _SRC},
+    return fig.to_json(validate=False), height
+
+
+@st.cache_data(max_entries=CACHED_FIGURES, show_spinner=False)
+def _built(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+           _build: Callable[..., Any]) -> tuple[str, int] | None:
+    """:func:`_sent` of ``_build(*args, **kwargs)``; None for one the bundle cannot draw.
+
+    ``name`` (the builder's) is in the key; ``_build`` itself is not hashed.
+    """
+    fig = _build(*args, **kwargs)
+    return _sent(fig) if renderer(fig) == "bundle" else None
+
+
+def _show(sent: tuple[str, int], key: str, options: Mapping[str, Any]) -> None:
+    spec, height = sent
+    _draw(key=key, data={"spec": spec, "config": options, "height": height, "src": _SRC},
           height=height)

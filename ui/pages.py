@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import runpy
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ FAVICON = str(Path(__file__).with_name("favicon.png"))
 _ROUTED = "app_routed"  # True while app.py's router runs the current page
 #: Set (the tests do) to let an unexpected error end the run as an exception.
 STRICT_ENV = "PUDD_STRICT"
+#: Set (the benchmarks do) to a file that collects how long the scripts take (:func:`log_time`).
+TIMING_ENV = "PUDD_TIMING_LOG"
 _log = logging.getLogger("pudd_lab")
 
 
@@ -105,8 +108,13 @@ def sections(pages: tuple[PageSpec, ...]) -> dict[str, list[st.Page]]:
 
 
 @contextmanager
-def routing() -> Iterator[None]:
-    """Mark the page run by app.py's router as routed (see :func:`ensure_routed`)."""
+def routing(url_path: str = "", start: float | None = None) -> Iterator[None]:
+    """Mark the page run by app.py's router as routed (see :func:`ensure_routed`).
+
+    With ``$PUDD_TIMING_LOG`` set, the script run's time (from ``start``, a
+    ``perf_counter``, else from here) goes to that log as a ``script`` line of ``url_path``.
+    """
+    start = time.perf_counter() if start is None else start
     st.session_state[_ROUTED] = True
     try:
         yield
@@ -116,6 +124,21 @@ def routing() -> Iterator[None]:
         unexpected(err)
     finally:
         st.session_state[_ROUTED] = False
+        log_time("script", url_path or "home", start)
+
+
+def log_time(what: str, detail: object, start: float) -> None:
+    """Append that ``what`` took since ``start`` (``perf_counter``) to ``$PUDD_TIMING_LOG``.
+
+    One tab-separated line: wall clock, what (``script``: a run of app.py and its page;
+    ``player``: the explorer's player drawn; ``runs``: computing its runs), a detail (the
+    page's URL path, the player's cursor) and milliseconds. The benchmarks read it.
+    """
+    path = os.environ.get(TIMING_ENV)
+    if path:
+        ms = 1e3 * (time.perf_counter() - start)
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{time.time():.3f}\t{what}\t{detail}\t{ms:.1f}\n")
 
 
 def unexpected(err: Exception) -> None:

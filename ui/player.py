@@ -13,7 +13,6 @@ return to the page all keep them. Several PUDD settings and seeds are one spec.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 import time
@@ -26,7 +25,7 @@ import streamlit.components.v1 as components
 from pudd_core.plots.bundle import player_js
 from pudd_core.plots.player import player_spec, run_key
 from pudd_core.views.explorer import Comparison
-from ui import state
+from ui import pages, state
 
 FRONTEND = Path(__file__).with_name("player_component")
 
@@ -114,13 +113,5 @@ def player(comparison: Comparison, *, band: bool) -> None:
 
 
 def log_time(what: str, start: float) -> None:
-    """Append ``what`` took since ``start`` (``perf_counter``) to ``$PUDD_TIMING_LOG``.
-
-    One tab-separated line: wall clock, what (``player``: the page's player drawn;
-    ``runs``: computing the runs), the cursor and milliseconds. The browser benchmark reads it.
-    """
-    path = os.environ.get("PUDD_TIMING_LOG")
-    if path:
-        ms = 1e3 * (time.perf_counter() - start)
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{time.time():.3f}\t{what}\t{state.get(state.EXPLORER_CURSOR)}\t{ms:.1f}\n")
+    """:func:`ui.pages.log_time` with the session's cursor as its detail."""
+    pages.log_time(what, state.get(state.EXPLORER_CURSOR), start)
