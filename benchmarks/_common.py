@@ -77,6 +77,24 @@ def existing_path(text: str) -> Path:
     return path
 
 
+def chosen_pages(parser: Any, text: str) -> list[Any]:
+    """The app's pages (``ui.pages.PAGES``) that ``--pages`` names (all when it is empty),
+    by URL path (``home`` for the home page); an unknown one is the parser's error."""
+    from ui.pages import PAGES
+
+    wanted = names_from(text, [p.url_path or "home" for p in PAGES], parser, "--pages")
+    return [p for p in PAGES if not wanted or (p.url_path or "home") in wanted]
+
+
+def checkouts(baseline: str | None) -> dict[str, Path]:
+    """``{"this": this checkout}``, after ``{"baseline": PATH}`` when ``--baseline`` is given:
+    the checkouts a ``--baseline`` benchmark times in turn."""
+    root = Path(__file__).resolve().parents[1]
+    if baseline is None:
+        return {"this": root}
+    return {"baseline": Path(baseline).resolve(), "this": root}
+
+
 def names_from(text: str, known: Sequence[str], parser: Any, option: str) -> list[str]:
     """A comma-separated list of ``known`` names; an unknown one is the parser's error."""
     names = [n.strip() for n in text.split(",") if n.strip()]

@@ -22,10 +22,11 @@ import sys
 from pathlib import Path
 
 from benchmarks._common import (
+    checkouts,
+    chosen_pages,
     existing_path,
     load_average,
     machine,
-    names_from,
     positive_int,
 )
 
@@ -57,8 +58,6 @@ def _times(tree: Path, paths: list[str], repeat: int) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    from ui.pages import PAGES
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     parser.add_argument("--repeat", type=positive_int, default=5, help="timed reruns per page")
@@ -67,11 +66,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=existing_path, default=None,
                         help="another checkout (e.g. a worktree of main), timed in turn")
     args = parser.parse_args()
-    wanted = names_from(args.pages, [p.url_path or "home" for p in PAGES], parser, "--pages")
-    chosen = [p for p in PAGES if not wanted or (p.url_path or "home") in wanted]
-    trees = {"this": ROOT}
-    if args.baseline is not None:
-        trees = {"baseline": Path(args.baseline).resolve(), **trees}
+    chosen = chosen_pages(parser, args.pages)
+    trees = checkouts(args.baseline)
     times: dict[str, dict[str, list[float]]] = {n: {p.path: [] for p in chosen} for n in trees}
     for _ in range(args.rounds):
         for name, tree in trees.items():

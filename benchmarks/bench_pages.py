@@ -38,11 +38,12 @@ from typing import Any
 
 from benchmarks._common import (
     app_server,
+    checkouts,
+    chosen_pages,
     existing_path,
     headless_browser,
     load_average,
     machine,
-    names_from,
     player_timings,
     positive_int,
     rss_mb,
@@ -165,8 +166,6 @@ def floor_server() -> Iterator[str]:
 
 
 def main() -> None:
-    from ui.pages import PAGES
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--warm", type=positive_int, default=2, help="warm visits per page")
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
@@ -176,11 +175,8 @@ def main() -> None:
                         help="another checkout (e.g. a worktree of main) whose pages are "
                              "visited in turn with this one's, under the same load")
     args = parser.parse_args()
-    wanted = names_from(args.pages, [p.url_path or "home" for p in PAGES], parser, "--pages")
-    chosen = [p for p in PAGES if not wanted or (p.url_path or "home") in wanted]
-    trees = {"this": ROOT}
-    if args.baseline is not None:
-        trees = {"baseline": Path(args.baseline).resolve(), **trees}
+    chosen = chosen_pages(parser, args.pages)
+    trees = checkouts(args.baseline)
     rows = []
     with headless_browser() as browser, ExitStack() as stack:
         served = {name: stack.enter_context(app_server(timing_log=True,

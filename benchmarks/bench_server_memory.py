@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarks._common import load_average, machine, names_from, rss_mb
+from benchmarks._common import chosen_pages, load_average, machine, rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,18 +72,14 @@ def import_steps() -> list[tuple[str, float, float]]:
 
 def main() -> None:
     from tests.app._apptest import open_page
-    from ui.pages import PAGES
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     args = parser.parse_args()
-    wanted = names_from(args.pages, [p.url_path or "home" for p in PAGES], parser, "--pages")
+    chosen = chosen_pages(parser, args.pages)
     steps = import_steps()
     pid = os.getpid()
     visits = []
-    for spec in PAGES:
-        if wanted and (spec.url_path or "home") not in wanted:
-            continue
+    for spec in chosen:
         t = time.perf_counter()
         open_page(spec.path, timeout=600, via_home=False)
         caches = cache_bytes()
