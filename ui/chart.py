@@ -84,11 +84,11 @@ def chart(fig: Any, key: str, *, config: Mapping[str, Any] | None = None) -> Non
     """Show a ``pudd_core.plots`` figure with its own template, as wide as its column.
 
     ``config``: plotly.js options added to :data:`BASE_CONFIG` (e.g.
-    ``toImageButtonOptions``, the PNG's file name). The figure's JSON is sent as
-    ``st.plotly_chart`` sends it (``plotly.io.to_json``, which ``fig.to_json`` calls); only
-    its height is read here.
+    ``toImageButtonOptions``, the PNG's file name, by default ``pudd-<key>``). The figure's
+    JSON is sent as ``st.plotly_chart`` sends it (``plotly.io.to_json``, which ``fig.to_json``
+    calls); only its height is read here.
     """
-    options = {**BASE_CONFIG, **(config or {})}
+    options = _options(key, config)
     if renderer(fig) == "streamlit":
         st.plotly_chart(fig, key=key, theme=None, config=options)
         return
@@ -108,7 +108,17 @@ def draw(build: Callable[..., Any], /, *args: Any, key: str,
     if sent is None:
         chart(build(*args, **kwargs), key, config=config)
     else:
-        _show(sent, key, {**BASE_CONFIG, **(config or {})})
+        _show(sent, key, _options(key, config))
+
+
+def _options(key: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The plotly.js options of a chart: :data:`BASE_CONFIG` and ``config``.
+
+    The PNG's file name comes from the chart's key (``pudd-<key>.png``, not plotly's
+    ``newplot.png`` for every chart) unless ``config`` names one.
+    """
+    return {**BASE_CONFIG, "toImageButtonOptions": {"filename": f"pudd-{key}"},
+            **(config or {})}
 
 
 def _sent(fig: Any) -> tuple[str, int]:

@@ -95,14 +95,14 @@ def test_fig1s_charts_are_drawn_by_the_cartesian_bundle_with_their_traces_and_pn
         f"{app_url}/component/ui.chart.pudd_plotly/{BUNDLE}"]
     _check(page, seen)
 
-    # a PNG is saved (plotly's own name: no page sets toImageButtonOptions)
+    # a PNG is saved, named after its chart (not plotly's newplot.png for every chart)
     key = shown[0]
     chart = page.locator(f".st-key-{key} .js-plotly-plot")
     chart.scroll_into_view_if_needed()
     chart.hover()
     with page.expect_download() as info:
         chart.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
-    assert info.value.suggested_filename == "newplot.png"
+    assert info.value.suggested_filename == f"pudd-{key}.png"
     assert info.value.path().read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     _check(page, seen)
 

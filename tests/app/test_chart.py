@@ -86,9 +86,13 @@ def test_the_component_gets_the_figures_json_unchanged_with_its_height_and_confi
         assert {k: data["config"][k] for k in ui.chart.BASE_CONFIG} == dict(ui.chart.BASE_CONFIG)
     assert [d["height"] for d in sent.values()] == [310, 450, 450]  # the figure's, else plotly's
     assert sent["maps"]["config"]["toImageButtonOptions"] == {"filename": "maps_seed0"}
+    # the others save under their key's name, not plotly's newplot.png
+    assert sent["lines"]["config"]["toImageButtonOptions"] == {"filename": "pudd-lines"}
+    assert sent["image"]["config"]["toImageButtonOptions"] == {"filename": "pudd-image"}
     [space] = at.get("plotly_chart")
     assert json.loads(space.proto.spec) == json.loads(plotly.io.to_json(built["space"]))
-    assert json.loads(space.proto.config) == dict(ui.chart.BASE_CONFIG)
+    assert json.loads(space.proto.config) == {
+        **ui.chart.BASE_CONFIG, "toImageButtonOptions": {"filename": "pudd-space"}}
     assert space.proto.theme == ""  # theme=None: the figure's own template
     assert set(figures(at)) == {"lines", "maps", "image", "space"}  # the tests' reader sees all
 
