@@ -27,6 +27,8 @@ CASES = [
     ("bench_pages", ["--baseline", str(ROOT), "--pages", "fig1,nowhere"], "--pages"),
     ("bench_server_memory", ["--pages", "home,nowhere"], "--pages"),
     ("bench_page_scripts", ["--repeat", "0"], "--repeat"),
+    ("bench_page_scripts", ["--rounds", "-1"], "--rounds"),
+    ("bench_page_scripts", ["--pages", "fig1,nowhere"], "--pages"),
     ("bench_page_scripts", ["--baseline", "/no/such/checkout"], "--baseline"),
     ("bench_plotly_js", ["--repeat", "-1"], "--repeat"),
     ("bench_plotly_js", ["--basic", "/no/such/bundle.js"], "--basic"),

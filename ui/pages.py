@@ -137,8 +137,12 @@ def log_time(what: str, detail: object, start: float) -> None:
     path = os.environ.get(TIMING_ENV)
     if path:
         ms = 1e3 * (time.perf_counter() - start)
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{time.time():.3f}\t{what}\t{detail}\t{ms:.1f}\n")
+        try:
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(f"{time.time():.3f}\t{what}\t{detail}\t{ms:.1f}\n")
+        except OSError as err:  # a measuring aid: it never costs the visitor the page
+            _log.warning("$%s=%s cannot be written (%s): this run's time is not logged",
+                         TIMING_ENV, path, err)
 
 
 def unexpected(err: Exception) -> None:

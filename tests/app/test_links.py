@@ -25,7 +25,8 @@ TIMEOUT = 120
 CUSTOM = {
     state.EXPLORER_SETTINGS: (["3,clamp_min=1000;5,cut_points=all", "1;10"],
                               ["3,clamp_min=1001", "3,clamp_min=-1", "3,clamp_min=1e9",
-                               "0;11", "3,yates=maybe;3", "3,speed=9"]),
+                               "0;11", "3,yates=maybe;3", "3,speed=9", "3,refit=sometimes",
+                               "3,refit=doubling,cache_buckets=false"]),
     state.REPRODUCTION_VIEW: (["gnb:full", "vfdt:20"], ["gnb:abc", ":full", "nonsense"]),
 }
 
@@ -214,3 +215,19 @@ def test_a_count_floor_above_its_control_is_explained_under_its_setting() -> Non
     assert error.value.startswith("**Setting 1** is left out of the run")
     assert "clamp_min=1001" in error.value and "from 0 to 1000" in error.value
     assert at.number_input(key="w_explorer_s0_0_clamp_min").value == 5  # what the row shows
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("3,refit=sometimes;5", "expects 'every' or 'doubling', got 'sometimes'"),
+    ("3,refit=doubling,cache_buckets=false;5", "it needs cache_buckets=True"),
+])
+def test_a_refit_the_detector_refuses_is_explained_under_its_setting(text: str,
+                                                                      said: str) -> None:
+    """The monitor's refit schedule reaches the explorer as a variant option: a value or a
+    combination ChunkPUDD refuses leaves that setting out, with the reason, never a traceback."""
+    at = open_page("pages/explorer.py", {"pudd": text, "n_chunks": "12"},
+                   timeout=TIMEOUT, via_home=False)
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith("**Setting 1** is left out of the run")
+    assert said in error.value

@@ -345,3 +345,32 @@ def test_theorem2_step5_computes_both_powers_for_a_pure_error_rate_change() -> N
     at.radio(key="w_theorem1_perturbation").set_value("correct_to_error").run(timeout=TIMEOUT)
     [warning] = [w.value for w in at.warning if "contrapositive" in w.value]
     assert "not as powerful" in warning and "sees every change" not in warning
+
+
+def test_the_timing_log_records_each_script_run_and_a_bad_path_never_costs_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``$PUDD_TIMING_LOG`` (the benchmarks' measuring aid): one ``script`` line per run; a
+    path that cannot be written is a logged warning, and the page shows as without it."""
+    import time
+
+    from ui.pages import TIMING_ENV, log_time
+
+    log = tmp_path / "timing.tsv"
+    monkeypatch.setenv(TIMING_ENV, str(log))
+    log_time("script", "fig1", time.perf_counter() - 0.25)
+    [line] = log.read_text().splitlines()
+    _, what, detail, ms = line.split("\t")
+    assert (what, detail) == ("script", "fig1") and 250.0 <= float(ms) < 60_000
+
+    missing = tmp_path / "no such folder" / "timing.tsv"
+    monkeypatch.setenv(TIMING_ENV, str(missing))
+    with caplog.at_level("WARNING", logger="pudd_lab"):
+        log_time("script", "fig1", time.perf_counter())
+        at = open_page(None, timeout=120)  # app.py logs each run's time on the way out
+    assert not missing.exists()
+    warned = [r for r in caplog.records
+              if TIMING_ENV in r.getMessage() and "cannot be written" in r.getMessage()]
+    assert len(warned) >= 2  # the call above, and the page's run
+    assert not at.exception and not at.error
+    assert any("PUDD" in h.value for h in at.title)  # Home, as without the log
