@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pudd_core.experiments import pool
 from pudd_core.experiments.pool import kept_stream, run_at_once, run_experiments
@@ -105,6 +110,71 @@ def test_the_workers_are_used_once_warm_and_warmed_again_after_they_idled_out(
     assert not workers.ready() and started == [1, 1]
     workers._thread.join(5)  # type: ignore[union-attr]
     assert workers.ready()
+
+
+# --- how long idle workers stay: $PUDD_WORKER_IDLE_S -----------------------------------------
+def test_idle_workers_stay_the_seconds_the_environment_names(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.delenv(pool.WORKER_IDLE_ENV, raising=False)
+    assert pool.worker_idle_s() == pool.WORKER_IDLE_S == 600
+    for text, seconds in (("120", 120), (" 3600 ", 3600), ("10", 10), ("86400", 86_400),
+                          ("", pool.WORKER_IDLE_S)):
+        monkeypatch.setenv(pool.WORKER_IDLE_ENV, text)
+        assert pool.worker_idle_s() == seconds
+    assert not caplog.records
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(exclude_characters="\x00"), max_size=12))
+def test_any_value_of_the_workers_idle_time_gives_seconds_in_range_or_the_default_named(
+        text: str) -> None:
+    """Whatever $PUDD_WORKER_IDLE_S holds, the server starts: a whole number of seconds in
+    range is taken, anything else is a warning naming the variable, and the default."""
+    low, high = pool.WORKER_IDLE_RANGE
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(pool.WORKER_IDLE_ENV, text)
+        with _warnings_of("pudd_core.experiments.pool") as logged:
+            got = pool.worker_idle_s()
+    stripped = text.strip()
+    taken = stripped.isascii() and stripped.isdigit() and low <= int(stripped) <= high
+    assert got == (int(stripped) if taken else pool.WORKER_IDLE_S)
+    if taken or not stripped:
+        assert not logged
+    else:
+        assert len(logged) == 1 and pool.WORKER_IDLE_ENV in logged[0], logged
+
+
+@contextlib.contextmanager
+def _warnings_of(name: str) -> Iterator[list[str]]:
+    """The warnings logger ``name`` logs in the block (caplog is per test, not per example)."""
+    logged: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                logged.append(record.getMessage())
+
+    handler = Keep()
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield logged
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_the_workers_are_warmed_again_after_the_idle_time_the_environment_names(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pool.WORKER_IDLE_ENV, "60")
+    monkeypatch.setattr(pool, "warm_workers", lambda: None)
+    workers = pool.Workers()
+    workers.warm()
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready()
+    workers._used -= 50  # within 0.9 x 60 s: still there
+    assert workers.ready()
+    workers._used -= 55  # past it: they may have exited, so they are warmed again
+    assert not workers.ready()
 
 
 # --- when runs go at once ---------------------------------------------------------------------
