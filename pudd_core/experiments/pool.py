@@ -29,7 +29,7 @@ from pudd_core.streams import Stream, StreamInfo
 
 __all__ = [
     "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_ENV", "WORKER_IDLE_S",
-    "Child", "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments",
+    "WORKERS_ENV", "Child", "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments",
     "torch_child", "warm_workers", "worker_idle_s", "workers",
 ]
 
@@ -193,10 +193,29 @@ def warm_workers(n_jobs: int | None = None) -> int:
 AT_ONCE_SECONDS = (0.8, 8.0)
 
 
+WORKERS_ENV = "PUDD_WORKERS"
+
+
 def parallel() -> bool:
-    """Whether runs go to worker processes: two cores or more, and not turned off."""
-    wanted = os.environ.get("PUDD_WORKERS")
-    return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
+    """Whether runs go to worker processes: two cores or more, and not turned off.
+
+    ``$PUDD_WORKERS`` is a switch: ``0`` or ``1`` turns the worker processes off, unset,
+    empty or a larger whole number leaves them on (their number is the cores'). Anything
+    else (``off``, ``-3``) is logged once as a warning naming the variable, and they stay on.
+    """
+    wanted = os.environ.get(WORKERS_ENV, "").strip()
+    if wanted in ("0", "1"):
+        return False
+    if wanted and not (wanted.isascii() and wanted.isdigit()):
+        _warn_workers(wanted[:40])
+    return (os.cpu_count() or 1) > 1
+
+
+@functools.lru_cache(maxsize=8)
+def _warn_workers(text: str) -> None:
+    """Warn once per value (:func:`parallel` is asked on every page run)."""
+    _log.warning("%s=%r is not a whole number: 0 or 1 turns the worker processes off; they "
+                 "stay on", WORKERS_ENV, text)
 
 
 class Workers:

@@ -163,6 +163,37 @@ def _warnings_of(name: str) -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
+# --- the worker processes' switch: $PUDD_WORKERS ----------------------------------------------
+@settings(max_examples=100, deadline=None)
+@given(text=st.one_of(
+    st.sampled_from(["0", "1", " 1 ", "", "2", "16", "abc", "off", "false", "-3", "1.5", "٣"]),
+    st.text(alphabet=st.characters(exclude_characters="\x00"), max_size=8)))
+def test_any_value_of_the_workers_switch_is_on_off_or_a_warning_naming_it(text: str) -> None:
+    """$PUDD_WORKERS is a switch, not a count: the worker processes' number is the cores'.
+    ``0`` or ``1`` (spaces around allowed) turns them off; unset, empty or a larger whole
+    number leaves them on. Any other text (``off``, ``abc``, ``-3``, ``1.5``) is not silently
+    read: it is a warning naming the variable and the values that turn them off, and they
+    stay on (the default: the tests' and the benchmarks' ``PUDD_WORKERS=1`` is the only
+    off switch in use, and a typo must not quietly make the app slower or faster than
+    asked without saying so). One core: off whatever the value."""
+    pool._warn_workers.cache_clear()
+    stripped = text.strip()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(pool.WORKERS_ENV, text)
+        mp.setattr(os, "cpu_count", lambda: 2)
+        with _warnings_of("pudd_core.experiments.pool") as logged:
+            on = pool.parallel()
+            assert pool.parallel() == on  # asked on every page run: warned once
+        mp.setattr(os, "cpu_count", lambda: 1)
+        assert not pool.parallel()
+    assert on == (stripped not in ("0", "1"))
+    if stripped and not (stripped.isascii() and stripped.isdigit()):
+        assert len(logged) == 1 and pool.WORKERS_ENV in logged[0], logged
+        assert "0 or 1 turns the worker processes off" in logged[0]
+    else:
+        assert not logged, logged
+
+
 def test_the_workers_are_warmed_again_after_the_idle_time_the_environment_names(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pool.WORKER_IDLE_ENV, "60")
