@@ -152,8 +152,8 @@ def paths_off_message() -> str:
             f"`{os.pathsep}`), e.g. `{SERVER_DIRS_ENV}=/data/logs make app`; only .csv "
             "and .parquet files inside them can then be read.")
     if value.strip():
-        text += (f" It is set to `{value[:200]}`, which names no existing folder: give "
-                 "folders that exist on the server.")
+        text += (f" It is set to {messages.code(value[:200])}, which names no existing "
+                 "folder: give folders that exist on the server.")
     return text
 
 
