@@ -41,6 +41,8 @@ CASES = [
     ("bench_monitor", ["--log", "/no/such/log.parquet"], "--log"),
     ("bench_monitor", ["--baseline", "/no/such/checkout"], "--baseline"),
     ("bench_monitor", ["--chunk-sizes", "1000,0"], "--chunk-sizes"),
+    ("bench_monitor", ["--repeat", "0"], "--repeat"),
+    ("bench_monitor", ["--repeat", "three"], "--repeat"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
 ]
 
