@@ -460,16 +460,17 @@ class Cumulative:
         if self.ref_rows is not None:
             _accumulate(self.ref_rows, history._ref, self.buckets, first, stop)
 
-    def table(self, history: History, m: int, n: int) -> NDArray[np.int64]:
-        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]``."""
-        self.extend(history, n)
+    def table(self, history: History, m: int, n: int) -> list[list[int]]:
+        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]`` (its rows)."""
+        if n >= len(self.rows):
+            self.extend(history, n)
         rows = self.rows
         old = (rows if self.ref_rows is None else self.ref_rows)[m]
         recent = [b - a for a, b in zip(rows[m], rows[n], strict=True)]
         if self.ek:
-            return np.array((old, recent), dtype=np.int64)
-        return np.array((old + [history._ref_err_cum[m]],
-                         recent + [history._err_cum[n] - history._err_cum[m]]), dtype=np.int64)
+            return [old, recent]
+        return [[*old, history._ref_err_cum[m]],
+                [*recent, history._err_cum[n] - history._err_cum[m]]]
 
 
 def _accumulate(rows: list[list[int]], sorted_: _Sorted, buckets: Buckets, first: int,
