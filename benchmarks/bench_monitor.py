@@ -5,14 +5,16 @@ half-way) is generated in a temporary folder in pieces, then each measured call 
 own process, so its peak RSS (``ru_maxrss``) is its own: reading in pyarrow batches, the
 PU-index and correctness, ChunkPUDD chunk by chunk.
 Run: .venv/bin/python -m benchmarks.bench_monitor [--rows N] [--log FILE] [--chunk-sizes 10000,1000]
-[--baseline CHECKOUT]
+[--baseline CHECKOUT] [--repeat N]
 
 Wall time depends on what else the machine runs; CPU time (``time.process_time`` of the
 child: every thread of it) much less, so both are printed. The child imports pandas and
 pyarrow before the clock starts (a process's one-off start-up, about 0.6 s, is not
 throughput); its peak RSS is the whole process's. ``--baseline`` runs the same calls with
 another checkout of the repository first on ``PYTHONPATH`` (e.g. a worktree of the commit
-before a change), in the same run, so the rows compare.
+before a change), in the same run, so the rows compare. ``--repeat N`` measures every call N
+times, round after round, and adds each one's median, lowest and highest rate: on a shared
+virtual machine the same code's rate moves by a fifth between runs.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,6 +100,8 @@ def main() -> None:
     parser.add_argument("--chunk-sizes", default="10000,1000")
     parser.add_argument("--baseline", type=existing_path, default=None,
                         help="another checkout to measure in the same run (before a change)")
+    parser.add_argument("--repeat", type=positive_int, default=1,
+                        help="measure every call this many times, round after round")
     args = parser.parse_args()
     try:
         sizes = [positive_int(c) for c in args.chunk_sizes.split(",")]
@@ -112,11 +117,17 @@ def main() -> None:
         trees = [("this checkout", ROOT)]
         if args.baseline is not None:
             trees.append((f"baseline ({_commit(args.baseline)})", args.baseline))
-        rows = [(name, c, measure(path, c, tree)) for c in sizes for name, tree in trees]
+        rows = []
+        for run in range(1, args.repeat + 1):
+            for c in sizes:
+                for name, tree in trees:
+                    start_load = os.getloadavg()[0]
+                    rows.append((run, name, c, start_load, measure(path, c, tree)))
         load = os.getloadavg()[0]
     print("## Monitoring a prediction log (issue 12, issue 22)\n")
     print("Command: `.venv/bin/python -m benchmarks.bench_monitor"
-          f"{' --baseline CHECKOUT' if args.baseline else ''}`  ")
+          f"{' --baseline CHECKOUT' if args.baseline else ''}"
+          f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}`  ")
     print(f"Machine: {machine()}\n")
     print(f"The log: {args.rows:,} rows, label + {N_CLASSES} float32 probabilities, a drift "
           f"half-way; Parquet (row groups of 1,048,576 rows, pyarrow's default), "
@@ -127,22 +138,50 @@ def main() -> None:
           "it), end to end (pyarrow batches of 131,072 rows "
           "with only the needed columns, checks, PU-index, ChunkPUDD pow2); pandas and pyarrow "
           "are imported before the clock starts.\n")
-    print("| code | chunk size | chunks | wall (s) | CPU (s) | predictions/s (wall) | "
-          "predictions per CPU-second | peak RSS (MB) | alarms | target | met (CPU) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
-    for name, chunk, r in rows:
+    print("| run | code | chunk size | chunks | load at start | wall (s) | CPU (s) | "
+          "predictions/s (wall) | predictions per CPU-second | peak RSS (MB) | alarms | target "
+          "| met (CPU) |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+          "| --- |")
+    for run, name, chunk, start_load, r in rows:
         target = TARGETS.get(chunk)
         rate = r["rows"] / r["cpu"]
-        met = "–" if target is None else (
-            "yes" if rate >= target and r["rss_mb"] <= MAX_RSS_MB
-            else f"no: {rate / target:.0%} of it")
-        print(f"| {name} | {chunk:,} | {int(r['chunks']):,} | {r['wall']:.1f} | {r['cpu']:.1f} | "
-              f"{r['rows'] / r['wall']:,.0f} | {rate:,.0f} | {r['rss_mb']:,.0f} | "
-              f"{int(r['alarms'])} | "
-              f"{'–' if target is None else f'≥ {target:,}/s, ≤ {MAX_RSS_MB} MB'} | {met} |")
+        print(f"| {run} | {name} | {chunk:,} | {int(r['chunks']):,} | {start_load:.1f} | "
+              f"{r['wall']:.1f} | {r['cpu']:.1f} | {r['rows'] / r['wall']:,.0f} | {rate:,.0f} "
+              f"| {r['rss_mb']:,.0f} | {int(r['alarms'])} | "
+              f"{'–' if target is None else f'≥ {target:,}/s, ≤ {MAX_RSS_MB} MB'} | "
+              f"{_met(rate, r['rss_mb'], target)} |")
+    if args.repeat > 1:
+        _summary(rows)
     print(f"\nLoad average (1 min) at the end: {load:.1f} on {os.cpu_count()} CPUs: wall time "
           "grows with the machine's load, CPU time much less; the targets are read on CPU "
           "time (the rate of an otherwise idle core).")
+
+
+def _met(rate: float, rss_mb: float, target: int | None) -> str:
+    if target is None:
+        return "–"
+    return "yes" if rate >= target and rss_mb <= MAX_RSS_MB else f"no: {rate / target:.0%} of it"
+
+
+def _summary(rows: list[tuple[int, str, int, float, dict[str, float]]]) -> None:
+    """Per code and chunk size: the median, lowest and highest rate over the runs."""
+    print("\n| code | chunk size | runs | predictions per CPU-second: median | lowest | "
+          "highest | highest peak RSS (MB) | runs that met the target | the median |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    groups: dict[tuple[str, int], list[dict[str, float]]] = {}
+    for _, name, chunk, _, r in rows:
+        groups.setdefault((name, chunk), []).append(r)
+    for (name, chunk), runs in groups.items():
+        rates = [r["rows"] / r["cpu"] for r in runs]
+        rss = max(r["rss_mb"] for r in runs)
+        target = TARGETS.get(chunk)
+        met = "–" if target is None else str(sum(
+            rate >= target and r["rss_mb"] <= MAX_RSS_MB for rate, r in zip(rates, runs,
+                                                                            strict=True)))
+        print(f"| {name} | {chunk:,} | {len(runs)} | {statistics.median(rates):,.0f} | "
+              f"{min(rates):,.0f} | {max(rates):,.0f} | {rss:,.0f} | {met} of {len(runs)} | "
+              f"{_met(statistics.median(rates), rss, target)} |")
 
 if __name__ == "__main__":
     main()

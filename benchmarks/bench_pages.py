@@ -66,6 +66,35 @@ _BUSY = ("() => document.querySelector('[data-testid=\"stApp\"]')"
 _CHARTS = "() => document.querySelectorAll('.js-plotly-plot').length"
 #: The first row: a one-line Streamlit page (:func:`floor_server`)
 FLOOR = "*Floor: a one-line Streamlit page*"
+#: The second: Streamlit's own widgets of the kinds the Monitor and explorer pages show, with
+#: none of the app's code: what the frontend's lazily loaded widget code costs by itself
+FLOOR_WIDGETS = "*Floor with widgets: Streamlit's own, no app code*"
+FLOORS = {
+    FLOOR: 'import streamlit as st\n\nst.title("Floor")\n',
+    FLOOR_WIDGETS: """import streamlit as st
+
+st.title("Floor with widgets")
+with st.sidebar:
+    st.radio("Dataset", ["sea0", "elec2", "sine"])
+    st.selectbox("Classifier", ["GNB", "Hoeffding tree"])
+    st.multiselect("Baselines", ["ADWIN", "DDM", "EDDM"], default=["ADWIN", "DDM"])
+    st.number_input("Rows per chunk", 10, 100_000, 1000)
+    st.checkbox("Bounded history", True)
+    st.text_input("A path on the server", "")
+for i in range(6):
+    st.markdown(f"Paragraph {i}: plain text, as a page's explanations, with **bold** words.")
+for i, col in enumerate(st.columns(4)):
+    col.metric(f"Metric {i}", f"{i / 10:.2f}", f"{i}")
+st.radio("Show", ["one seed", "all seeds"], horizontal=True)
+st.radio("Chart", ["error rate", "p-values"], horizontal=True)
+st.selectbox("Setting", ["PUDD-3", "PUDD-5"])
+st.number_input("Seed", 0, 100, 0)
+st.table({"chunk": [1, 2, 3], "p-value": [0.5, 0.01, 0.2], "alarm": ["", "yes", ""]})
+st.download_button("Download CSV", "a,b\\n1,2\\n", "runs.csv")
+st.download_button("Download JSON", "{}", "runs.json")
+st.code("python -m pudd_core monitor log.csv --json", language="bash")
+""",
+}
 
 
 def _children_mb(pid: int) -> float:
@@ -149,18 +178,19 @@ def _times(browser: Any, addresses: dict[str, str], warm: int, returning: dict[s
 
 
 @contextmanager
-def floor_server() -> Iterator[str]:
-    """The same Streamlit serving a one-line page (``st.title``) with the app's config.
+def floor_server(source: str = FLOORS[FLOOR]) -> Iterator[str]:
+    """The same Streamlit serving the page ``source`` (default: one ``st.title``) with the
+    app's config.
 
-    What no page of the app can go under in this browser on this machine: Streamlit's own
-    frontend (its static files, the websocket, one script run, one element drawn).
+    The one-line page is what no page of the app can go under in this browser on this
+    machine: Streamlit's own frontend (its static files, the websocket, one script run, one
+    element drawn). :data:`FLOORS` has a second page, of Streamlit's own widgets.
     """
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "floor"
         (tree / ".streamlit").mkdir(parents=True)
         shutil.copy(ROOT / ".streamlit" / "config.toml", tree / ".streamlit" / "config.toml")
-        (tree / "app.py").write_text('import streamlit as st\n\nst.title("Floor")\n',
-                                     encoding="utf-8")
+        (tree / "app.py").write_text(source, encoding="utf-8")
         with serve(Path(tmp), tree=tree) as url:
             yield url
 
@@ -185,19 +215,20 @@ def main() -> None:
                   for name, tree in trees.items()}
         urls = {name: url for name, (url, _) in served.items()}
         logs: dict[str, Path | None] = {name: log for name, (_, log) in served.items()}
-        floor = stack.enter_context(floor_server())
+        floors = {title: stack.enter_context(floor_server(source))
+                  for title, source in FLOORS.items()}
         pids = {name: SERVER_PIDS[url] for name, url in urls.items()}
         start_rss = {name: rss_mb(pid) for name, pid in pids.items()}
         returning = {name: browser.new_context(viewport={"width": 1280, "height": 800})
                      for name in trees}
-        # the floor first, in a context of its own for the returning visits
-        floor_returning = browser.new_context(viewport={"width": 1280, "height": 800})
-        times, _ = _times(browser, {name: floor for name in trees}, args.warm,
-                          {name: floor_returning for name in trees},
-                          {name: None for name in trees})
-        rows.append((FLOOR, times, 0, {n: rss_mb(p) for n, p in pids.items()},
-                     _children_mb(pids["this"])))
-        floor_returning.close()
+        for title, floor in floors.items():  # first, each in a context of its own
+            floor_returning = browser.new_context(viewport={"width": 1280, "height": 800})
+            times, charts = _times(browser, {name: floor for name in trees}, args.warm,
+                                   {name: floor_returning for name in trees},
+                                   {name: None for name in trees})
+            rows.append((title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
+                         _children_mb(pids["this"])))
+            floor_returning.close()
         for spec in chosen:
             addresses = {name: f"{url}/{spec.url_path or ''}" for name, url in urls.items()}
             times, charts = _times(browser, addresses, args.warm, returning, logs)
@@ -219,7 +250,7 @@ def main() -> None:
 
 def _script(title: str, seconds: list[float]) -> str:
     """The median script time, "–" for the floor and for a server that logs none."""
-    if title == FLOOR or not any(seconds):
+    if title in FLOORS or not any(seconds):
         return "–"
     return f"{statistics.median(seconds):.2f}"
 
@@ -259,7 +290,12 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
           "frontend, the websocket's round trips and the browser drawing (plotly.js, "
           "components). The floor: the same Streamlit serving a page of one `st.title`, in "
           "the same browser, with the app's `.streamlit/config.toml` (no script time logged): "
-          "what no page of the app can go under here. "
+          "what no page of the app can go under here. The floor with widgets: the same, "
+          "serving a page of Streamlit's own widgets of the kinds the Monitor and explorer "
+          "pages show (sidebar radio, select boxes, a multiselect, number and text inputs, a "
+          "checkbox; metrics, a table, download buttons, code; "
+          "`benchmarks/bench_pages.FLOORS`) and nothing of the app: what Streamlit's frontend "
+          "takes to load and draw those widgets' code by itself. "
           "The warm goal is 2 s (issue 25). The workers: "
           "joblib's processes for runs at once, and the child that does torch's work (it "
           f"exits after {CHILD_IDLE_S:.0f} s idle), their RSS together.")
@@ -292,8 +328,9 @@ def _print_both(args: argparse.Namespace, start_rss: dict[str, float],
           "a change of the machine's load hits both columns alike. Medians of the warm "
           "visits. Script runs: the server's time in app.py and the page, all runs of a "
           "visit together (`$PUDD_TIMING_LOG`; – where a checkout does not log it). The "
-          "floor: the same Streamlit serving a page of one `st.title` (both columns visit "
-          "the same server): what no page can go under here.")
+          "floors: the same Streamlit serving a page of one `st.title`, and one of "
+          "Streamlit's own widgets with no app code (both columns visit the same server): "
+          "what no page can go under here.")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import streamlit as st
 from pudd_core import plots
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.claims import beside_ranking, comparison_table, paper_cells
+from pudd_core.experiments.runner import RunConfig
 from pudd_core.experiments.significance import friedman_nemenyi
 from pudd_core.paper import DATASETS
 from pudd_core.streams.locate import project_root
@@ -22,6 +23,7 @@ from pudd_core.views.reproduction import (
     group_report,
     results_stamp,
     store_groups,
+    store_problem,
     stored_keys,
     summarise,
 )
@@ -206,11 +208,14 @@ with st.expander("Each claim: what the numbers give, and the test behind the ver
 st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))
 groups = store_groups(rows)
-if not groups:
+problem = store_problem(store)
+if problem is not None:
+    st.error(f"**Results store**: {problem}", icon=":material/error:")
+elif not groups:
     st.info(f"The results store `{store}` holds no runs of the paper's classifiers yet. Run a "
             "small reproduction below, or the full one from the command line (see "
             "`results/README.md`).", icon=":material/inventory_2:")
-else:
+if groups:
     group = reproduction.view_selector(groups)
     note = comparability_note(group.n_chunks)
     if note:
@@ -250,11 +255,15 @@ st.markdown(
     "picks them up. Runs already stored are not computed again."
 )
 small, slots = reproduction.run_controls(seed)
+configs: list[RunConfig] | None
 try:
     configs = small.configs()
 except (ValueError, OSError) as err:
     slots.show(err)
-else:
+    configs = None
+if configs is not None and problem is not None:
+    st.error(f"**Results store**: {problem}", icon=":material/error:")
+elif configs is not None:
     keys = stored_keys(rows)
     stored = sum(c.key() in keys for c in configs)
     st.caption(f"{len(configs)} runs ({stored} already in the store), into `{store}`.")

@@ -338,8 +338,8 @@ class Draw:
 
 
 def _grown(a: NDArray[T_arr], n: int, size: int) -> NDArray[T_arr]:
-    """A zeroed buffer of ``size`` holding ``a[:n]`` (np.resize would copy ``a`` to fill it)."""
-    out = np.zeros(size, dtype=a.dtype)
+    """A buffer of ``size`` holding ``a[:n]`` (np.resize would copy ``a`` to fill it)."""
+    out = np.empty(size, dtype=a.dtype)
     out[:n] = a[:n]
     return out
 
@@ -366,11 +366,22 @@ class _Sorted:
         seg.imag = np.sort(values)
         self.starts.append(n + k)
 
-    def tail(self, first: int) -> _Sorted:
-        """The chunks from ``first`` on, renumbered from 0."""
+    def tail(self, first: int, *, reuse: bool = False) -> _Sorted:
+        """The chunks from ``first`` on, renumbered from 0.
+
+        ``reuse``: move them to the front of this buffer and hand it over (this object is
+        spent): a history that forgets its oldest half grows back into the same memory,
+        with no new allocation, no page faults and no regrowth.
+        """
         out = _Sorted()
-        a = self.starts[first]
-        out.keys = self.keys[a : self.starts[-1]] - first  # exact: small integers
+        a, b = self.starts[first], self.starts[-1]
+        if reuse:
+            keys = self.keys
+            keys[: b - a] = keys[a:b]  # numpy copies overlapping slices as if buffered
+            keys[: b - a].real -= first  # exact: small integers
+            out.keys = keys
+        else:
+            out.keys = self.keys[a:b] - first  # exact: small integers
         out.starts = [s - a for s in self.starts[first:]]
         return out
 
@@ -449,16 +460,17 @@ class Cumulative:
         if self.ref_rows is not None:
             _accumulate(self.ref_rows, history._ref, self.buckets, first, stop)
 
-    def table(self, history: History, m: int, n: int) -> NDArray[np.int64]:
-        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]``."""
-        self.extend(history, n)
+    def table(self, history: History, m: int, n: int) -> list[list[int]]:
+        """The observed table of old window ``chunks[:m]`` against ``chunks[m:n]`` (its rows)."""
+        if n >= len(self.rows):
+            self.extend(history, n)
         rows = self.rows
         old = (rows if self.ref_rows is None else self.ref_rows)[m]
         recent = [b - a for a, b in zip(rows[m], rows[n], strict=True)]
         if self.ek:
-            return np.array((old, recent), dtype=np.int64)
-        return np.array((old + [history._ref_err_cum[m]],
-                         recent + [history._err_cum[n] - history._err_cum[m]]), dtype=np.int64)
+            return [old, recent]
+        return [[*old, history._ref_err_cum[m]],
+                [*recent, history._err_cum[n] - history._err_cum[m]]]
 
 
 def _accumulate(rows: list[list[int]], sorted_: _Sorted, buckets: Buckets, first: int,
@@ -541,14 +553,20 @@ class History:
             k - int(np.count_nonzero(chunk.ref_mask)))
         self._ref_err_cum.append(self._ref_err_cum[-1] + ref_errors)
 
-    def tail(self, first: int) -> History:
-        """A history of the chunks from ``first`` on (nothing drawn or fitted; same generator)."""
+    def tail(self, first: int, *, reuse: bool = False) -> History:
+        """A history of the chunks from ``first`` on (nothing drawn or fitted; same generator).
+
+        ``reuse``: the tail takes over this history's buffers, which is then spent (a detector
+        forgetting its oldest half): no new allocation, and room to grow back without a copy.
+        """
         out = History(self.settings, self.rng)
+        if reuse:  # the chunks keep their own arrays: filling the buffers from 0 is safe
+            out._u, out._mask, out._acc = self._u, self._mask, self._acc
         for chunk in self.chunks[first:]:
             out._append(chunk)
-        out._ok = self._ok.tail(first)
-        out._ref = out._ok if self._ref is self._ok else self._ref.tail(first)
-        out._all = None if self._all is None else self._all.tail(first)
+        out._ok = self._ok.tail(first, reuse=reuse)
+        out._ref = out._ok if self._ref is self._ok else self._ref.tail(first, reuse=reuse)
+        out._all = None if self._all is None else self._all.tail(first, reuse=reuse)
         return out
 
     def count(self, buckets: Buckets, start: int, stop: int, ek: bool) -> NDArray[np.int64]:

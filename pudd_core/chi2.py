@@ -333,7 +333,7 @@ def pu_chi2_test(
 
 
 def evaluate_table(
-    observed: NDArray[np.int64],
+    observed: NDArray[np.int64] | list[list[int]],
     buckets: Buckets,
     *,
     clamp_min: int,
@@ -346,31 +346,43 @@ def evaluate_table(
     The arithmetic is :func:`chi2_test`'s on the clamped table (after
     :func:`merge_sparse_columns` when ``min_expected`` is set), done in plain Python floats in
     numpy's order: a table of a dozen cells costs less than the numpy calls would.
+    ``observed`` may also be the rows as lists of ints (as the detectors count them).
     """
-    table = clamp_table(observed, clamp_min)
-    if errors_column and not any(observed[1, :-1].tolist()):
+    if isinstance(observed, np.ndarray):
+        counts: list[list[int]] = observed.tolist()
+    else:
+        counts, observed = observed, np.array(observed, dtype=np.int64)
+    if clamp_min > 0:  # clamp_table's floor, on the ints
+        cells = [[c if c > clamp_min else clamp_min for c in row] for row in counts]
+        table = np.array(cells, dtype=np.int64)
+    else:
+        cells, table = counts, observed.copy()
+    if errors_column and not any(counts[1][:-1]):
         # spec section 1.5: no correct prediction in the recent window -> p = 0, no test
         nan = np.full(table.shape, np.nan)
         return PUTestResult(
             0.0, float("nan"), 0, table, observed, nan, buckets,
             shortcut="no correct prediction in the recent window",
         )
-    cells: list[list[int]] = table.tolist()
     # spec sections 1.7-1.8: clamp once, then test the columns with a count
     tested = [j for j, col in enumerate(zip(*cells, strict=True)) if any(col)]
-    rows = [[float(r[j]) for j in tested] for r in cells]
+    width = len(cells[0])
+    if len(tested) == width:
+        rows = [[float(c) for c in r] for r in cells]
+    else:
+        rows = [[float(r[j]) for j in tested] for r in cells]
     merged = False
     if min_expected > 0:
         rows, merged = _merge_columns(rows, min_expected)
     stat, p_value, dof, exp_rows = _pearson_rows(rows, yates)
     if merged:  # the tested columns are no longer the table's
         expected = np.full(table.shape, np.nan)
-    elif len(tested) == table.shape[1]:
+    elif len(tested) == width:
         expected = np.array(exp_rows)
     else:  # NaN in the untested columns
         where = dict(zip(tested, range(len(tested)), strict=True))
         expected = np.array([[r[where[j]] if j in where else math.nan
-                              for j in range(table.shape[1])] for r in exp_rows])
+                              for j in range(width)] for r in exp_rows])
     return PUTestResult(p_value, stat, dof, table, observed, expected, buckets)
 
 
@@ -452,7 +464,11 @@ def _pearson_rows(rows: list[list[float]], yates: bool) -> tuple[
 ]:
     """:func:`_pearson` on the rows of a table, in Python floats: statistic, p, dof, expected."""
     totals = [sum(r) for r in rows]  # whole numbers: exact in any order
-    cols = [sum(c) for c in zip(*rows, strict=True)]
+    if len(rows) == 2:  # the PU tables: two windows
+        top, bottom = rows
+        cols = [a + b for a, b in zip(top, bottom, strict=True)]
+    else:
+        cols = [sum(c) for c in zip(*rows, strict=True)]
     total = sum(totals)
     expected = [[t * c / total for c in cols] for t in totals]
     dof = (len(rows) - 1) * (len(cols) - 1)

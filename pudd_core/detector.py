@@ -227,7 +227,7 @@ class ChunkPUDD(LastScan, base.Base):
     def _forget_oldest(self) -> None:
         """Keep the newest half of a full history (``max_chunks``), as if it began there."""
         old = self._history
-        self._history = old.tail(len(old.chunks) - (self.max_chunks or 2) // 2)
+        self._history = old.tail(len(old.chunks) - (self.max_chunks or 2) // 2, reuse=True)
         kept = self._history.chunks
         for n in range(2, len(kept) + 1):  # the old windows' samples, in the usual order
             if self._settings.cache_buckets:

@@ -41,6 +41,8 @@ CASES = [
     ("bench_monitor", ["--log", "/no/such/log.parquet"], "--log"),
     ("bench_monitor", ["--baseline", "/no/such/checkout"], "--baseline"),
     ("bench_monitor", ["--chunk-sizes", "1000,0"], "--chunk-sizes"),
+    ("bench_monitor", ["--repeat", "0"], "--repeat"),
+    ("bench_monitor", ["--repeat", "three"], "--repeat"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
 ]
 
@@ -80,3 +82,26 @@ def test_existing_path_names_a_missing_path(tmp_path: Path) -> None:
     assert existing_path(str(tmp_path)) == tmp_path
     with pytest.raises(argparse.ArgumentTypeError, match="no file or folder at"):
         existing_path(str(tmp_path / "gone"))
+
+
+def test_the_floor_pages_of_bench_pages_show_what_their_rows_say() -> None:
+    """bench_pages' floors are the yardsticks of every page's load: the one-line page shows
+    one title, the widget floor Streamlit's own widgets of the Monitor and explorer pages'
+    kinds, and neither fails (a broken floor would time an error page)."""
+    from streamlit.testing.v1 import AppTest
+
+    from benchmarks.bench_pages import FLOOR, FLOOR_WIDGETS, FLOORS
+
+    one = AppTest.from_string(FLOORS[FLOOR]).run()
+    assert not one.exception and [t.value for t in one.title] == ["Floor"]
+    assert not one.sidebar.children and len(one.main.children) == 1
+    page = AppTest.from_string(FLOORS[FLOOR_WIDGETS]).run()
+    assert not page.exception
+    side = page.sidebar
+    assert (len(side.radio), len(side.selectbox), len(side.multiselect), len(side.number_input),
+            len(side.checkbox), len(side.text_input)) == (1, 1, 1, 1, 1, 1)
+    assert (len(page.main.radio), len(page.main.selectbox), len(page.main.number_input)) == (
+        2, 1, 1)
+    assert (len(page.metric), len(page.table), len(page.code), len(page.markdown)) == (
+        4, 1, 1, 6)
+    assert len(page.get("download_button")) == 2

@@ -168,3 +168,26 @@ def test_float32_probability_columns_score_as_their_float64_copies(rows, normali
     if mixed:  # one float64 column among float32 ones
         as32["p1"] = as64["p1"]
     assert _score(as32, normalize) == _score(as64, normalize)
+
+
+# --- correctness without the arg-max: is_argmax against np.argmax ---------------------------
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), k=st.integers(1, 12), n=st.integers(1, 40),
+       dtypes=st.lists(st.sampled_from([np.float32, np.float64]), min_size=1, max_size=1))
+def test_is_argmax_equals_numpys_arg_max_with_ties_to_the_lowest_class(data, k, n, dtypes):
+    """The monitor decides a row correct where its label's column is the row's arg-max (ties
+    to the lowest class, as np.argmax); is_argmax finds that without the arg-max. Values
+    drawn from a few levels make ties common; float32 and float64 columns mix."""
+    from pudd_core.monitoring._score import argmax, is_argmax
+
+    levels = st.sampled_from([0.0, 0.1, 0.25, 0.5, 1 / 3, 1.0])
+    cols = [np.array(data.draw(st.lists(levels, min_size=n, max_size=n)),
+                     dtype=data.draw(st.sampled_from([np.float32, np.float64, dtypes[0]])))
+            for _ in range(k)]
+    idx = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)),
+                   dtype=np.intp)
+    stacked = np.stack(cols).astype(np.result_type(*cols))
+    values = stacked[idx, np.arange(n)]
+    expected = np.argmax(stacked, axis=0) == idx
+    assert is_argmax(cols, values, idx).tolist() == expected.tolist()
+    assert argmax(cols, n).tolist() == np.argmax(stacked, axis=0).tolist()

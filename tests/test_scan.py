@@ -212,6 +212,37 @@ def test_a_tail_of_the_history_counts_every_window_as_the_history_does():
                     == hist.count(b, a, z, ek=False).tolist())
 
 
+@pytest.mark.parametrize("split,partition", [("argmax", "pu"), ("pu_lt_0.5", "pu"),
+                                             ("argmax", "ek")])
+def test_a_tail_that_takes_over_the_buffers_equals_a_copied_tail(split, partition):
+    """``tail(first, reuse=True)`` (a detector forgetting its oldest half) moves the kept
+    chunks to the front of the same buffers: every count, sample and later chunk is as with
+    a tail copied into new buffers, and the buffers are the same objects (no allocation)."""
+    settings = _settings(reference_split=split, partition=partition)
+    rng = np.random.default_rng(11)
+    chunks = [(rng.random(n), rng.random(n) < 0.7) for n in (300, 7, 450, 200, 1, 90)]
+    copied, moved = History(settings, np.random.default_rng(0)), History(
+        settings, np.random.default_rng(0))
+    for u, ok in chunks:
+        copied.add(u, ok)
+        moved.add(u, ok)
+    keys = moved._ok.keys
+    copied, moved = copied.tail(2), moved.tail(2, reuse=True)
+    assert moved._ok.keys is keys
+    for u, ok in [(rng.random(n), rng.random(n) < 0.6) for n in (500, 3000)]:  # grow back
+        copied.add(u, ok)
+        moved.add(u, ok)
+    b = Buckets((0.1, 0.4, 0.7), (1.0, 2.0, 1.0), (1, 1, 1), 3)
+    n = len(copied.chunks)
+    ek = partition == "ek"
+    for a in range(n):
+        for z in range(a + 1, n + 1):
+            assert moved.count(b, a, z, ek).tolist() == copied.count(b, a, z, ek).tolist()
+    for m in range(1, n):
+        assert moved.sample(m, 100).sample.tolist() == copied.sample(m, 100).sample.tolist()
+        assert moved.test_chunks(n, n - m) == copied.test_chunks(n, n - m)
+
+
 def _fit_every_drawn_prefix(det: ChunkPUDD) -> None:
     hist = det._history
     for m in sorted(hist.drawn):

@@ -2,12 +2,14 @@
 
 The surfaces are listed from the code, not by hand: the command line's options from its
 argparse parser, the app's link parameters from ``ui/state.py`` (their cases are in
-``tests/app/test_links.py``) and the file uploaders of ``ui/`` and ``pages/``. A new
-option, link parameter or uploader without bad-input cases fails
-``test_every_input_surface_has_bad_input_cases``. Then every bad case is run (each gives a
-one-line error naming its option and exit status 2, never a traceback), and Hypothesis
-throws random values at the options: any value either reaches the work with a valid
-configuration or is refused by name before it.
+``tests/app/test_links.py``), the file uploaders of ``ui/`` and ``pages/``, and the
+environment variables (``PUDD_*``) that ``pudd_core``, ``ui/``, ``pages/`` and ``app.py``
+read (found by an AST scan of their ``os.environ``/``os.getenv`` reads; their cases are the
+tests named in ``ENVIRONMENT``). A new option, link parameter, uploader or environment
+variable without bad-input cases fails ``test_every_input_surface_has_bad_input_cases``.
+Then every bad case is run (each gives a one-line error naming its option and exit status 2,
+never a traceback), and Hypothesis throws random values at the options: any value either
+reaches the work with a valid configuration or is refused by name before it.
 """
 
 from __future__ import annotations
@@ -117,6 +119,52 @@ UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_
                                "tests/app/test_explorer.py::test_a_header_only_upload_names_"
                                "the_file_not_the_chunk_size"]}
 UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
+#: Environment variables the product reads -> the tests that give them bad values (a path
+#: that does not exist or is a file, text where a number is expected) and check the outcome:
+#: a clear message or a logged warning naming the variable, never a traceback, never a
+#: silently different result.
+ENVIRONMENT: dict[str, list[str]] = {
+    "PUDD_CACHE_DIR": [
+        "tests/streams/test_locate.py::test_a_cache_folder_that_is_a_file_or_missing_still_"
+        "loads_the_data",
+        "tests/app/test_player_frontend.py::test_an_unwritable_cache_gets_the_player_"
+        "assembled_elsewhere"],
+    "PUDD_DATA_DIR": [
+        "tests/streams/test_locate.py::test_a_data_folder_that_is_missing_or_a_file_is_"
+        "named_in_the_error"],
+    "PUDD_RESULTS_STORE": [
+        "tests/views/test_reproduction.py::test_a_results_store_that_is_a_file_is_named_"
+        "with_the_variable",
+        "tests/app/test_reproduction.py::test_a_results_store_that_is_a_file_is_an_error_"
+        "naming_the_variable",
+        "tests/app/test_reproduction.py::test_a_fresh_clone_shows_the_committed_report_with_"
+        "dashes_not_none"],
+    "PUDD_SERVER_DIRS": [
+        "tests/app/test_monitor_paths.py::test_server_dirs_reads_the_variable",
+        "tests/app/test_monitor_paths.py::test_a_variable_naming_no_folder_is_said_where_"
+        "paths_are_off"],
+    "PUDD_STRICT": [
+        "tests/app/test_pages.py::test_any_non_empty_strict_switch_raises_and_empty_or_unset_"
+        "shows_the_error_inline"],
+    "PUDD_TIMING_LOG": [
+        "tests/app/test_pages.py::test_the_timing_log_records_each_script_run_and_a_bad_path_"
+        "never_costs_the_page"],
+    "PUDD_WORKERS": [
+        "tests/experiments/test_pool.py::test_any_value_of_the_workers_switch_is_on_off_or_"
+        "a_warning_naming_it"],
+    "PUDD_WORKER_IDLE_S": [
+        "tests/experiments/test_pool.py::test_any_value_of_the_workers_idle_time_gives_"
+        "seconds_in_range_or_the_default_named"],
+}
+#: Variables read but not the product's input: the platform's, with why.
+ENVIRONMENT_IGNORED = {
+    "XDG_CACHE_HOME": "the platform's cache home (pudd_core/streams/locate.py falls back to "
+                      "it when installed without the project folder)",
+}
+#: Read today; the scan must find at least these, so it cannot silently find nothing.
+ENVIRONMENT_KNOWN = {"PUDD_RESULTS_STORE", "PUDD_WORKERS", "PUDD_WORKER_IDLE_S",
+                     "PUDD_CACHE_DIR", "PUDD_DATA_DIR", "PUDD_SERVER_DIRS", "PUDD_STRICT",
+                     "PUDD_TIMING_LOG"}
 
 
 def _options(command: str) -> list[str]:
@@ -158,9 +206,73 @@ def _uploaders() -> list[tuple[str, str]]:
     return found
 
 
+def _is_environ(node: ast.AST) -> bool:
+    """``os.environ`` or a bare ``environ`` (``from os import environ``)."""
+    return (isinstance(node, ast.Attribute) and node.attr == "environ"
+            and isinstance(node.value, ast.Name) and node.value.id == "os") or (
+        isinstance(node, ast.Name) and node.id == "environ")
+
+
+def _environment_reads(tree: ast.Module) -> list[ast.expr]:
+    """The name arguments of every read of the environment in ``tree``: ``os.environ.get(X)``,
+    ``os.getenv(X)``, ``os.environ[X]`` (not as an assignment's or ``del``'s target)."""
+    names: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            if isinstance(func, ast.Attribute) and (
+                    (func.attr == "get" and _is_environ(func.value))
+                    or (func.attr == "getenv" and isinstance(func.value, ast.Name)
+                        and func.value.id == "os")):
+                names.append(node.args[0])
+            elif isinstance(func, ast.Name) and func.id == "getenv":
+                names.append(node.args[0])
+        elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+              and _is_environ(node.value)):
+            names.append(node.slice)
+    return names
+
+
+def _environment() -> dict[str, list[str]]:
+    """Variable -> the files that read it, from pudd_core/, ui/, pages/ and app.py (docstrings
+    and doctests are text, not reads: ``ast`` does not see them)."""
+    found: dict[str, list[str]] = {}
+    files = [*ROOT.glob("pudd_core/**/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py"),
+             ROOT / "app.py"]
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                     and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                     for t in n.targets if isinstance(t, ast.Name)}
+        for arg in _environment_reads(tree):
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                name = arg.value
+            elif isinstance(arg, ast.Name) and arg.id in constants:
+                name = constants[arg.id]
+            else:
+                raise AssertionError(f"{path.relative_to(ROOT)}:{arg.lineno} reads the "
+                                     f"environment variable {ast.unparse(arg)}, which this scan "
+                                     "cannot name: use a string or a module-level constant")
+            files_of = found.setdefault(name, [])
+            if str(path.relative_to(ROOT)) not in files_of:
+                files_of.append(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_the_environment_scan_finds_the_variables_the_product_reads() -> None:
+    found = _environment()
+    assert ENVIRONMENT_KNOWN <= set(found), ENVIRONMENT_KNOWN - set(found)
+    assert found["PUDD_SERVER_DIRS"] == ["ui/monitor.py"]  # through SERVER_DIRS_ENV
+    assert found["PUDD_WORKER_IDLE_S"] == ["pudd_core/experiments/pool.py"]  # not its doctest
+    unknown = {n for n in found if not n.startswith("PUDD_")} - set(ENVIRONMENT_IGNORED)
+    assert not unknown, (f"environment variables read that are neither PUDD_* nor in "
+                         f"ENVIRONMENT_IGNORED (with why): {unknown}")
+
+
 def _test_exists(node_id: str) -> bool:
     file, _, name = node_id.partition("::")
-    return f"def {name}(" in (ROOT / file).read_text(encoding="utf-8")
+    path = ROOT / file
+    return path.is_file() and f"def {name}(" in path.read_text(encoding="utf-8")
 
 
 def test_every_input_surface_has_bad_input_cases() -> None:
@@ -174,13 +286,20 @@ def test_every_input_surface_has_bad_input_cases() -> None:
         tests = UPLOADS.get(key, [])
         if not tests or not all(_test_exists(t) for t in tests):
             missing.append(f"upload {key} in {file}")
+    read = {n for n in _environment() if n.startswith("PUDD_")}
+    for name in sorted(read):
+        tests = ENVIRONMENT.get(name, [])
+        if not tests or not all(_test_exists(t) for t in tests):
+            missing.append(f"environment variable {name}")
+    stale += [f"environment variable {n}" for n in ENVIRONMENT if n not in read]
     for command, where in OWNED_ELSEWHERE.items():
         assert command in _commands() and (ROOT / where).is_file(), where
     for file, where in UPLOADS_OWNED_ELSEWHERE.items():
         assert (ROOT / file).is_file() and (ROOT / where).is_file(), where
-    assert not missing, ("input surfaces without bad-input cases (add them to BAD or UPLOADS "
-                         f"here, or to tests/app/test_links.py for a link): {missing}")
-    assert not stale, f"cases for options that no longer exist: {stale}"
+    assert not missing, ("input surfaces without bad-input cases (add them to BAD, UPLOADS or "
+                         "ENVIRONMENT here, or to tests/app/test_links.py for a link): "
+                         f"{missing}")
+    assert not stale, f"cases for options or variables that no longer exist: {stale}"
 
 
 def _fill(args: list[str], tmp: Path) -> list[str]:

@@ -121,11 +121,7 @@ def choose_log() -> Log | None:
         return Log(str(file.name), f"upload:{digest}", data=data)
     roots = server_dirs()
     if not roots:
-        st.info(f"Paths on the server are off: a visitor could otherwise read any file the "
-                f"server can. The person running the app turns them on for chosen folders by "
-                f"starting it with `{SERVER_DIRS_ENV}` set to those folders (separated by "
-                f"`{os.pathsep}`), e.g. `{SERVER_DIRS_ENV}=/data/logs make app`; only .csv "
-                "and .parquet files inside them can then be read.", icon=":material/lock:")
+        st.info(paths_off_message(), icon=":material/lock:")
         return None
     st.caption("Allowed folders: " + ", ".join(messages.code(r) for r in roots)
                + f" (set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
@@ -142,6 +138,23 @@ def choose_log() -> Log | None:
         return None
     stat = path.stat()
     return Log(path.name, f"path:{path}:{stat.st_size}:{stat.st_mtime_ns}", path=str(path))
+
+
+def paths_off_message() -> str:
+    """What the page says while paths on the server are off, and how to turn them on.
+
+    A variable that is set but names no existing folder is said, with its value.
+    """
+    value = os.environ.get(SERVER_DIRS_ENV, "")
+    text = (f"Paths on the server are off: a visitor could otherwise read any file the "
+            f"server can. The person running the app turns them on for chosen folders by "
+            f"starting it with `{SERVER_DIRS_ENV}` set to those folders (separated by "
+            f"`{os.pathsep}`), e.g. `{SERVER_DIRS_ENV}=/data/logs make app`; only .csv "
+            "and .parquet files inside them can then be read.")
+    if value.strip():
+        text += (f" It is set to {messages.code(value[:200])}, which names no existing "
+                 "folder: give folders that exist on the server.")
+    return text
 
 
 def server_dirs() -> list[str]:

@@ -2,7 +2,7 @@
 
 The app's pages compute a run in the server's own process; when a page needs several quick
 runs, :func:`run_at_once` hands them to joblib's worker processes, which stay for
-:data:`WORKER_IDLE_S` seconds for the next call. Warming them up (a cold worker imports
+:func:`worker_idle_s` seconds for the next call. Warming them up (a cold worker imports
 scikit-learn and river, 2-4 s) happens on a background thread (:class:`Workers`, one per
 process); until they answer, the page computes its runs one by one. :func:`kept_stream`
 keeps the last few registry streams for the next setting or seed. Work that imports torch
@@ -28,17 +28,52 @@ from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, r
 from pudd_core.streams import Stream, StreamInfo
 
 __all__ = [
-    "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_S", "Child",
-    "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments", "torch_child",
-    "warm_workers", "workers",
+    "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_ENV", "WORKER_IDLE_S",
+    "WORKERS_ENV", "Child", "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments",
+    "torch_child", "warm_workers", "worker_idle_s", "workers",
 ]
 
 _log = logging.getLogger(__name__)
 
 
-#: Idle worker processes of :func:`run_experiments` stay this long (joblib's default is 300 s):
-#: starting one again imports scikit-learn and river, 2-4 s, more than the parallel runs save.
-WORKER_IDLE_S = 3600
+#: Idle worker processes of :func:`run_experiments` stay this long by default (joblib's default
+#: is 300 s): starting one again imports scikit-learn and river, 2-4 s, more than the parallel
+#: runs save; staying longer keeps their memory (about 230 MB each) after the last visitor.
+#: ``$PUDD_WORKER_IDLE_S`` sets it (:func:`worker_idle_s`).
+WORKER_IDLE_S = 600
+WORKER_IDLE_ENV = "PUDD_WORKER_IDLE_S"
+#: The seconds ``$PUDD_WORKER_IDLE_S`` may name.
+WORKER_IDLE_RANGE = (10, 86_400)
+
+
+def worker_idle_s() -> int:
+    """Seconds an idle worker process stays: ``$PUDD_WORKER_IDLE_S``, else :data:`WORKER_IDLE_S`.
+
+    A value that is not a whole number of seconds in :data:`WORKER_IDLE_RANGE` is logged as
+    a warning naming the variable, and the default is used: the app opens as it would
+    without it.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ[WORKER_IDLE_ENV] = "120"
+    >>> worker_idle_s()
+    120
+    >>> os.environ[WORKER_IDLE_ENV] = "ten minutes"
+    >>> worker_idle_s() == WORKER_IDLE_S
+    True
+    >>> del os.environ[WORKER_IDLE_ENV]
+    """
+    text = os.environ.get(WORKER_IDLE_ENV, "").strip()
+    if not text:
+        return WORKER_IDLE_S
+    low, high = WORKER_IDLE_RANGE
+    value = int(text) if text.isascii() and text.isdigit() else -1
+    if not low <= value <= high:
+        _log.warning("%s=%r is not a whole number of seconds from %d to %d: idle worker "
+                     "processes stay %d s", WORKER_IDLE_ENV, text[:40], low, high, WORKER_IDLE_S)
+        return WORKER_IDLE_S
+    return value
 
 
 def _cores() -> int:
@@ -71,7 +106,7 @@ def run_experiments(
     registry's); runs of one stream share it. One run, or one job, runs in this process.
     The results are the same as one by one (each run seeds itself from its config); an error
     in any run is raised here after the others finish. The workers stay for
-    :data:`WORKER_IDLE_S` seconds for the next call (:func:`warm_workers` starts them early).
+    :func:`worker_idle_s` seconds for the next call (:func:`warm_workers` starts them early).
 
     Examples
     --------
@@ -92,7 +127,7 @@ def run_experiments(
                 for c, s in zip(configs, given, strict=True)]
     from joblib import Parallel, delayed
 
-    runs = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
+    runs = Parallel(n_jobs=jobs, idle_worker_timeout=worker_idle_s())(
         delayed(_run_in_worker)(c, s, data_dir)
         for c, s in zip(configs, given, strict=True))
     return list(runs)
@@ -146,7 +181,7 @@ def warm_workers(n_jobs: int | None = None) -> int:
         return 1
     from joblib import Parallel, delayed
 
-    pids = Parallel(n_jobs=jobs, idle_worker_timeout=WORKER_IDLE_S)(
+    pids = Parallel(n_jobs=jobs, idle_worker_timeout=worker_idle_s())(
         delayed(_ready)() for _ in range(2 * jobs))
     return len(set(pids))
 
@@ -158,10 +193,29 @@ def warm_workers(n_jobs: int | None = None) -> int:
 AT_ONCE_SECONDS = (0.8, 8.0)
 
 
+WORKERS_ENV = "PUDD_WORKERS"
+
+
 def parallel() -> bool:
-    """Whether runs go to worker processes: two cores or more, and not turned off."""
-    wanted = os.environ.get("PUDD_WORKERS")
-    return (wanted is None or wanted.strip() not in ("0", "1")) and (os.cpu_count() or 1) > 1
+    """Whether runs go to worker processes: two cores or more, and not turned off.
+
+    ``$PUDD_WORKERS`` is a switch: ``0`` or ``1`` turns the worker processes off, unset,
+    empty or a larger whole number leaves them on (their number is the cores'). Anything
+    else (``off``, ``-3``) is logged once as a warning naming the variable, and they stay on.
+    """
+    wanted = os.environ.get(WORKERS_ENV, "").strip()
+    if wanted in ("0", "1"):
+        return False
+    if wanted and not (wanted.isascii() and wanted.isdigit()):
+        _warn_workers(wanted[:40])
+    return (os.cpu_count() or 1) > 1
+
+
+@functools.lru_cache(maxsize=8)
+def _warn_workers(text: str) -> None:
+    """Warn once per value (:func:`parallel` is asked on every page run)."""
+    _log.warning("%s=%r is not a whole number: 0 or 1 turns the worker processes off; they "
+                 "stay on", WORKERS_ENV, text)
 
 
 class Workers:
@@ -169,7 +223,7 @@ class Workers:
 
     Started when the explorer is first opened: a cold start imports scikit-learn and river in
     each (2-4 s); until they answer, the page computes its runs one by one (a cold start would
-    make the first runs at once slower than that). Workers idle for ``WORKER_IDLE_S`` exit,
+    make the first runs at once slower than that). Workers idle for :func:`worker_idle_s` exit,
     so after such a pause they are warmed again the same way.
     """
 
@@ -195,7 +249,7 @@ class Workers:
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return False
-            if self._thread is None or time.monotonic() - self._used > 0.9 * WORKER_IDLE_S:
+            if self._thread is None or time.monotonic() - self._used > 0.9 * worker_idle_s():
                 self._start()
                 return False
             self._used = time.monotonic()

@@ -84,6 +84,56 @@ class LabelMap:
         return np.asarray(idx, dtype=np.intp)
 
 
+def argmax(cols: Sequence[NDArray[Any]], n: int) -> NDArray[np.integer[Any]]:
+    """Row-wise arg-max of ``n`` rows held column by column; ties go to the lowest column.
+
+    ``np.argmax`` of the stacked rows, without the (n, K) copy or a strided pass; the index
+    in the smallest integer type that holds it (less memory to write).
+
+    Examples
+    --------
+    >>> cols = [np.array([0.2, 0.5, 0.1]), np.array([0.7, 0.5, 0.1]), np.array([0.1, 0.0, 0.8])]
+    >>> argmax(cols, 3).tolist()
+    [1, 0, 2]
+    """
+    best, arg = cols[0], np.zeros(n, dtype=np.min_scalar_type(len(cols) - 1))
+    for k in range(1, len(cols)):
+        col = cols[k]
+        np.putmask(arg, col > best, k)  # strict: ties go to the lowest class, as np.argmax
+        best = np.maximum(best, col)
+    return arg
+
+
+def is_argmax(cols: Sequence[NDArray[Any]], values: NDArray[Any],
+              idx: NDArray[np.intp]) -> NDArray[np.bool_]:
+    """Whether column ``idx[i]`` is row ``i``'s arg-max: ``argmax(cols, n) == idx``, cheaper.
+
+    ``values[i]`` is that column's value in row ``i``; ties go to the lowest column. Two
+    passes per column where :func:`argmax` makes three, none of them a masked write. A row's
+    class is the arg-max where its value is the row's maximum and no other column reaches it;
+    the few rows where two or more do (a tie) are settled by ``np.argmax``.
+
+    Examples
+    --------
+    >>> cols = [np.array([0.2, 0.5, 0.1]), np.array([0.7, 0.5, 0.1]), np.array([0.1, 0.0, 0.8])]
+    >>> idx = np.array([1, 1, 2])
+    >>> values = np.stack(cols)[idx, np.arange(3)]
+    >>> is_argmax(cols, values, idx).tolist()  # row 1 ties 0.5 and 0.5: the lower class wins
+    [True, False, True]
+    """
+    best = np.array(cols[0], dtype=np.result_type(*cols), copy=True)
+    for col in cols[1:]:
+        np.maximum(best, col, out=best)
+    hits = values == best
+    at_top = np.zeros(len(best), dtype=np.min_scalar_type(len(cols)))
+    for col in cols:
+        at_top += col == best
+    tied = np.flatnonzero(hits & (at_top > 1))
+    if tied.size:
+        hits[tied] = np.argmax(np.stack([col[tied] for col in cols]), axis=0) == idx[tied]
+    return np.asarray(hits, dtype=np.bool_)
+
+
 def plain(value: Any) -> Any:
     """A numpy scalar as the Python value (for messages: ``7``, not ``np.int64(7)``)."""
     return value.item() if hasattr(value, "item") else value
@@ -308,26 +358,22 @@ class Scorer:
         lab_col = frame[fmt.label]
         labelled = ~_missing(lab_col)
         idx = self._indices(lab_col, labelled, offset, "label")
-        # the arg-max in the smallest integer type that holds it: less memory to write
-        best, arg = cols[0], np.zeros(n, dtype=np.min_scalar_type(len(cols) - 1))
-        for k in range(1, len(cols)):
-            col = cols[k]
-            np.putmask(arg, col > best, k)  # strict: ties go to the lowest class, as np.argmax
-            best = np.maximum(best, col)
         # the true class's probability: one gather from the columns stacked class by class
         stacked = np.empty((len(cols), n), dtype=np.result_type(*cols))
         for k, col in enumerate(cols):
             stacked[k] = col
-        u = 1.0 - np.asarray(stacked.ravel()[idx * n + np.arange(n)], dtype=np.float64)
+        p_true = stacked.ravel()[idx * n + np.arange(n)]
+        u = 1.0 - np.asarray(p_true, dtype=np.float64)
         if fmt.pred is not None:
             self._pred_missing(frame, labelled, offset)
             dec = self._indices(frame[fmt.pred], labelled, offset, "pred")
             return Scored(u, (dec == idx) & labelled, labelled, labelled,
-                          labelled & (dec != arg))
+                          labelled & (dec != argmax(cols, n)))
+        hits = is_argmax(cols, p_true, idx)
         decided = self._decided(frame, labelled, offset)
         if decided is not None:
-            return Scored(u, decided, labelled, labelled, labelled & (decided != (arg == idx)))
-        return Scored(u, (arg == idx) & labelled, labelled)
+            return Scored(u, decided, labelled, labelled, labelled & (decided != hits))
+        return Scored(u, hits & labelled, labelled)
 
     # --- helpers ---------------------------------------------------------------------------
     def _sum_to_one(self, cols: list[NDArray[np.floating[Any]]],

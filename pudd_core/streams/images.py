@@ -151,7 +151,7 @@ def unavailable_error(data_dir: PathLike | None) -> locate.DatasetUnavailableErr
     CIFAR-10 training images for 'cifar10-cd' were not found (file ...
 
     """
-    folder = locate.data_folder(data_dir) or "not set"
+    folder = locate.folder_state(locate.data_folder(data_dir))
     return locate.DatasetUnavailableError(
         "CIFAR-10 training images for 'cifar10-cd' were not found "
         "(file 'cifar10/cifar10_train_test_jpg.tar.gz' or folder 'cifar10/cifar-10-batches-py'). "

@@ -7,8 +7,10 @@ is remembered in the cache folder together with its size and mtime, so a file is
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -352,6 +354,24 @@ def locate(
     raise DatasetUnavailableError(unavailable_message(entry, data_folder(data_dir), also))
 
 
+def folder_state(folder: str | os.PathLike[str] | None) -> str:
+    """How an error shows the data folder: its path, and why it holds nothing if it cannot.
+
+    Examples
+    --------
+    >>> folder_state(None), folder_state("/no/such/folder")
+    ('not set', '/no/such/folder, which does not exist')
+    """
+    if folder is None:
+        return "not set"
+    path = Path(folder)
+    if path.is_dir():
+        return str(path)
+    if path.exists():
+        return f"{path}, a file, not a folder"
+    return f"{path}, which does not exist"
+
+
 def unavailable_message(
     entry: ManifestEntry, data_dir: Path | None = None, also: Sequence[str] = ()
 ) -> str:
@@ -366,7 +386,7 @@ def unavailable_message(
 
     """
     name = Path(entry.file).name
-    folder = str(data_dir) if data_dir is not None else "not set"
+    folder = folder_state(data_dir)
     lines = [
         f"data file {entry.file!r} for {entry.key!r} was not found. "
         "Provide it in one of these ways:",
@@ -441,12 +461,22 @@ def _array_sha256(path: Path) -> str:
     return _verified_arrays[memo]
 
 
+@functools.lru_cache(maxsize=8)
+def _warn_unwritable_cache(folder: str, reason: str) -> None:
+    """Say once per folder that the cache cannot be written (every load would say it)."""
+    logging.getLogger(__name__).warning(
+        "the cache folder %s cannot be written (%s): what is read from the data files is not "
+        "kept, so each load reads them again; set $PUDD_CACHE_DIR to a writable folder",
+        folder, reason)
+
+
 def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
     """Save arrays as ``<name>.npy`` in ``folder``, atomically (all or nothing).
 
     Each file's size and sha256 go to ``checksums.json`` beside them, which
-    :func:`load_arrays` verifies. Failures to write (read-only cache) are ignored: the cache
-    is an optimisation.
+    :func:`load_arrays` verifies. Failures to write (read-only cache) cost only the time: the
+    cache is an optimisation; a folder that cannot be made is logged once as a warning naming
+    ``$PUDD_CACHE_DIR``.
 
     Examples
     --------
@@ -460,7 +490,8 @@ def save_arrays(folder: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".part"))
-    except OSError:
+    except OSError as exc:
+        _warn_unwritable_cache(str(folder.parent), exc.strerror or type(exc).__name__)
         return
     try:
         sums = {}

@@ -46,6 +46,7 @@ __all__ = [
     "results_dir",
     "results_stamp",
     "store_groups",
+    "store_problem",
     "stored_keys",
     "summarise",
     "table_of",
@@ -64,6 +65,31 @@ def default_store() -> Path:
     if env:
         return Path(env).expanduser()
     return (project_root() or Path.cwd()) / "results" / "store"
+
+
+def store_problem(store: Path) -> str | None:
+    """Why the app can neither read nor keep runs in the results store ``store``, or None.
+
+    A store that does not exist yet is fine (the first run creates it); one that is a file,
+    lies under a file, or sits in a folder that cannot be written is said, with the fix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> store_problem(Path(tempfile.mkdtemp()) / "store") is None
+    True
+    """
+    existing = next(p for p in (store, *store.parents) if p.exists())
+    fix = ("Set `$PUDD_RESULTS_STORE` to a writable folder (unset: `results/store` of the "
+           "project) and restart the app.")
+    if not existing.is_dir():
+        where = "is a file" if existing == store else f"lies under the file `{existing}`"
+        return f"The results store `{store}` {where}, not a folder: no runs can be read or " \
+               f"kept there. {fix}"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"The results store `{store}` cannot be written (`{existing}` is read-only): " \
+               f"the runs below would not be kept. {fix}"
+    return None
 
 
 def table_of(classifier: str) -> int:

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from pudd_core._validation import ParameterError
 from tests.app._apptest import open_page
-from ui.monitor import EXAMPLE, SERVER_DIRS_ENV, allowed_path, server_dirs
+from ui.monitor import EXAMPLE, SERVER_DIRS_ENV, allowed_path, paths_off_message, server_dirs
 
 TIMEOUT = 60
 SECRET = "hunter2-very-secret"
@@ -99,6 +99,28 @@ def test_server_dirs_reads_the_variable(tmp_path: Path, monkeypatch: pytest.Monk
     assert server_dirs() == [os.path.realpath(tmp_path / "a")]
     monkeypatch.setenv(SERVER_DIRS_ENV, "")
     assert server_dirs() == []
+
+
+def test_a_variable_naming_no_folder_is_said_where_paths_are_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$PUDD_SERVER_DIRS set, but to missing folders or files only: paths stay off (nothing
+    is read), and the page's message says the variable's value names no existing folder
+    instead of reading as if it were unset."""
+    (tmp_path / "log.csv").write_text("label,proba_0\n0,1\n")
+    monkeypatch.delenv(SERVER_DIRS_ENV, raising=False)
+    unset = paths_off_message()
+    assert "names no existing folder" not in unset and SERVER_DIRS_ENV in unset
+    for value in (str(tmp_path / "missing"), str(tmp_path / "log.csv"),
+                  os.pathsep.join([str(tmp_path / "missing"), str(tmp_path / "log.csv")])):
+        monkeypatch.setenv(SERVER_DIRS_ENV, value)
+        assert server_dirs() == []
+        with pytest.raises(ParameterError, match=SERVER_DIRS_ENV):
+            allowed_path("log.csv", server_dirs())
+        message = paths_off_message()
+        assert message.startswith(unset)
+        assert f"It is set to `{value}`, which names no existing folder" in message
+    monkeypatch.setenv(SERVER_DIRS_ENV, " ")
+    assert paths_off_message() == unset
 
 
 @settings(max_examples=150, deadline=None)

@@ -347,6 +347,34 @@ def test_theorem2_step5_computes_both_powers_for_a_pure_error_rate_change() -> N
     assert "not as powerful" in warning and "sees every change" not in warning
 
 
+@pytest.mark.parametrize("value", [None, "", "1", "0", "false", "no", " "])
+def test_any_non_empty_strict_switch_raises_and_empty_or_unset_shows_the_error_inline(
+        value: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$PUDD_STRICT`` is the test harness's switch (tests/conftest.py sets it to ``1``):
+    any non-empty value, ``0``, ``false`` and a space included, lets an unexpected error
+    through as an exception so a test fails on it; unset or empty, the visitor gets the
+    inline explanation instead. It is not parsed as a boolean on purpose: whoever sets it is
+    running tests, and the one value that turns it off is the absence that production has."""
+    import ui.pages
+
+    shown: list[Exception] = []
+    monkeypatch.setattr(ui.pages, "unexpected", shown.append)
+    monkeypatch.setattr(ui.pages, "log_time", lambda *a: None)
+    if value is None:
+        monkeypatch.delenv(ui.pages.STRICT_ENV, raising=False)
+    else:
+        monkeypatch.setenv(ui.pages.STRICT_ENV, value)
+    failure = RuntimeError("the registry is broken")
+    if value:
+        with pytest.raises(RuntimeError, match="the registry is broken"), ui.pages.routing("x"):
+            raise failure
+        assert shown == []
+    else:
+        with ui.pages.routing("x"):
+            raise failure
+        assert shown == [failure]
+
+
 def test_the_timing_log_records_each_script_run_and_a_bad_path_never_costs_the_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -105,6 +105,25 @@ def test_an_empty_selection_is_an_inline_error_and_an_empty_store_a_hint(
     assert len(errors) == 1 and errors[0].startswith("**Detectors**: detectors must be among")
 
 
+def test_a_results_store_that_is_a_file_is_an_error_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """$PUDD_RESULTS_STORE naming a file: said where the store's runs and the small runs
+    would be, with the variable to set; not "holds no runs yet", and no Run button."""
+    path = tmp_path / "store.txt"
+    path.write_text("a file where the results store should be")
+    monkeypatch.setenv("PUDD_RESULTS_STORE", str(path))
+    at = _page()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2 and all(
+        e.startswith(f"**Results store**: The results store `{path}` is a file, not a folder")
+        and "Set `$PUDD_RESULTS_STORE` to a writable folder" in e for e in errors), errors
+    assert not any("holds no runs" in i.value for i in at.info)
+    assert not [b for b in at.button if "Run" in str(b.label)]
+    assert path.read_text() == "a file where the results store should be"
+
+
 # --- a fresh clone: no results store, only the committed reports -------------------------------
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pudd_core.experiments import pool
 from pudd_core.experiments.pool import kept_stream, run_at_once, run_experiments
@@ -105,6 +110,106 @@ def test_the_workers_are_used_once_warm_and_warmed_again_after_they_idled_out(
     assert not workers.ready() and started == [1, 1]
     workers._thread.join(5)  # type: ignore[union-attr]
     assert workers.ready()
+
+
+#: What an environment variable can hold: any character but NUL and lone surrogates
+ENV_TEXT = st.characters(exclude_characters="\x00", exclude_categories=("Cs",))
+
+
+# --- how long idle workers stay: $PUDD_WORKER_IDLE_S -----------------------------------------
+def test_idle_workers_stay_the_seconds_the_environment_names(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.delenv(pool.WORKER_IDLE_ENV, raising=False)
+    assert pool.worker_idle_s() == pool.WORKER_IDLE_S == 600
+    for text, seconds in (("120", 120), (" 3600 ", 3600), ("10", 10), ("86400", 86_400),
+                          ("", pool.WORKER_IDLE_S)):
+        monkeypatch.setenv(pool.WORKER_IDLE_ENV, text)
+        assert pool.worker_idle_s() == seconds
+    assert not caplog.records
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=ENV_TEXT, max_size=12))
+def test_any_value_of_the_workers_idle_time_gives_seconds_in_range_or_the_default_named(
+        text: str) -> None:
+    """Whatever $PUDD_WORKER_IDLE_S holds, the server starts: a whole number of seconds in
+    range is taken, anything else is a warning naming the variable, and the default."""
+    low, high = pool.WORKER_IDLE_RANGE
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(pool.WORKER_IDLE_ENV, text)
+        with _warnings_of("pudd_core.experiments.pool") as logged:
+            got = pool.worker_idle_s()
+    stripped = text.strip()
+    taken = stripped.isascii() and stripped.isdigit() and low <= int(stripped) <= high
+    assert got == (int(stripped) if taken else pool.WORKER_IDLE_S)
+    if taken or not stripped:
+        assert not logged
+    else:
+        assert len(logged) == 1 and pool.WORKER_IDLE_ENV in logged[0], logged
+
+
+@contextlib.contextmanager
+def _warnings_of(name: str) -> Iterator[list[str]]:
+    """The warnings logger ``name`` logs in the block (caplog is per test, not per example)."""
+    logged: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                logged.append(record.getMessage())
+
+    handler = Keep()
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield logged
+    finally:
+        logger.removeHandler(handler)
+
+
+# --- the worker processes' switch: $PUDD_WORKERS ----------------------------------------------
+@settings(max_examples=100, deadline=None)
+@given(text=st.one_of(
+    st.sampled_from(["0", "1", " 1 ", "", "2", "16", "abc", "off", "false", "-3", "1.5", "٣"]),
+    st.text(alphabet=ENV_TEXT, max_size=8)))
+def test_any_value_of_the_workers_switch_is_on_off_or_a_warning_naming_it(text: str) -> None:
+    """$PUDD_WORKERS is a switch, not a count: the worker processes' number is the cores'.
+    ``0`` or ``1`` (spaces around allowed) turns them off; unset, empty or a larger whole
+    number leaves them on. Any other text (``off``, ``abc``, ``-3``, ``1.5``) is not silently
+    read: it is a warning naming the variable and the values that turn them off, and they
+    stay on (the default: the tests' and the benchmarks' ``PUDD_WORKERS=1`` is the only
+    off switch in use, and a typo must not quietly make the app slower or faster than
+    asked without saying so). One core: off whatever the value."""
+    pool._warn_workers.cache_clear()
+    stripped = text.strip()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(pool.WORKERS_ENV, text)
+        mp.setattr(os, "cpu_count", lambda: 2)
+        with _warnings_of("pudd_core.experiments.pool") as logged:
+            on = pool.parallel()
+            assert pool.parallel() == on  # asked on every page run: warned once
+        mp.setattr(os, "cpu_count", lambda: 1)
+        assert not pool.parallel()
+    assert on == (stripped not in ("0", "1"))
+    if stripped and not (stripped.isascii() and stripped.isdigit()):
+        assert len(logged) == 1 and pool.WORKERS_ENV in logged[0], logged
+        assert "0 or 1 turns the worker processes off" in logged[0]
+    else:
+        assert not logged, logged
+
+
+def test_the_workers_are_warmed_again_after_the_idle_time_the_environment_names(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pool.WORKER_IDLE_ENV, "60")
+    monkeypatch.setattr(pool, "warm_workers", lambda: None)
+    workers = pool.Workers()
+    workers.warm()
+    workers._thread.join(5)  # type: ignore[union-attr]
+    assert workers.ready()
+    workers._used -= 50  # within 0.9 x 60 s: still there
+    assert workers.ready()
+    workers._used -= 55  # past it: they may have exited, so they are warmed again
+    assert not workers.ready()
 
 
 # --- when runs go at once ---------------------------------------------------------------------

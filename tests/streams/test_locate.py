@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pudd_core.streams import (
@@ -82,6 +83,56 @@ def test_file_in_the_cache_folder_is_found(offline, tmp_path):
     (cache / "powersupply" / "powersupply.arff").write_bytes(raw)
     assert get_info("powersupply").available
     assert len(load_stream("powersupply")) == 29
+
+
+@pytest.mark.parametrize("state", ["missing", "file"])
+def test_a_data_folder_that_is_missing_or_a_file_is_named_in_the_error(
+        offline: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str) -> None:
+    """$PUDD_DATA_DIR naming no folder: the error (raised, and the registry's reason the
+    pages show) names the variable, its value and what is wrong with it, not a traceback."""
+    data = tmp_path / ("no such folder" if state == "missing" else "data.txt")
+    if state == "file":
+        data.write_text("a file where the data folder should be")
+    monkeypatch.setenv("PUDD_DATA_DIR", str(data))
+    what = "which does not exist" if state == "missing" else "a file, not a folder"
+    for name, needs in (("powersupply", "powersupply/powersupply.arff.gz"),
+                        ("cifar10-cd", "cifar10/")):
+        with pytest.raises(DatasetUnavailableError) as err:
+            load_stream(name)
+        for msg in (str(err.value), str(get_info(name).unavailable_reason)):
+            assert f"set PUDD_DATA_DIR to a folder containing {needs} (now: {data}, {what})" \
+                in msg, msg
+    assert not data.is_dir()  # nothing created in its place
+
+
+def test_a_cache_folder_that_is_a_file_or_missing_still_loads_the_data(
+        offline: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """$PUDD_CACHE_DIR missing: created on first use. A file (or any folder that cannot be
+    written): the data still load, the same, and one logged warning names the variable and
+    says to set it to a writable folder (the cache only saves parsing again)."""
+    shared = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+    if not (shared / "powersupply").is_dir():
+        pytest.skip("needs the shared powersupply file")
+    monkeypatch.setenv("PUDD_DATA_DIR", str(shared))
+    missing = tmp_path / "no" / "cache"
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(missing))
+    expected = load_stream("powersupply")
+    assert (missing / "parsed").is_dir()
+    assert not [r for r in caplog.records if "PUDD_CACHE_DIR" in r.getMessage()]
+
+    blocked = tmp_path / "cache.txt"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("PUDD_CACHE_DIR", str(blocked))
+    locate._warn_unwritable_cache.cache_clear()
+    with caplog.at_level("WARNING", logger="pudd_core.streams.locate"):
+        streams = [load_stream("powersupply") for _ in range(2)]
+    for stream in streams:
+        assert len(stream) == len(expected) == 29
+        np.testing.assert_array_equal(stream.chunk(3)[0], expected.chunk(3)[0])
+    [warned] = [r.getMessage() for r in caplog.records if "PUDD_CACHE_DIR" in r.getMessage()]
+    assert str(blocked) in warned and "cannot be written" in warned and "writable" in warned
+    assert blocked.read_text() == "a file where the cache folder should be"
 
 
 def test_a_corrupt_file_in_the_data_folder_fails_its_checksum(offline):

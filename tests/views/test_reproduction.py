@@ -16,6 +16,7 @@ from pudd_core.views.reproduction import (
     group_key,
     group_report,
     store_groups,
+    store_problem,
     stored_keys,
     summarise,
 )
@@ -39,6 +40,25 @@ def test_the_default_store_is_results_store_unless_the_environment_says_otherwis
     assert default_store().parts[-2:] == ("results", "store")
     monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path))
     assert default_store() == tmp_path
+
+
+def test_a_results_store_that_is_a_file_is_named_with_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """$PUDD_RESULTS_STORE naming a file (or a path under one): the Reproduction page says
+    so, with the variable to set, instead of "holds no runs yet" and runs that cannot be
+    kept. A path that does not exist yet is fine: the first run creates it."""
+    file = tmp_path / "store.txt"
+    file.write_text("a file where the results store should be")
+    for path, where in ((file, "is a file"), (file / "store", f"lies under the file `{file}`")):
+        monkeypatch.setenv("PUDD_RESULTS_STORE", str(path))
+        problem = store_problem(default_store())
+        assert problem is not None and f"`{path}` {where}, not a folder" in problem
+        assert "Set `$PUDD_RESULTS_STORE` to a writable folder" in problem
+    for fine in (tmp_path / "no" / "such" / "store", tmp_path):
+        monkeypatch.setenv("PUDD_RESULTS_STORE", str(fine))
+        assert store_problem(default_store()) is None
+    assert not (tmp_path / "no").exists()  # nothing created by asking
 
 
 def test_runs_are_grouped_by_classifier_and_stream_length(rows: pd.DataFrame):
