@@ -356,7 +356,7 @@ def evaluate_table(
         cells = [[c if c > clamp_min else clamp_min for c in row] for row in counts]
         table = np.array(cells, dtype=np.int64)
     else:
-        cells, table = counts, observed.copy()
+        cells, table = counts, observed.astype(np.int64)  # a copy, as clamp_table
     if errors_column and not any(counts[1][:-1]):
         # spec section 1.5: no correct prediction in the recent window -> p = 0, no test
         nan = np.full(table.shape, np.nan)
