@@ -144,7 +144,7 @@ ENVIRONMENT: dict[str, list[str]] = {
         "tests/app/test_monitor_paths.py::test_a_variable_naming_no_folder_is_said_where_"
         "paths_are_off"],
     "PUDD_STRICT": [
-        "tests/app/test_pages.py::test_any_non_empty_strict_switch_raises_and_empty_or_unset_"
+        "tests/app/test_pages.py::test_the_strict_switch_raises_unless_unset_or_off_and_off_"
         "shows_the_error_inline"],
     "PUDD_TIMING_LOG": [
         "tests/app/test_pages.py::test_the_timing_log_records_each_script_run_and_a_bad_path_"

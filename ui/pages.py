@@ -107,6 +107,25 @@ def sections(pages: tuple[PageSpec, ...]) -> dict[str, list[st.Page]]:
     return out
 
 
+#: The values of ``$PUDD_STRICT`` that leave it off, as unset does.
+STRICT_OFF = ("", "0", "false", "no", "off")
+
+
+def strict(value: str | None = None) -> bool:
+    """Whether ``$PUDD_STRICT`` (the tests' switch; or ``value``) lets an unexpected error through.
+
+    Any value but one of :data:`STRICT_OFF` (case and spaces aside) turns it on: a copied
+    ``PUDD_STRICT=0`` leaves visitors the inline explanation, not an exception.
+
+    Examples
+    --------
+    >>> strict(" False "), strict("off"), strict(""), strict("1"), strict("yes")
+    (False, False, False, True, True)
+    """
+    text = os.environ.get(STRICT_ENV, "") if value is None else value
+    return text.strip().lower() not in STRICT_OFF
+
+
 @contextmanager
 def routing(url_path: str = "", start: float | None = None) -> Iterator[None]:
     """Mark the page run by app.py's router as routed (see :func:`ensure_routed`).
@@ -119,7 +138,7 @@ def routing(url_path: str = "", start: float | None = None) -> Iterator[None]:
     try:
         yield
     except Exception as err:  # Streamlit's rerun and stop are BaseExceptions: they pass
-        if os.environ.get(STRICT_ENV):
+        if strict():
             raise
         unexpected(err)
     finally:

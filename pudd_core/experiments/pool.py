@@ -46,34 +46,31 @@ WORKER_IDLE_ENV = "PUDD_WORKER_IDLE_S"
 WORKER_IDLE_RANGE = (10, 86_400)
 
 
-def worker_idle_s() -> int:
-    """Seconds an idle worker process stays: ``$PUDD_WORKER_IDLE_S``, else :data:`WORKER_IDLE_S`.
+def worker_idle_s(value: str | None = None) -> int:
+    """Seconds an idle worker process stays: ``$PUDD_WORKER_IDLE_S``, else the default.
 
-    A value that is not a whole number of seconds in :data:`WORKER_IDLE_RANGE` is logged as
-    a warning naming the variable, and the default is used: the app opens as it would
-    without it.
+    ``value`` stands in for the variable's text where given. The default is
+    :data:`WORKER_IDLE_S`. A value that is not a whole number of seconds in
+    :data:`WORKER_IDLE_RANGE` is logged as a warning naming the variable, and the default is
+    used: the app opens as it would without it.
 
     Examples
     --------
-    >>> import os
-    >>> os.environ[WORKER_IDLE_ENV] = "120"
-    >>> worker_idle_s()
-    120
-    >>> os.environ[WORKER_IDLE_ENV] = "ten minutes"
-    >>> worker_idle_s() == WORKER_IDLE_S
+    >>> worker_idle_s("120"), worker_idle_s(" 3600 "), worker_idle_s("") == WORKER_IDLE_S
+    (120, 3600, True)
+    >>> worker_idle_s("ten minutes") == worker_idle_s("5") == WORKER_IDLE_S
     True
-    >>> del os.environ[WORKER_IDLE_ENV]
     """
-    text = os.environ.get(WORKER_IDLE_ENV, "").strip()
+    text = (os.environ.get(WORKER_IDLE_ENV, "") if value is None else value).strip()
     if not text:
         return WORKER_IDLE_S
     low, high = WORKER_IDLE_RANGE
-    value = int(text) if text.isascii() and text.isdigit() else -1
-    if not low <= value <= high:
+    number = int(text) if text.isascii() and text.isdigit() else -1
+    if not low <= number <= high:
         _log.warning("%s=%r is not a whole number of seconds from %d to %d: idle worker "
                      "processes stay %d s", WORKER_IDLE_ENV, text[:40], low, high, WORKER_IDLE_S)
         return WORKER_IDLE_S
-    return value
+    return number
 
 
 def _cores() -> int:
