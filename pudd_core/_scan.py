@@ -338,8 +338,12 @@ class Draw:
 
 
 def _grown(a: NDArray[T_arr], n: int, size: int) -> NDArray[T_arr]:
-    """A buffer of ``size`` holding ``a[:n]`` (np.resize would copy ``a`` to fill it)."""
-    out = np.empty(size, dtype=a.dtype)
+    """A zeroed buffer of ``size`` holding ``a[:n]`` (np.resize would copy ``a`` to fill it).
+
+    Zeroed, not ``np.empty``: the buffers are pickled with a saved monitor state, whose
+    unused tail then holds zeros, never stray bytes of the process's memory.
+    """
+    out = np.zeros(size, dtype=a.dtype)
     out[:n] = a[:n]
     return out
 
