@@ -6,7 +6,9 @@ The follower remembers where it is (the CSV's bytes read; the parts read), never
 from the start again, and hands out one line of JSON per tested chunk. Its state file holds
 the monitor, that position and the lines not yet written; it is replaced whole (write, then
 rename) after each read, before any of the read's lines is written, and a counter in its
-first bytes is advanced in place after each line. So a process killed at any moment and
+first bytes is advanced in place after each line. The state file is data (JSON and NumPy
+arrays with a checksum, :mod:`pudd_core.monitoring._state`), never a pickle, and it is held by
+one follower at a time (a lock beside it, ``STATE.lock``). So a process killed at any moment and
 started again with the same state file repeats no chunk and loses none, except in the few
 microseconds between writing a line and advancing the counter, where the line is written
 again (each line names its chunk).
@@ -25,7 +27,6 @@ import io
 import json
 import math
 import os
-import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,11 +35,13 @@ from pudd_core._validation import ParameterError
 from pudd_core.monitoring._incremental import Monitor
 from pudd_core.monitoring._log import BATCH_ROWS, batches
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan
+from pudd_core.monitoring._state import MAGIC, dumps, loads, write_atomic
 
 __all__ = ["Follower", "chunk_json"]
 
-#: The state file's first bytes (then 8 bytes: lines written of the saved outbox).
-MAGIC = b"PUDDFLW1"
+#: What a follower's state file holds (``_state``'s layout: its 8 bytes after the magic
+#: count the lines written of the saved outbox).
+STATE_KIND = "pudd-lab monitor --follow"
 #: Bytes of a CSV read per step at most (about 100k rows of a 10-class log).
 MAX_READ = 16 << 20
 #: Bytes at the start of a CSV whose hash is kept, to recognise the same log on a restart.
@@ -105,35 +108,67 @@ class Follower:
         self.state = None if state is None else os.fspath(state)
         self.outbox: list[str] = []
         self._fd: int | None = None
+        self._lock_fd: int | None = None
         self._written = 0
-        if self.state is not None and os.path.exists(self.state):
-            self.monitor, self.pos = self._load(self.state)
-        else:
-            self.monitor, self.pos = make_monitor(), _Position(kind)
-            if kind == "csv":
-                with open(self.source, "rb") as fh:
-                    if fh.read(4) == b"PAR1":
-                        raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
-                                             "file, which cannot grow: follow a CSV, or a "
-                                             "folder that new Parquet parts are written to")
-            self._start()
+        if self.state is not None:
+            self._lock(self.state)
+        try:
+            if self.state is not None and os.path.exists(self.state):
+                self.monitor, self.pos = self._load(self.state)
+            else:
+                self.monitor, self.pos = make_monitor(), _Position(kind)
+                if kind == "csv":
+                    with open(self.source, "rb") as fh:
+                        if fh.read(4) == b"PAR1":
+                            raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
+                                                 "file, which cannot grow: follow a CSV, or "
+                                                 "a folder that new Parquet parts are "
+                                                 "written to")
+                self._start()
+        except BaseException:
+            self.close()
+            raise
 
     # --- the state file ---------------------------------------------------------------------
+    def _lock(self, path: str) -> None:
+        """Hold ``path.lock`` while following: a second follower of the state is refused.
+
+        The lock is the kernel's (``flock``), so it goes with the process, however it ends;
+        the file keeps the holder's process id for the message.
+        """
+        import fcntl
+
+        lock = f"{path}.lock"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise ParameterError("state", f"the lock file {lock} of --state {path} cannot be "
+                                          f"opened ({exc.strerror}); remove it if it is a "
+                                          "link or not a file, or give another state path") \
+                from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ParameterError("state", f"--state {path} is in use by process {holder} "
+                                          "(another monitor --follow); stop it first, or give "
+                                          "another state path") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        self._lock_fd = fd
+
     def _load(self, path: str) -> tuple[Monitor, _Position]:
         with open(path, "rb") as fh:
             raw = fh.read()
-        if raw[:len(MAGIC)] != MAGIC:
+        saved = loads(raw, kind=STATE_KIND, where=f"--state {path}")
+        written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
+        if not (isinstance(saved, dict) and isinstance(saved.get("monitor"), Monitor)
+                and isinstance(saved.get("pos"), _Position)
+                and isinstance(saved.get("outbox"), list)
+                and 0 <= written <= len(saved["outbox"])):
             raise ParameterError("state", f"--state {path} is not a state file of monitor "
                                           "--follow; give a new path, or the file it wrote")
-        try:
-            saved = pickle.loads(raw[len(MAGIC) + 8:])
-            written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
-        except Exception as exc:  # a truncated or foreign file
-            raise ParameterError("state", f"--state {path} cannot be read ({exc}); give a "
-                                          "new path") from None
-        if not isinstance(saved, dict) or not isinstance(saved.get("monitor"), Monitor):
-            raise ParameterError("state", f"--state {path} is not a state file of monitor "
-                                          "--follow")
         if saved["key"] != self.key:
             diff = [f"{k}: {saved['key'].get(k)!r} there, {v!r} here"
                     for k, v in self.key.items() if saved["key"].get(k) != v]
@@ -150,22 +185,19 @@ class Follower:
                                      "replaced); give a new state path")
         self.outbox = list(saved["outbox"][written:])
         self._written = written
-        self._fd = os.open(path, os.O_WRONLY)
+        self._fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         return saved["monitor"], pos
 
     def _save(self) -> None:
         """Replace the state file whole: the monitor, the position, the lines to write."""
         if self.state is None:
             return
-        blob = pickle.dumps({"key": self.key, "pos": self.pos, "monitor": self.monitor,
-                             "outbox": self.outbox}, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp = f"{self.state}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(MAGIC + bytes(8) + blob)
-        os.replace(tmp, self.state)  # a kill mid-write leaves the last state whole
+        write_atomic(self.state, dumps({"key": self.key, "pos": self.pos,
+                                        "monitor": self.monitor, "outbox": self.outbox},
+                                       kind=STATE_KIND))
         if self._fd is not None:
             os.close(self._fd)
-        self._fd = os.open(self.state, os.O_WRONLY)
+        self._fd = os.open(self.state, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         self._written = 0
 
     def written(self) -> None:
@@ -176,10 +208,13 @@ class Follower:
             os.pwrite(self._fd, self._written.to_bytes(8, "little"), len(MAGIC))
 
     def close(self) -> None:
-        """Close the state file (it stays, ready for a restart)."""
+        """Close the state file (it stays, ready for a restart) and let go of its lock."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     # --- reading ----------------------------------------------------------------------------
     def _start(self) -> None:
