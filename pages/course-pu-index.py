@@ -36,6 +36,8 @@ question = points.question()
 answered = course.ask(question)
 
 n = len(points.u)
+if state.get(state.COURSE_PU_SHOWN) is None:  # first visit: up to the question's prediction
+    state.set_value(state.COURSE_PU_SHOWN, points.asked + 1)
 shown = st.slider("Predictions added to the histogram", 1, n, **state.bound(state.COURSE_PU_SHOWN))
 hidden = None if answered else points.asked  # the asked point stays hidden until answered
 visible = [i for i in range(shown) if i != hidden]
