@@ -412,7 +412,8 @@ def _lesson1_streams() -> tuple[str, ...]:
 
 # the course: answers are replaced, never mutated in place (the default is shared by sessions)
 COURSE_ANSWERS = _value("course_answers", {})  # "question key|scenario" -> option index
-COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea10", "stream", "course-drift",
+# lesson 1's stream: DelayConfig's default (chosen by data; tests/app/test_course.py)
+COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea20", "stream", "course-drift",
                              _one_of(_lesson1_streams))
 # None: up to the question's prediction (lesson 2 sets it from its points when drawn)
 COURSE_PU_SHOWN = _value("course_pu_shown", None, "shown", "course-pu-index", _int_in(1, 20))

@@ -40,7 +40,7 @@ __all__ = [
 
 #: Lesson 5's stream without drift: this many chunks of this many predictions (chosen by
 #: data: docs/teaching.md, scripts/course_defaults.py).
-STUDY_CHUNKS, STUDY_CHUNK_SIZE = 80, 500
+STUDY_CHUNKS, STUDY_CHUNK_SIZE = 60, 500
 
 
 def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS,
