@@ -89,6 +89,13 @@ def _answer_first_open_question(page: Any, heading: str) -> None:
         _settled(page, heading)
         assert_no_exception(page)
         assert page.locator('[data-testid="stAlert"]').count() > before, "no feedback shown"
+        # committed: the clicked (first) option stays ticked, greyed, and is named
+        answered = _questions(page).nth(i).get_by_role("radio")
+        assert [answered.nth(j).is_checked() for j in range(answered.count())] == [
+            j == 0 for j in range(answered.count())], "the chosen option is not ticked"
+        assert answered.first.is_disabled()
+        chosen = options.first.inner_text().strip()
+        assert page.get_by_text(f"You chose: {chosen}", exact=False).count() >= 1
         return
     pytest.fail("no open question on the page")
 

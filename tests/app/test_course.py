@@ -18,6 +18,11 @@ def _question_radio(at: AppTest, key: str):  # noqa: ANN202
     return radio
 
 
+def _again(at: AppTest, key: str) -> str:
+    """The key of the question's "Answer again" button (shown once it is answered)."""
+    return f"{_question_radio(at, key).key.removesuffix('_done')}_again"
+
+
 def _feedback(at: AppTest) -> list[str]:
     return [shown(e.value) for e in (*at.success, *at.warning)]
 
@@ -73,7 +78,7 @@ def test_lesson1_right_and_wrong_answers_get_the_runs_own_numbers() -> None:
     assert delay is None or f"{delay} predictions after the drift" in _feedback(at)[0]
     names = [t.get("name") for t in figures(at)["course_drift_chart"]["data"]]
     assert "DDM alarm" in names
-    at.button(key=f"{_question_radio(at, 'lesson1_delay').key}_again").click().run(
+    at.button(key=_again(at, "lesson1_delay")).click().run(
         timeout=TIMEOUT)
     _answer(at, "lesson1_delay", right, SPREAD_TIMEOUT)
     assert _feedback(at) == [question.check(right).text]
@@ -89,9 +94,9 @@ def test_lesson1_answer_survives_a_trip_to_another_page_and_a_new_stream_is_a_ne
     at.switch_page("pages/theorem2.py").run(timeout=TIMEOUT)
     at.switch_page("pages/course-drift.py").run(timeout=TIMEOUT)
     assert _feedback(at) == kept
-    at.radio(key="w_course_drift_stream").set_value("sea20").run(timeout=TIMEOUT)
+    at.radio(key="w_course_drift_stream").set_value("sea0").run(timeout=TIMEOUT)
     assert _feedback(at) == []
-    assert at.query_params["stream"] == "sea20"
+    assert at.query_params["stream"] == "sea0"
 
 
 def _link(at: AppTest, label_start: str) -> tuple[str, dict[str, str]]:
@@ -142,7 +147,7 @@ def test_lesson2_hides_the_asked_prediction_until_answered_then_rings_it() -> No
         _feedback(at)[0]
     [table] = at.dataframe
     assert points.asked + 1 in table.value["prediction"].tolist()
-    at.button(key=f"{_question_radio(at, 'lesson2_pu').key}_again").click().run(timeout=TIMEOUT)
+    at.button(key=_again(at, "lesson2_pu")).click().run(timeout=TIMEOUT)
     _answer(at, "lesson2_pu", 0)
     assert _feedback(at) == [question.check(0).text] and at.success
 
@@ -181,7 +186,7 @@ def test_lesson3_question_feedback_lists_the_scans_p_values() -> None:
     assert f"3 chunks: p = {lesson.test(3).p_value:.2g}" in _feedback(at)[0]
     scan = figures(at)["course_test_scan"]["data"][0]
     assert scan["x"] == list(lesson.cuts)
-    at.button(key=f"{_question_radio(at, 'lesson3_cut').key}_again").click().run(timeout=TIMEOUT)
+    at.button(key=_again(at, "lesson3_cut")).click().run(timeout=TIMEOUT)
     _answer(at, "lesson3_cut", question.answers[0], SPREAD_TIMEOUT)
     assert _feedback(at) == [question.check(question.answers[0]).text]
 
