@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
@@ -43,8 +45,6 @@ def _spread_text(at: AppTest) -> str:
 
 
 def _spread_counts(text: str, phrases: dict[str, str]) -> dict[str, int]:
-    import re
-
     return {v: int(re.search(re.escape(p) + r" in (\d+)[,.]", text).group(1))  # type: ignore[union-attr]
             for v, p in phrases.items()}
 
@@ -183,7 +183,9 @@ def test_lesson3_question_feedback_lists_the_scans_p_values() -> None:
     wrong = next(i for i in range(len(question.options)) if i not in question.answers)
     _answer(at, "lesson3_cut", wrong, SPREAD_TIMEOUT)
     assert _feedback(at) == [question.check(wrong).text]
-    assert f"3 chunks: p = {lesson.test(3).p_value:.2g}" in _feedback(at)[0]
+    p = lesson.test(3).p_value  # Mixed's drift: often below float's range, never "p = 0"
+    assert f"3 chunks: {'p < 1e-300' if p < 1e-300 else f'p = {p:.2g}'}" in _feedback(at)[0]
+    assert not re.search(r"p = 0(?![.\d])", _feedback(at)[0])
     scan = figures(at)["course_test_scan"]["data"][0]
     assert scan["x"] == list(lesson.cuts)
     at.button(key=_again(at, "lesson3_cut")).click().run(timeout=TIMEOUT)

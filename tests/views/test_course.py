@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -325,6 +326,9 @@ def test_lesson1_who_alarmed_first_at_each_seed_and_the_sentence_agree_with_each
         recount[expected] += 1
     for seed in (0, 7):
         _check_sentence(spread, seed, spread.verdicts[seed], recount)
+    # the page reads the class seeds' spread from the store: the same verdicts
+    assert course.STORE.is_file()
+    assert course.delay_spread(cfg).verdicts[: len(SEEDS)] == spread.verdicts
 
 
 def test_lesson3_alarm_and_best_cut_at_each_seed_are_the_chi2_tests_and_the_sentence_agrees() -> (
@@ -349,6 +353,8 @@ def test_lesson3_alarm_and_best_cut_at_each_seed_are_the_chi2_tests_and_the_sent
         recount_cut[b] += 1
     _check_sentence(alarm, 0, alarm.verdicts[0], recount_alarm)
     _check_sentence(cut, 3, cut.verdicts[3], recount_cut)
+    stored = course.cut_spreads()
+    assert [s.verdicts[: len(SEEDS)] for s in stored] == [alarm.verdicts, cut.verdicts]
 
 
 def test_lesson5_the_share_of_chunks_alarming_at_each_seed_is_the_questions_answer() -> None:
@@ -367,6 +373,10 @@ def test_lesson5_the_share_of_chunks_alarming_at_each_seed_is_the_questions_answ
         assert spread.hits_1e3[i] == int((min_p < 1e-3).sum())
         recount[verdict] += 1
     _check_sentence(spread.spread, 0, spread.spread.verdicts[0], recount)
+    stored = course.study_spread()
+    assert stored.spread.verdicts[:10] == spread.spread.verdicts
+    assert (stored.tested[:10], stored.hits_005[:10], stored.hits_1e3[:10]) == (
+        spread.tested, spread.hits_005, spread.hits_1e3)
     loose, strict = spread.rates()
     assert loose == sum(spread.hits_005) / sum(spread.tested) >= strict
     assert f"{loose:.1%} alarmed at α = 0.05 and {strict:.1%} at α = 10⁻³" in spread.rates_text()
@@ -382,3 +392,24 @@ def test_at_the_class_seed_the_default_run_shows_the_lessons_point(lesson: str) 
         assert course.cut_lesson(0).verdicts() == ("alarm", "drift")
     else:
         assert course.study_verdict(course.stationary_study(0)) == "many"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{not json", "is not JSON"), ('{"seeds": [0, 1]}', "is not a store of the course"),
+    ("[]", "is not a store of the course"), ("\udcff", "is not JSON"),
+])
+def test_a_broken_spread_store_is_refused_naming_the_command_that_rewrites_it(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    from pudd_core.views.course import spread
+
+    path = tmp_path / "spreads.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(ValueError, match=f"{message}.*scripts/course_defaults.py --write"):
+        spread.stored_entry("lesson1", "x", path)
+    assert spread.stored_entry("lesson1", "x", tmp_path / "missing.json") is None
+    bad = {"verdicts": ["pudd"] * 3}
+    with pytest.raises(ValueError, match="must list 50 verdicts"):
+        spread.verdicts_from(bad, "verdicts", course.DELAY_VERDICTS)
+    with pytest.raises(ValueError, match="no phrase"):
+        spread.verdicts_from({"verdicts": ["maybe"] * 50}, "verdicts", course.DELAY_VERDICTS)

@@ -24,6 +24,7 @@ from pudd_core.views.course.delay import (
     DelayConfig,
     DelayLesson,
     delay_lesson,
+    delay_setting,
     delay_spread,
 )
 from pudd_core.views.course.interests import cifar_question, flipped_share
@@ -35,7 +36,7 @@ from pudd_core.views.course.power import (
 )
 from pudd_core.views.course.probabilities import PUPoints, pu_points
 from pudd_core.views.course.questions import Feedback, Question, option_of
-from pudd_core.views.course.spread import CLASS_SEEDS, Spread, spread_of
+from pudd_core.views.course.spread import CLASS_SEEDS, STORE, Spread, spread_of, write_store
 from pudd_core.views.course.thresholds import (
     STUDY_CHUNK_SIZE,
     STUDY_CHUNKS,
@@ -64,7 +65,10 @@ __all__ = [
     "Spread",
     "StudySpread",
     "cut_spreads",
+    "STORE",
+    "delay_setting",
     "delay_spread",
+    "write_store",
     "spread_of",
     "study_spread",
     "study_verdict",

@@ -13,7 +13,7 @@ from pudd_core.chi2 import PUTestResult, pu_chi2_test
 from pudd_core.experiments.runner import RunConfig, run_model, run_stream
 from pudd_core.pu_index import is_correct, pu_index
 from pudd_core.views.course.questions import Question
-from pudd_core.views.course.spread import CLASS_SEEDS, Spread
+from pudd_core.views.course.spread import CLASS_SEEDS, Spread, stored_entry, verdicts_from
 
 __all__ = [
     "ALARM_VERDICTS",
@@ -114,7 +114,7 @@ class CutLesson:
         options = self.options
         best = min(scan[c] for c in options)
         answers = tuple(i for i, c in enumerate(options) if scan[c] == best)
-        p_list = "; ".join(f"{c} chunk{'s' * (c > 1)}: p = {scan[c]:.2g}" for c in options)
+        p_list = "; ".join(f"{c} chunk{'s' * (c > 1)}: {_p(scan[c])}" for c in options)
         why = (f"The p-values of these cuts: {p_list}. The drift is {n} chunk(s) before the "
                "end: a shorter recent window holds fewer new-concept predictions (less "
                "evidence), a longer one mixes old-concept chunks into it (a diluted "
@@ -123,6 +123,15 @@ class CutLesson:
             "lesson3_cut", f"{self.dataset}, seed {self.seed}",
             "Which recent window will give PUDD's test the smallest p-value?",
             tuple(f"the last {c} chunk{'s' * (c > 1)}" for c in options), answers, why)
+
+
+def _p(p: float) -> str:
+    """A p-value in words; one below float's range (computed as 0) is said to be so.
+
+    >>> _p(0.0123), _p(0.0)
+    ('p = 0.012', 'p < 1e-300')
+    """
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.2g}"
 
 
 #: Lesson 3's verdicts (:meth:`CutLesson.verdicts`) in words, the lesson's point first.
@@ -137,10 +146,11 @@ CUT_VERDICTS: dict[str, str] = {
 
 
 def cut_spreads(seeds: Iterable[int] = CLASS_SEEDS, *, alpha: float = CUT_ALPHA,
-                **settings: object) -> tuple[Spread, Spread]:
+                stored: bool = True, **settings: object) -> tuple[Spread, Spread]:
     """Lesson 3's two verdicts at every seed: PUDD's alarm, and the cut at the drift.
 
-    ``settings`` are :func:`cut_lesson`'s (dataset, chunk_size, n_new).
+    ``settings`` are :func:`cut_lesson`'s (dataset, chunk_size, n_new). The defaults' spreads
+    at the class seeds are read from :data:`spread.STORE` when ``stored``.
 
     Examples
     --------
@@ -149,6 +159,10 @@ def cut_spreads(seeds: Iterable[int] = CLASS_SEEDS, *, alpha: float = CUT_ALPHA,
     True
     """
     chosen = tuple(int(s) for s in seeds)
+    entry = stored_entry("lesson3", "defaults") if stored else None
+    if entry is not None and chosen == CLASS_SEEDS and not settings and alpha == CUT_ALPHA:
+        return (verdicts_from(entry, "alarm", ALARM_VERDICTS),
+                verdicts_from(entry, "cut", CUT_VERDICTS))
     pairs = [cut_lesson(s, **settings).verdicts(alpha) for s in chosen]  # type: ignore[arg-type]
     return (Spread(chosen, tuple(a for a, _ in pairs), ALARM_VERDICTS),
             Spread(chosen, tuple(c for _, c in pairs), CUT_VERDICTS))

@@ -10,7 +10,13 @@ import numpy as np
 from pudd_core.experiments.runner import RunResult, run_experiment, run_stream
 from pudd_core.streams.synth import SPECS
 from pudd_core.views.course.questions import Question, option_of
-from pudd_core.views.course.spread import CLASS_SEEDS, Spread, spread_of
+from pudd_core.views.course.spread import (
+    CLASS_SEEDS,
+    Spread,
+    spread_of,
+    stored_entry,
+    verdicts_from,
+)
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "DelayLesson",
     "LESSON1_STREAMS",
     "delay_lesson",
+    "delay_setting",
     "delay_spread",
 ]
 
@@ -141,8 +148,17 @@ DELAY_VERDICTS: dict[str, str] = {
 }
 
 
-def delay_spread(config: DelayConfig, seeds: Iterable[int] = CLASS_SEEDS) -> Spread:
+def delay_setting(config: DelayConfig) -> str:
+    """The stored spreads' name of ``config``'s stream (its seed left out)."""
+    return f"{config.dataset}, {config.n_chunks} chunks of {config.chunk_size}"
+
+
+def delay_spread(config: DelayConfig, seeds: Iterable[int] = CLASS_SEEDS, *,
+                 stored: bool = True) -> Spread:
     """Which detector alarmed first at every seed of ``seeds``, with ``config``'s stream.
+
+    At the class seeds a stored spread is read (``stored``; :data:`spread.STORE`) when
+    there is one for the stream, else computed.
 
     Examples
     --------
@@ -151,8 +167,12 @@ def delay_spread(config: DelayConfig, seeds: Iterable[int] = CLASS_SEEDS) -> Spr
     ...                     for i in range(3))
     True
     """
+    chosen = tuple(int(s) for s in seeds)
+    entry = stored_entry("lesson1", delay_setting(config)) if stored else None
+    if entry is not None and chosen == CLASS_SEEDS:
+        return verdicts_from(entry, "verdicts", DELAY_VERDICTS)
     return spread_of(lambda seed: delay_lesson(replace(config, seed=seed)).verdict(),
-                     DELAY_VERDICTS, seeds)
+                     DELAY_VERDICTS, chosen)
 
 
 def delay_lesson(config: DelayConfig) -> DelayLesson:

@@ -10,16 +10,31 @@ typed.
 
 from __future__ import annotations
 
+import functools
+import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from pudd_core import _validation
 
 __all__ = [
     "CLASS_SEEDS",
+    "STORE",
     "Spread",
     "spread_of",
+    "stored_entry",
+    "verdicts_from",
+    "write_store",
 ]
+
+#: The lessons' spreads at :data:`CLASS_SEEDS` for their default settings, computed once by
+#: ``python scripts/course_defaults.py --write`` (a page reads them instead of running the
+#: lesson 50 times: 4 to 21 s on a busy 2-core machine); tests/views/test_course.py holds
+#: them to the computation. A setting not in it, or a missing file, is computed.
+STORE = Path(__file__).with_name("spreads.json")
 
 #: The seeds a lesson's spread is computed over (the sidebar's seeds 0 to 49).
 CLASS_SEEDS: tuple[int, ...] = tuple(range(50))
@@ -105,3 +120,54 @@ def spread_of(verdict: Callable[[int], str], phrases: Mapping[str, str],
     """
     chosen = tuple(int(s) for s in seeds)
     return Spread(chosen, tuple(verdict(s) for s in chosen), dict(phrases))
+
+
+@functools.lru_cache(maxsize=1)
+def _store(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is not JSON ({err}): run scripts/course_defaults.py "
+                         "--write") from None
+    if not isinstance(data, dict) or data.get("seeds") != list(CLASS_SEEDS):
+        raise ValueError(f"{path} is not a store of the course's spreads at seeds "
+                         f"{CLASS_SEEDS[0]}-{CLASS_SEEDS[-1]}: run scripts/course_defaults.py "
+                         "--write")
+    return data
+
+
+def stored_entry(lesson: str, setting: str, path: Path | None = None) -> dict[str, Any] | None:
+    """The stored per-seed record of ``lesson`` at ``setting`` (None: not stored).
+
+    Examples
+    --------
+    >>> stored_entry("lesson1", "no such setting") is None
+    True
+    """
+    entry = _store(path or STORE).get(lesson, {}).get(setting)
+    return dict(entry) if isinstance(entry, dict) else None
+
+
+def write_store(entries: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                path: Path | None = None) -> Path:
+    """Write ``entries`` (lesson → setting → record) as the store, with its seeds."""
+    target = path or STORE
+    data = {"seeds": list(CLASS_SEEDS), **{k: dict(v) for k, v in entries.items()}}
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    # one line per list of verdicts or counts: a rewrite's diff shows the seeds that changed
+    text = re.sub(r"\[\s+([^\[\]{}]*?)\s+\]",
+                  lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
+    target.write_text(text + "\n", encoding="utf-8")
+    _store.cache_clear()
+    return target
+
+
+def verdicts_from(entry: Mapping[str, Any], name: str, phrases: Mapping[str, str]) -> Spread:
+    """The :class:`Spread` of a stored record's ``name`` list; refuses unknown verdicts."""
+    verdicts = entry.get(name)
+    if not isinstance(verdicts, list) or len(verdicts) != len(CLASS_SEEDS):
+        raise ValueError(f"the stored {name!r} must list {len(CLASS_SEEDS)} verdicts: run "
+                         "scripts/course_defaults.py --write")
+    return Spread(CLASS_SEEDS, tuple(str(v) for v in verdicts), dict(phrases))

@@ -18,7 +18,7 @@ from pudd_core.experiments.sweep import (
     threshold_sweep,
 )
 from pudd_core.views.course.questions import Question, option_of
-from pudd_core.views.course.spread import CLASS_SEEDS, Spread
+from pudd_core.views.course.spread import CLASS_SEEDS, Spread, stored_entry, verdicts_from
 
 __all__ = [
     "STUDY_VERDICTS",
@@ -99,8 +99,11 @@ class StudySpread:
 
 
 def study_spread(seeds: Iterable[int] = CLASS_SEEDS, *, n_chunks: int = STUDY_CHUNKS,
-                 chunk_size: int = STUDY_CHUNK_SIZE) -> StudySpread:
+                 chunk_size: int = STUDY_CHUNK_SIZE, stored: bool = True) -> StudySpread:
     """:func:`stationary_study` at every seed of ``seeds``.
+
+    At the class seeds a stored spread (:data:`spread.STORE`) is read when ``stored`` and
+    there is one for these settings, else computed.
 
     Examples
     --------
@@ -110,6 +113,14 @@ def study_spread(seeds: Iterable[int] = CLASS_SEEDS, *, n_chunks: int = STUDY_CH
     True
     """
     chosen = tuple(int(s) for s in seeds)
+    entry = stored_entry("lesson5", f"{n_chunks} chunks of {chunk_size}") if stored else None
+    if entry is not None and chosen == CLASS_SEEDS:
+        counts = [tuple(int(v) for v in entry.get(k, ())) for k in ("tested", "hits_005",
+                                                                   "hits_1e3")]
+        if any(len(c) != len(CLASS_SEEDS) for c in counts):
+            raise ValueError("the stored lesson 5 spread must count every class seed: run "
+                             "scripts/course_defaults.py --write")
+        return StudySpread(verdicts_from(entry, "verdicts", STUDY_VERDICTS), *counts)
     studies = [stationary_study(s, n_chunks=n_chunks, chunk_size=chunk_size) for s in chosen]
     return StudySpread(
         Spread(chosen, tuple(study_verdict(st) for st in studies), STUDY_VERDICTS),
