@@ -62,9 +62,9 @@ def ask(question: Question) -> bool:
     An open question is a radio with no option ticked. A committed one is another radio
     (its own key), created with the chosen option ticked and disabled, and a line naming the
     choice, so a class vote shows what each student chose. Two widgets, not one switched to
-    disabled: the browser keeps an open radio's last value while it is drawn, and a radio
-    that stayed on the page across "Answer again" came back with the old choice, which the
-    next click could then not change (nothing changed, so no callback ran).
+    disabled: in Chromium the one radio, redrawn in place with ``index`` set, showed no option
+    ticked after the click (``checked`` false on all four), while the same radio drawn afresh
+    (after a trip to another page) showed the choice; tests/app/test_browser_course.py.
     """
     choice = state.get(state.COURSE_ANSWERS).get(_answer_key(question))
     labels = list(range(len(question.options)))
