@@ -413,3 +413,23 @@ def test_a_broken_spread_store_is_refused_naming_the_command_that_rewrites_it(
         spread.verdicts_from(bad, "verdicts", course.DELAY_VERDICTS)
     with pytest.raises(ValueError, match="no phrase"):
         spread.verdicts_from({"verdicts": ["maybe"] * 50}, "verdicts", course.DELAY_VERDICTS)
+
+
+def test_the_teachers_guide_quotes_the_stored_spreads_of_the_chosen_defaults() -> None:
+    # docs/teaching.md's tables are scripts/course_defaults.py's output: its chosen rows must
+    # say what the store (the pages' counts) says
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "teaching.md").read_text()
+    chosen = re.findall(r"^\| (.+?) \*\*\(chosen\)\*\* \| (\S+) \| (\d+) of 50 \|$", guide, re.M)
+    names = [c[0].split(",")[0].split(" (")[0] for c in chosen]
+    assert names == ["sea20", "mixed", "60 chunks of 500"]
+    lesson1 = course.delay_spread(course.DelayConfig())
+    alarm, cut = course.cut_spreads()
+    both = sum(a == "alarm" and c == "drift"
+               for a, c in zip(alarm.verdicts, cut.verdicts, strict=True))
+    study = course.study_spread()
+    assert [(v, int(n)) for _, v, n in chosen] == [
+        (lesson1.verdicts[0], lesson1.count("pudd")),
+        (f"{alarm.verdicts[0]}+{cut.verdicts[0]}", both),
+        (study.spread.verdicts[0], study.spread.count("many"))]
+    loose, strict = study.rates()
+    assert f"alarm rates {loose:.1%} at 0.05, {strict:.1%} at 10⁻³) **(chosen)**" in guide
