@@ -133,6 +133,13 @@ def test_lesson2_hides_the_asked_prediction_until_answered_then_rings_it() -> No
     # the slider starts at the asked prediction: it is on the chart once answered
     assert at.slider(key="w_course_pu_shown").value == points.asked + 1
     assert any(f"Prediction {points.asked + 1} is the question's" in c.value for c in at.caption)
+    # another seed asks about another prediction: the slider follows it
+    other = next(views.pu_points(s) for s in range(1, 20)
+                 if views.pu_points(s).asked != points.asked)
+    at.number_input(key="w_app_seed").set_value(other.seed).run(timeout=TIMEOUT)
+    assert at.slider(key="w_course_pu_shown").value == other.asked + 1
+    at.number_input(key="w_app_seed").set_value(0).run(timeout=TIMEOUT)
+    assert at.slider(key="w_course_pu_shown").value == points.asked + 1
     at.slider(key="w_course_pu_shown").set_value(20).run(timeout=TIMEOUT)
     [table] = at.dataframe
     assert points.asked + 1 not in table.value["prediction"].tolist()
