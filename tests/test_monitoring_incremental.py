@@ -156,3 +156,64 @@ def test_a_state_of_another_version_or_no_state_at_all_is_refused_by_name(tmp_pa
         (tmp_path / "junk.pkl").write_bytes(junk)
         with pytest.raises(ParameterError, match="holds no saved monitor"):
             Monitor.restore(tmp_path / "junk.pkl")
+
+
+def test_rewind_goes_back_to_the_open_chunk_when_its_labels_are_missing():
+    # issue 32 item 4: rows 1500- unlabelled, chunk 1 (rows 1000-1999) still open: rewind()
+    # returned 2000, so rows 1500-1999 stayed unlabelled for good
+    frame = _log()
+    late = frame.copy()
+    late.loc[1500:, "label"] = np.nan
+    m = Monitor(FMT, chunk_size=1000)
+    m.feed(late.iloc[:2000])
+    assert [s.index for s in m.result("DataFrame").pending] == [1]
+    assert m.resume_row == 1000 and m.rewind() == 1000 and m.next_row == 1000
+    m.feed(frame.iloc[1000:])
+    m.finish()
+    _same(m.result("DataFrame"), monitor(frame, FMT, chunk_size=1000))
+    # a fully labelled open chunk is kept: nothing to read again
+    m = Monitor(FMT, chunk_size=1000)
+    m.feed(frame.iloc[:1500])
+    assert m.rewind() == 1500
+
+
+@st.composite
+def _late_label_streams(draw: st.DrawFn) -> tuple[list[int], list[int]]:
+    """Steps (rows known after each) and, per step, how many of the newest rows lack labels;
+    labels arrive in order (the labelled part only grows), the last step may keep a tail."""
+    n = 1200
+    ends = sorted(set(draw(st.lists(st.integers(1, n - 1), max_size=10)))) + [n]
+    frontier, lags = 0, []
+    for end in ends:
+        lag = draw(st.integers(0, end))
+        frontier = max(frontier, end - lag)  # labels never disappear once given
+        lags.append(end - frontier)
+    return ends, lags
+
+
+@settings(max_examples=30, deadline=None)
+@given(stream=_late_label_streams(), how=st.sampled_from(
+    [{"chunk_size": 100}, {"chunk_size": 250}, {"chunk_size": 37}, {"window": "3h"},
+     {"window": "1D"}]))
+def test_streamed_with_late_labels_and_rewound_it_equals_the_batch_monitor(stream, how):
+    """Any steps, any label lags: rewind then feed at each step, the result is the batch
+    monitor's on the final log (the reference reading), chunk for chunk."""
+    ends, lags = stream
+    frame = _log(1200, seed=len(ends))
+    fmt = LogFormat(label="label", proba_prefix="proba_",
+                    time_column="ts" if "window" in how else None)
+    m = Monitor(fmt, baselines=["ddm"], **how)
+    for end, lag in zip(ends, lags, strict=True):
+        known = frame.iloc[:end].copy()
+        known.loc[end - lag:, "label"] = np.nan  # the newest rows wait for their labels
+        start = m.rewind()
+        m.feed(known.iloc[start:])
+    final = known
+    m.finish()
+    try:
+        batch = monitor(final, fmt, baselines=["ddm"], **how)
+    except ParameterError as err:  # no labelled row at all: the stream says the same
+        with pytest.raises(ParameterError, match=str(err)[:30]):
+            m.result("DataFrame")
+        return
+    _same(m.result("DataFrame"), batch)

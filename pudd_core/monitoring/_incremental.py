@@ -474,19 +474,34 @@ class Monitor:
         self.finished = True
         return tuple(self.chunks.records[i] for i in self.chunks.close())
 
+    def _unlabelled(self) -> _Open | None:
+        """The first untested chunk with a row whose label is missing (waiting, or open)."""
+        c = self.chunks
+        if c.waiting:  # a waiting chunk's last row has no label
+            return c.waiting[0]
+        if c.open.n and not all(part.all() for part in c.open.lab):
+            return c.open
+        return None
+
     @property
     def resume_row(self) -> int:
-        """The first row of the pending tail (else :attr:`next_row`): rewind's row."""
-        return self.chunks.waiting[0].first_row if self.chunks.waiting else self.next_row
+        """The row :meth:`rewind` would feed again from (else :attr:`next_row`)."""
+        first = self._unlabelled()
+        return self.next_row if first is None else first.first_row
 
     def rewind(self) -> int:
-        """Drop the chunks waiting for labels, and the open one; the row to feed again from.
+        """Drop the untested chunks from the first with a missing label; the row to feed from.
 
-        Call it when the pending tail's labels have arrived, then feed the log from there.
+        That chunk is the first waiting for labels, or else the open chunk if one of its rows
+        has none: neither was tested, so it is dropped whole and read again from its first
+        row (every row before it is final). Call it when labels have arrived, then feed the
+        log from the row it returns; a monitor fed this way gives the batch monitor's result
+        on the log as it stands then, chunk for chunk. Without a missing label it changes
+        nothing and returns :attr:`next_row`.
         """
-        if not self.chunks.waiting:
+        first = self._unlabelled()
+        if first is None:
             return self.next_row
-        first = self.chunks.waiting[0]
         if self.order is not None:
             self.order.last = first.prev_time
         self.chunks.waiting = []
