@@ -129,9 +129,10 @@ def test_time_windows_cut_at_the_window_bounds_and_skip_empty_ones():
     assert {s.n_rows for s in six_hours.spans[:-1]} == {72}
     weekly = monitor(frame.assign(ts=frame.ts.dt.strftime("%Y-%m-%dT%H:%M:%S")),
                      label="label", proba_prefix="proba_", time_column="ts", window="W")
-    weeks = frame.ts.dt.to_period("W")
+    weeks = frame.ts.dt.to_period("W")  # pandas' W bins: Monday to Sunday, whole days
     assert [s.n_rows for s in weekly.spans] == weeks.value_counts().sort_index().tolist()
     assert weekly.spans[0].start == str(weeks.iloc[0].start_time.isoformat())
+    assert weekly.spans[0].end == str((weeks.iloc[0] + 1).start_time.isoformat())
 
 
 def test_normalize_divides_each_row_by_its_sum():
@@ -326,18 +327,22 @@ def test_an_integer_year_and_epoch_times_make_time_windows():
                       time_column="year", window="5")
     assert [s.n_rows for s in decades.spans] == [500 * 5, 500 * 5, 500 * 2]  # 2010-14 ...
     as_years = monitor(frame.assign(year=year), label="label", proba_prefix="proba_",
-                       time_column="year", window="YS")
+                       time_column="year", window="YS", time_unit="year")
     np.testing.assert_array_equal(as_years.p_values, by_rows.p_values)
     assert as_years.spans[1].start == "2011-01-01T00:00:00"
-    assert any("read as years" in n for n in as_years.notes)
+    assert any("integer years" in n for n in as_years.notes)
     # epoch seconds and milliseconds give the timestamps' windows
     by_time = monitor(frame, label="label", proba_prefix="proba_", time_column="ts",
                       window="6h")
     seconds = frame.ts.astype("int64") // 10**9
-    for unit, values in (("seconds", seconds), ("milliseconds", seconds * 1000)):
+    for unit, values in (("s", seconds), ("ms", seconds * 1000)):
         res = monitor(frame.assign(ts=values), label="label", proba_prefix="proba_",
-                      time_column="ts", window="6h")
-        assert res.spans == by_time.spans and any(f"epoch {unit}" in n for n in res.notes)
+                      time_column="ts", window="6h", time_unit=unit)
+        assert res.spans == by_time.spans
+        # never guessed from their size: without the unit they are refused by name
+        with pytest.raises(ParameterError, match=r"holds numbers .*--time-unit"):
+            monitor(frame.assign(ts=values), label="label", proba_prefix="proba_",
+                    time_column="ts", window="6h")
 
 
 def test_timestamps_across_a_daylight_saving_change_are_read_as_utc():

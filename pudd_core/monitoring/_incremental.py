@@ -374,6 +374,8 @@ class Monitor:
         *,
         chunk_size: int | None = None,
         window: str | None = None,
+        time_format: str | None = None,
+        time_unit: str | None = None,
         alpha: float = 1e-3,
         detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
         baselines: Sequence[str] = (),
@@ -399,6 +401,11 @@ class Monitor:
         if (self.given.time_column is None) != (window is None):
             raise ParameterError("window", "chunking by time needs both time_column "
                                            "(--time-column) and window (--window)")
+        if window is None and (time_format is not None or time_unit is not None):
+            given = "time_format" if time_format is not None else "time_unit"
+            raise ParameterError(given, f"{given} (--{given.replace('_', '-')}) says how to "
+                                        "read the time column, for chunks by time: give "
+                                        "time_column and window too")
         if window is not None and chunk_size is not None:
             raise ParameterError("chunk_size", "chunk by rows (chunk_size) or by time "
                                                "(window), not both")
@@ -413,7 +420,8 @@ class Monitor:
         self.options = tuple(sorted({**VARIANTS[variant],
                                      **dict(detector_options or {})}.items()))
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
-        self.windows = Windows(window) if window is not None else None
+        self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
+                        if window is not None else None)
         self.chunks = _Chunks(det, _baseline_names(baselines), seed, self.windows,
                               record_windows)
         self.normalize, self.tolerance = normalize, tolerance
