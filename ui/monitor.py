@@ -47,6 +47,13 @@ CHUNKING = "monitor_chunking"
 CHUNK_SIZE = "monitor_chunk_size"
 TIME_COLUMN = "monitor_time_column"
 WINDOW = "monitor_window"
+TIME_FORMAT = "monitor_time_format"
+TIME_UNIT = "monitor_time_unit"
+#: The time unit control's choices -> ``time_unit`` (None: text or a date type).
+TIME_UNITS_SHOWN = {"(text or dates)": None, "epoch seconds": "s",
+                    "epoch milliseconds": "ms", "epoch microseconds": "us",
+                    "epoch nanoseconds": "ns", "integer years": "year",
+                    "plain numbers (a number as window)": "number"}
 ALPHA_EXP = "monitor_alpha_exp"
 BASELINE_KEYS = "monitor_baselines"
 NORMALIZE = "monitor_normalize"
@@ -65,7 +72,7 @@ VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
                   "the authors' (clamp_min=5)": "authors"}
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
-                TIME_COLUMN)
+                TIME_COLUMN, TIME_FORMAT, TIME_UNIT)
 #: Columns the preview shows (a log may have thousands).
 PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
@@ -307,8 +314,22 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             index=_index(columns, guess["time_column"]))
         kwargs["window"] = cols[2].text_input(
             "Window (pandas offset alias)", value="6h", key=WINDOW,
-            help="1D, 6h, 30min, W, MS ..., or a number for a numeric time column (an "
-                 "integer year: 1 for one year per chunk). The times must be sorted.")
+            help="1D, 6h, 30min, 2W, MS ... (any multiple: the bins of pandas' resample), "
+                 "or a number for a numeric time column (an integer year: 1 for one year per "
+                 "chunk). The times must be sorted.")
+        cols = st.columns([1, 2, 2])
+        time_format = cols[1].text_input(
+            "Time format (empty: ISO 8601)", key=TIME_FORMAT, placeholder="%d/%m/%Y %H:%M",
+            help="The strftime format of text times that are not ISO 8601. Day-first and "
+                 "month-first dates are never guessed: 01/03/2024 needs %d/%m/%Y or "
+                 "%m/%d/%Y.").strip()
+        if time_format:
+            kwargs["time_format"] = time_format
+        unit = TIME_UNITS_SHOWN[cols[2].selectbox(
+            "What a numeric time column counts", list(TIME_UNITS_SHOWN), key=TIME_UNIT,
+            help="Epoch seconds, milliseconds ... are never guessed from the numbers' size.")]
+        if unit is not None:
+            kwargs["time_unit"] = unit
     cols = st.columns(3)
     exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10, 3, key=ALPHA_EXP)
     kwargs["alpha"] = float(10.0 ** -exponent)

@@ -170,3 +170,34 @@ def test_a_run_too_long_to_play_draws_its_whole_charts_with_ui_chart(
     drawn_here = {el.proto.id.split("-", 2)[2] for el in charts(at)}
     if chart_js() is not None:  # else st.plotly_chart drew them
         assert {"monitor_trace", "monitor_minp"} <= drawn_here
+
+
+def test_the_time_format_and_unit_controls_read_what_the_library_reads(tmp_path: Path) -> None:
+    """Day-first text and epoch milliseconds: refused by name until the format or the unit is
+    chosen, then the library's chunks; a format or unit that does not fit is an error."""
+    frame = pd.read_parquet(EXAMPLE).head(3000)
+    day_first = tmp_path / "dayfirst.csv"
+    frame.assign(ts=frame.ts.dt.strftime("%d/%m/%Y %H:%M")).to_csv(day_first, index=False)
+    at = _use_path(_open(), day_first)
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    shown = at.error[0].value.replace("\\", "")
+    assert "column 'ts', row 0 ('01/01/2024 00:00')" in shown and "--time-format" in shown
+    at.text_input(key="monitor_time_format").set_value("%d/%m/%Y %H:%M").run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    expected = monitor(day_first, label="label", proba_prefix="proba_", time_column="ts",
+                       window="6h", time_format="%d/%m/%Y %H:%M")
+    assert player(at)["spec"]["last"] == expected.n_chunks
+    at.text_input(key="monitor_time_format").set_value("%m-%d").run(timeout=TIMEOUT)
+    assert "not matching time_format" in at.error[0].value.replace("\\", "")
+    at.text_input(key="monitor_time_format").set_value("").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_time_unit").set_value("epoch seconds").run(timeout=TIMEOUT)
+    assert "holds text" in at.error[0].value.replace("\\", "")
+
+    epoch = tmp_path / "epoch.csv"
+    frame.assign(ts=frame.ts.astype("int64") // 10**6).to_csv(epoch, index=False)
+    at = _use_path(_open(), epoch)
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    assert "--time-unit" in at.error[0].value.replace("\\", "")
+    at.selectbox(key="monitor_time_unit").set_value("epoch milliseconds").run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    assert player(at)["spec"]["last"] == expected.n_chunks
