@@ -115,7 +115,16 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--time-column", "n", "--window", "1D", "--time-unit", "year"],
         ["--time-column", "n", "--window", "1D", "--time-unit", "number"],
         ["--time-unit", "s"]],
+    ("monitor", "--binary-top-score"): [
+        ["--proba-prefix", "", "--binary-top-score", "score", "--pred", "pred"],
+        ["--binary-top-score", "nope", "--pred", "pred"], ["--binary-top-score", "score"],
+        ["--binary-top-score", "proba_1", "--pred", "pred"],
+        ["--binary-top-score", "score", "--pred", "pred", "--positive-label", "1"],
+        ["--binary-top-score", "score", "--pred", "ts"]],
 }
+for _option in ("--time-format", "--time-unit"):  # these read the probability columns by prefix
+    BAD[("monitor", _option)] = [["--proba-prefix", "proba_", *c]
+                                 for c in BAD[("monitor", _option)]]
 #: Commands whose options another suite owns, with where their bad-input cases live, and the
 #: options it owns; any other option of the command needs its cases in BAD.
 OWNED_ELSEWHERE = {"monitor": "tests/test_monitor_cli.py"}
@@ -128,7 +137,7 @@ OWNED_OPTIONS = {"monitor": {
 BASE = {"run": ["--n-chunks", "5", "--executor", "serial"],
         "export-predictions": ["--out", "{tmp}/log.csv", "--n-chunks", "5"],
         "reproduce": ["--n-chunks", "5", "--executor", "serial"],
-        "monitor": ["{tmp}/log.csv", "--label", "label", "--proba-prefix", "proba_"]}
+        "monitor": ["{tmp}/log.csv", "--label", "label"]}
 #: Uploaders (their widget key) -> the tests of what a bad upload gives.
 UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_upload_is_an_"
                                "inline_error",
@@ -333,8 +342,9 @@ def tmp(tmp_path: Path) -> Path:
                                               'n_chunks = 5\n')
     (tmp_path / "empty").mkdir()
     rows = [f"{i % 2},{0.3 + 0.4 * (i % 2)},{0.7 - 0.4 * (i % 2)},2024-03-01T{i % 24:02d}:00:00,"
-            f"{i}" for i in range(24)]
-    (tmp_path / "log.csv").write_text("label,proba_1,proba_0,ts,n\n" + "\n".join(rows) + "\n")
+            f"{i},{i % 2},0.7" for i in range(24)]
+    (tmp_path / "log.csv").write_text("label,proba_1,proba_0,ts,n,pred,score\n"
+                                      + "\n".join(rows) + "\n")
     return tmp_path
 
 

@@ -62,7 +62,10 @@ SOURCES = ("The example log", "Upload a file", "A path on the server")
 #: The environment variable naming the folders whose files the page may read (off when unset).
 SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
 FORMS = ("Label + one probability column per class",
-         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)")
+         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)",
+         "Label + the predicted label and its score (a binary model's top class)")
+TOP_SCORE = "monitor_top_score"
+TOP_PRED = "monitor_top_pred"
 PROBA_COLUMN = "monitor_proba_column"
 POSITIVE = "monitor_positive"
 PRED = "monitor_pred"
@@ -72,7 +75,7 @@ VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
                   "the authors' (clamp_min=5)": "authors"}
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
-                TIME_COLUMN, TIME_FORMAT, TIME_UNIT)
+                TIME_COLUMN, TIME_FORMAT, TIME_UNIT, TOP_SCORE, TOP_PRED)
 #: Columns the preview shows (a log may have thousands).
 PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
@@ -297,6 +300,21 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
                  "which predictions are wrong (a model's threshold is not 0.5 in general).")
         if pred != NO_DECISIONS:
             kwargs["pred"] = pred
+    elif form == FORMS[3]:
+        kwargs["label"] = cols[1].selectbox(
+            "Label column (the true class)", columns, key=LABEL,
+            placeholder="Choose the true-label column",
+            index=columns.index(guess["label"]) if guess["label"] in columns else None)
+        kwargs["pred"] = cols[1].selectbox(
+            "Predicted label column", columns, key=TOP_PRED,
+            index=_index(columns, guess["pred"]),
+            help="The class the model chose (a Hugging Face pipeline's `label`).")
+        kwargs["binary_top_score"] = cols[2].selectbox(
+            "Score of the predicted class", columns, key=TOP_SCORE,
+            index=_index(columns, guess["proba_column"]),
+            help="A Hugging Face pipeline's `score`. PUDD needs the probability of the true "
+                 "class: for a binary model it is this score where the prediction is right "
+                 "and 1 − score where it is wrong; a third class is refused.")
     else:
         kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
                                              columns, key=P_TRUE,

@@ -24,7 +24,8 @@ def _log_format(args: argparse.Namespace) -> LogFormat:
     return LogFormat(
         label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
         classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label)
+        time_column=args.time_column, positive_label=args.positive_label,
+        binary_top_score=args.binary_top_score)
 
 
 def _monitor(args: argparse.Namespace) -> int:
@@ -199,6 +200,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     form.add_argument("--p-true", default=None, metavar="COLUMN",
                       help="shortcut: the probability of the true class (with --correct or "
                            "--pred)")
+    form.add_argument("--binary-top-score", default=None, metavar="COLUMN",
+                      help="a binary model's score of its predicted class (a Hugging Face "
+                           "pipeline's score), with --pred (the predicted label) and --label: "
+                           "p(true class) is the score where the prediction is right, else "
+                           "1 - score")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
                      help="with --proba-columns: each column's label value")
     mon.add_argument("--positive-label", default=None, metavar="VALUE",

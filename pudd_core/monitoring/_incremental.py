@@ -303,7 +303,15 @@ DISAGREEMENT_WARNING = 0.01
 def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> tuple[str, ...]:
     """What the monitor inferred and chose, in words; warns where the log contradicts itself."""
     fmt = scorer.fmt
+    scorer.check_top_score(final=True)
     notes = list(scorer.notes)
+    if scorer.binary and fmt.pred is None and fmt.correct is None and scorer.p_min >= 0.5:
+        msg = (f"column {fmt.proba_columns[0]!r}, read as P(positive), is never below 0.5: if "
+               "it is the score of the predicted class (a Hugging Face pipeline's score), the "
+               "reading is wrong; give the predicted labels and read it with binary_top_score "
+               "(--binary-top-score ... --pred ...)")
+        warnings.warn(msg, stacklevel=3)
+        notes.append(msg)
     if fmt.pred is not None or fmt.correct is not None:
         col = fmt.pred if fmt.pred is not None else fmt.correct
         what = "the model's decisions" if fmt.pred is not None else "the 0/1 column"
