@@ -397,3 +397,45 @@ def test_the_default_history_is_bounded_as_chunkpudd_max_chunks_bounds_it():
     assert VARIANTS["calibrated"]["max_chunks"] == 128
     assert "max_chunks" not in dict(monitor(frame, label="label", proba_prefix="proba_",
                                             chunk_size=500, variant="authors").detector_options)
+
+
+@pytest.mark.parametrize(("source", "kwargs", "message"), [
+    (None, {}, r"the log must be a path, an open binary file, bytes or a pandas DataFrame, "
+               r"got None"),
+    (42, {}, r"got 42 \(a int\)"),
+    ("LOG", {"detector_options": {"alpha": 0.5}},
+     r"alpha is the monitor's own argument, not a detector option: pass alpha="),
+    ("LOG", {"detector_options": {"seed": 1}}, r"seed is the monitor's own argument"),
+    ("LOG", {"detector_options": "cut_points=all"}, r"detector_options must map ChunkPUDD"),
+    ("LOG", {"detector_options": {"cut_point": "all"}}, r"cut_point"),
+])
+def test_library_misuse_is_a_parameter_error_naming_the_argument(source, kwargs, message):
+    # issue 32: monitor(None) raised AttributeError 'tell', detector_options={"alpha": ...}
+    # TypeError "multiple values for argument 'alpha'"
+    source = _log(600) if source == "LOG" else source
+    with pytest.raises(ParameterError, match=message):
+        monitor(source, label="label", proba_prefix="proba_", chunk_size=100, **kwargs)
+
+
+def test_labels_and_column_names_in_either_unicode_normal_form_are_one_class():
+    # issue 32: decomposed "café" labels against a composed proba_café column were "no
+    # probability column" while the column was listed
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(f, "café") for f in ("NFC", "NFD"))
+    assert nfc != nfd
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.2, 0.9, 1000)
+    y = rng.integers(0, 2, 1000)
+    composed = pd.DataFrame({"label": np.where(y == 1, nfc, "tea"), f"proba_{nfc}": p,
+                             "proba_tea": 1 - p})
+    ref = monitor(composed, label="label", proba_prefix="proba_", chunk_size=100)
+    for label, column in ((nfd, nfc), (nfc, nfd), (nfd, nfd)):
+        log = composed.rename(columns={f"proba_{nfc}": f"proba_{column}"}).assign(
+            label=np.where(y == 1, label, "tea"))
+        res = monitor(log, label="label", proba_prefix="proba_", chunk_size=100)
+        np.testing.assert_array_equal(res.p_values, ref.p_values)
+        assert res.accuracy == ref.accuracy
+        binary = monitor(log.drop(columns="proba_tea"), label="label",
+                         proba_columns=[f"proba_{column}"], positive_label=nfc, chunk_size=100)
+        np.testing.assert_allclose(binary.p_values, ref.p_values, rtol=1e-12)

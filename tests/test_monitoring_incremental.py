@@ -217,3 +217,26 @@ def test_streamed_with_late_labels_and_rewound_it_equals_the_batch_monitor(strea
             m.result("DataFrame")
         return
     _same(m.result("DataFrame"), batch)
+
+
+def test_feeding_misshapen_batches_is_refused_by_name():
+    # issue 32: a batch without a probability column raised KeyError 'proba_2', Series of
+    # unequal length numpy's broadcast errors, a dict without n was as long as its keys
+    frame = _log(600)
+    m = Monitor(FMT, chunk_size=100)
+    m.feed(frame.iloc[:300])
+    with pytest.raises(ParameterError, match=r"the rows from row 300 have no column 'proba_2'"):
+        m.feed(frame.iloc[300:].drop(columns="proba_2"))
+    columns = {c: frame[c].iloc[300:] for c in ("label", "proba_0", "proba_1", "proba_2")}
+    with pytest.raises(ParameterError, match=r"different lengths \('label': 300, 'proba_0': "
+                                             r"10, 'proba_1': 300"):
+        m.feed({**columns, "proba_0": columns["proba_0"].iloc[:10]})
+    with pytest.raises(ParameterError, match=r"different lengths .*; n=299"):
+        m.feed(columns, 299)
+    with pytest.raises(ParameterError, match=r"feed\(\) takes a DataFrame or a mapping"):
+        m.feed([1, 2, 3])
+    assert m.next_row == 300  # nothing was taken from the refused batches
+    # a mapping of arrays without n: as long as its columns (it was as long as its keys)
+    m.feed({c: v.to_numpy() for c, v in columns.items()})
+    m.finish()
+    _same(m.result("DataFrame"), monitor(frame, FMT, chunk_size=100))

@@ -13,6 +13,7 @@ from pudd_core.monitoring._log import (
     BATCH_ROWS,
     LogFormat,
     batches,
+    check_source,
     estimate_rows,
     log_columns,
     name_of,
@@ -119,6 +120,7 @@ def monitor(
                 detector_options=detector_options, baselines=baselines, normalize=normalize,
                 tolerance=tolerance, record_windows=record_windows, seed=seed,
                 variant=variant, **columns)
+    check_source(source)
     name = name_of(source)
     fmt = m.start(log_columns(source))
     total = estimate_rows(source) if progress is not None else 0

@@ -18,6 +18,7 @@ from pudd_core._validation import (
     ParameterError,
     check_bool,
     check_open_unit,
+    check_option_names,
     check_positive_int,
     check_seed,
     finite_float,
@@ -236,6 +237,26 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
     return LogFormat(**columns)
 
 
+def _detector_options(given: Any) -> dict[str, Any]:
+    """``detector_options`` as a dict of ChunkPUDD options; the monitor's own ones refused."""
+    import inspect
+
+    try:
+        options = dict(given or {})
+    except (TypeError, ValueError):
+        raise ParameterError("detector_options", "detector_options must map ChunkPUDD option "
+                                                 "names to values, e.g. {'cut_points': 'all'}, "
+                                                 f"got {given!r:.80}") from None
+    for key in options:
+        if key in ("alpha", "seed"):
+            raise ParameterError("detector_options", f"{key} is the monitor's own argument, "
+                                                     f"not a detector option: pass {key}= "
+                                                     f"(--{key}), not detector_options")
+    valid = [p for p in inspect.signature(ChunkPUDD).parameters if p not in ("alpha", "seed")]
+    check_option_names("detector_options", "ChunkPUDD", options, valid)
+    return options
+
+
 def _median(u: NDArray[np.float64]) -> float:
     """``np.median(u)`` of values without NaN, bit for bit, without its per-call checks.
 
@@ -426,7 +447,7 @@ class Monitor:
         self.chunk_size = chunk_size
         self.alpha = float(alpha)
         self.options = tuple(sorted({**VARIANTS[variant],
-                                     **dict(detector_options or {})}.items()))
+                                     **_detector_options(detector_options)}.items()))
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
         self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
                         if window is not None else None)
@@ -460,9 +481,15 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        names = list(rows.keys()) if isinstance(rows, Mapping) else list(rows.columns)
+        if isinstance(rows, Mapping):
+            names = [str(c) for c in rows.keys()]
+        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
+            names = [str(c) for c in rows.columns]
+        else:
+            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
+                                         f"Series, got {type(rows).__name__}")
         fmt = self.start(names)
-        n = len(rows) if n is None else n
+        rows, n = self._checked(rows, names, fmt, n)
         if n == 0:
             return ()
         assert self.scorer is not None
@@ -482,6 +509,41 @@ class Monitor:
         tested = self.chunks.add(scored, keys, offset, times, prev)
         self.next_row = offset + n
         return tuple(self.chunks.records[i] for i in tested)
+
+    def _checked(self, rows: Any, names: list[str], fmt: LogFormat,
+                 n: int | None) -> tuple[Any, int]:
+        """The rows with every column the format reads, all ``n`` long; else named errors."""
+        import pandas as pd
+
+        missing = [c for c in fmt.columns if c not in names]
+        if missing:
+            raise ParameterError("rows", f"the rows from row {self.next_row} have no column "
+                                         f"{missing[0]!r}, which the format reads (from the "
+                                         "log's first rows): every batch needs the columns "
+                                         f"{', '.join(fmt.columns)}")
+        if isinstance(rows, Mapping):
+            cols = {}
+            for c in fmt.columns:
+                v = rows[c]
+                try:
+                    cols[c] = v if isinstance(v, pd.Series) else pd.Series(v)
+                except (TypeError, ValueError) as err:
+                    raise ParameterError("rows", f"column {c!r} must be a Series or an array "
+                                                 f"of values, got {type(v).__name__} ({err})"
+                                         ) from None
+            lengths = {c: len(v) for c, v in cols.items()}
+            rows = cols
+        else:
+            lengths = dict.fromkeys(fmt.columns, len(rows))
+        expected = next(iter(lengths.values())) if n is None else n
+        check_positive_int("n", expected, minimum=0)
+        odd = [c for c, k in lengths.items() if k != expected]
+        if odd:
+            shown = ", ".join(f"{c!r}: {k}" for c, k in lengths.items())
+            raise ParameterError("rows", f"the columns fed have different lengths ({shown}"
+                                         f"{f'; n={n}' if n is not None else ''}): every column "
+                                         "needs one value per row")
+        return rows, int(expected)
 
     def finish(self) -> tuple[ChunkRecord, ...]:
         """The log has ended: test the open chunk (or let it wait with the pending tail)."""

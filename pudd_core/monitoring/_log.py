@@ -13,8 +13,8 @@ from pudd_core._validation import ParameterError, check_column_names
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BATCH_ROWS", "LogFormat", "batches", "estimate_rows", "guess_columns", "log_columns",
-           "name_of", "read_log_head"]
+__all__ = ["BATCH_ROWS", "LogFormat", "batches", "check_source", "estimate_rows", "guess_columns",
+           "log_columns", "name_of", "read_log_head"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
 BATCH_ROWS = 131_072
@@ -133,7 +133,18 @@ def name_of(source: Any) -> str:
     return str(getattr(source, "name", "uploaded log"))
 
 
+def check_source(source: Any) -> None:
+    """Refuse what is no log: not a path, an open binary file, bytes or a DataFrame."""
+    if isinstance(source, str | os.PathLike | bytes) or type(source).__name__ == "DataFrame":
+        return
+    if not (hasattr(source, "read") and hasattr(source, "seek")):
+        raise ParameterError("source", "the log must be a path, an open binary file, bytes "
+                                       f"or a pandas DataFrame, got {source!r:.80} "
+                                       f"(a {type(source).__name__})")
+
+
 def _open(source: Any) -> Any:
+    check_source(source)
     if isinstance(source, str | os.PathLike):
         if not os.path.isfile(source):
             raise FileNotFoundError(f"no prediction log at {os.fspath(source)}: give the path "

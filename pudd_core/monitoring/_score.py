@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,12 @@ class LabelMap:
             else:
                 idx = self.numbers.get_indexer(labels.to_numpy(dtype=np.float64))
         else:
-            idx = self.text.get_indexer(labels.astype(str).str.strip())
+            text = labels.astype(str).str.strip()
+            idx = self.text.get_indexer(text)
+            if (idx < 0).any():  # "café" composed or decomposed is one class (Unicode NFC)
+                miss = np.flatnonzero(idx < 0)
+                nfc = pd.Index([unicodedata.normalize("NFC", c) for c in self.fmt.classes])
+                idx[miss] = nfc.get_indexer(text.iloc[miss].str.normalize("NFC"))
         bad = np.flatnonzero(idx < 0)
         if bad.size:
             i = int(bad[0])
@@ -546,7 +552,7 @@ def _key(value: Any) -> Any:
         return str(bool(value)).lower()
     if isinstance(value, int | float | np.integer | np.floating):
         return float(value)
-    text = str(value).strip()
+    text = unicodedata.normalize("NFC", str(value).strip())
     try:
         return float(text)
     except ValueError:
