@@ -169,7 +169,9 @@ ENVIRONMENT: dict[str, list[str]] = {
     "PUDD_SERVER_DIRS": [
         "tests/app/test_monitor_paths.py::test_server_dirs_reads_the_variable",
         "tests/app/test_monitor_paths.py::test_a_variable_naming_no_folder_is_said_where_"
-        "paths_are_off"],
+        "paths_are_off",
+        "tests/app/test_monitor_paths.py::test_a_variable_allowing_the_whole_file_system_is_"
+        "warned_about"],
     "PUDD_STRICT": [
         "tests/app/test_pages.py::test_the_strict_switch_raises_unless_unset_or_off_and_off_"
         "shows_the_error_inline"],

@@ -10,6 +10,7 @@ preview and the reasons, and can be changed. The result is cached per file and s
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,10 +134,15 @@ def choose_log() -> Log | None:
     if not roots:
         st.info(paths_off_message(), icon=":material/lock:")
         return None
-    st.caption("Allowed folders: " + ", ".join(messages.code(r) for r in roots)
-               + f" (set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
+    broad = broad_dirs_message(roots)
+    if broad:
+        st.warning(broad, icon=":material/warning:")
+    # the folders by name only: where they lie on the server is no visitor's business
+    st.caption(f"{len(roots)} allowed folder{'s' if len(roots) > 1 else ''} ("
+               + ", ".join(messages.code(Path(r).name or r) for r in roots)
+               + f", set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
     text = st.text_input("Path of a .csv or .parquet file in an allowed folder", key=PATH,
-                         placeholder=str(Path(roots[0]) / "predictions.parquet")).strip()
+                         placeholder="predictions.parquet").strip()
     if not text:
         st.info("Type the path of a log in one of the allowed folders.",
                 icon=":material/folder_open:")
@@ -165,6 +171,37 @@ def paths_off_message() -> str:
         text += (f" It is set to {messages.code(value[:200])}, which names no existing "
                  "folder: give folders that exist on the server.")
     return text
+
+
+def broad_dirs_message(roots: list[str]) -> str | None:
+    """A warning when an allowed folder is the whole file system or the server's home.
+
+    Logged too (once per process and value), for whoever runs the app.
+
+    Examples
+    --------
+    >>> broad_dirs_message(["/"]).split(":")[0]
+    'PUDD_SERVER_DIRS allows `/`, the whole file system'
+    >>> broad_dirs_message(["/data/logs"]) is None
+    True
+    """
+    home = os.path.realpath(os.path.expanduser("~"))
+    wide = [r for r in roots if r == os.path.realpath(os.sep) or r == home]
+    if not wide:
+        return None
+    what = "the whole file system" if wide[0] == os.path.realpath(os.sep) else \
+        "the home folder of the user running the app"
+    text = (f"{SERVER_DIRS_ENV} allows {messages.code(wide[0])}, {what}: any visitor of this "
+            "page can read every .csv and .parquet file in it that the server can. Name only "
+            "the folders that hold the logs to monitor.")
+    if text not in _WARNED:
+        _WARNED.add(text)
+        _log.warning(text)
+    return text
+
+
+_WARNED: set[str] = set()
+_log = logging.getLogger("pudd_lab")
 
 
 def server_dirs() -> list[str]:
@@ -204,9 +241,9 @@ def allowed_path(text: str, roots: list[str]) -> Path:
     candidate = Path(roots[0], os.path.expanduser(text))  # an absolute text replaces roots[0]
     resolved = Path(os.path.realpath(candidate))
     if not any(resolved.is_relative_to(root) for root in roots):
-        raise ParameterError(
-            "path", f"{text!r} is outside the folders this app may read "
-            f"({', '.join(roots)}); put the log in one of them.")
+        raise ParameterError(  # the folders are not named: they are the server's business
+            "path", f"{text!r} is outside the folders this app may read (named above); put "
+                    "the log in one of them.")
     if resolved.suffix not in (".csv", ".parquet") or not resolved.is_file():
         raise ParameterError(
             "path", f"{text!r} is not a .csv or .parquet file in the allowed folders; "
