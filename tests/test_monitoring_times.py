@@ -173,3 +173,20 @@ def test_every_multiple_cuts_and_labels_the_same_periods_as_resample(window):
     res = monitor(frame, label="label", proba_prefix="proba_", time_column="ts",
                   window=window, batch_rows=77)
     _span_check(res, ts, window)
+
+
+@SETTINGS
+@given(times=_times(), zone=st.sampled_from(ZONES), data=st.data(), batch=st.integers(1, 30),
+       aware_first=st.booleans())
+def test_a_utc_offset_on_some_rows_only_is_refused_at_the_first_odd_row(times, zone, data,
+                                                                       batch, aware_first):
+    ts, window = times
+    aware = ts.dt.tz_localize("UTC").dt.tz_convert(zone).map(lambda t: t.isoformat())
+    naive = ts.dt.strftime("%Y-%m-%dT%H:%M:%S")
+    text = (aware if aware_first else naive).copy()
+    odd = data.draw(st.integers(1, len(ts) - 1))
+    text.iloc[odd:] = (naive if aware_first else aware).iloc[odd:]
+    frame = _rows(len(ts), 2).assign(ts=text)
+    with pytest.raises(ParameterError, match=rf"column 'ts', row {odd} \('"):
+        monitor(frame, label="label", proba_prefix="proba_", time_column="ts", window=window,
+                batch_rows=batch)
