@@ -258,3 +258,43 @@ def test_feeding_misshapen_batches_is_refused_by_name():
     m.feed({c: v.to_numpy() for c, v in columns.items()})
     m.finish()
     _same(m.result("DataFrame"), monitor(frame, FMT, chunk_size=100))
+
+
+def test_what_the_time_reading_and_the_top_score_learnt_survives_a_save_and_restore(tmp_path):
+    """The times' UTC offsets (on every row so far), the bins' origin (the log's first day)
+    and a top score's two classes are part of the saved state."""
+    frame = _log()
+    text = frame.assign(ts=frame.ts.dt.tz_localize("Asia/Kolkata").map(lambda t: t.isoformat()))
+    names = np.array(["cat", "dog", "cat"], dtype=object)
+    text["y"] = names[frame.label.astype(int)]
+    text["pred"] = names[frame[["proba_0", "proba_1", "proba_2"]].to_numpy().argmax(axis=1)]
+    text["score"] = frame[["proba_0", "proba_1", "proba_2"]].max(axis=1).clip(0.5)
+    fmt = LogFormat(label="y", pred="pred", binary_top_score="score", time_column="ts")
+    batch = monitor(text, fmt, window="2D")
+    m = Monitor(fmt, window="2D")
+    m.feed(text.iloc[:1700])
+    m.save(tmp_path / "s.state")
+    again = Monitor.restore(tmp_path / "s.state")
+    assert again.windows.aware is True and sorted(again.scorer.top_classes) == ["cat", "dog"]
+    naive = text.iloc[1700:1701].assign(ts="2024-03-07T00:00:00")
+    with pytest.raises(ParameterError, match="row 1700 .*without a UTC offset where the earlier"):
+        again.feed(naive)
+    again = Monitor.restore(tmp_path / "s.state")
+    again.feed(text.iloc[1700:])
+    again.finish()
+    _same(again.result("DataFrame"), batch)
+
+
+@pytest.mark.parametrize("window", ["2W", "2MS", "3D"])
+def test_calendar_bins_fed_in_batches_across_a_restore_equal_the_batch_monitor(tmp_path,
+                                                                               window):
+    frame = _log(30000)  # 104 days, one row every 5 minutes
+    fmt = LogFormat(label="label", proba_prefix="proba_", time_column="ts")
+    batch = monitor(frame, fmt, window=window)
+    m = Monitor(fmt, window=window)
+    m.feed(frame.iloc[:11111])
+    m.save(tmp_path / "s.state")
+    again = Monitor.restore(tmp_path / "s.state")
+    _feed(again, frame.iloc[11111:], [5000, 9000])
+    again.finish()
+    _same(again.result("DataFrame"), batch)
