@@ -132,7 +132,9 @@ OWNED_OPTIONS = {"monitor": {
     "file", "--label", "--proba-prefix", "--proba-columns", "--p-true", "--classes",
     "--positive-label", "--correct", "--pred", "--chunk-size", "--window", "--time-column",
     "--alpha", "--variant", "--detector-option", "--baselines", "--seed", "--report",
-    "--follow", "--state", "--poll"}}
+    "--follow", "--state", "--poll",
+    "--on-rotation",  # tests/test_monitor_rotation.py: without --follow, an unknown choice
+}}
 #: Arguments every case of a command starts with (the last occurrence of an option wins).
 BASE = {"run": ["--n-chunks", "5", "--executor", "serial"],
         "export-predictions": ["--out", "{tmp}/log.csv", "--n-chunks", "5"],
