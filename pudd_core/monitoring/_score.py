@@ -552,7 +552,9 @@ def _key(value: Any) -> Any:
         return str(bool(value)).lower()
     if isinstance(value, int | float | np.integer | np.floating):
         return float(value)
-    text = unicodedata.normalize("NFC", str(value).strip())
+    text = str(value).strip()
+    if not text.isascii():  # "café" composed or decomposed is one label (NFC)
+        text = unicodedata.normalize("NFC", text)
     try:
         return float(text)
     except ValueError:
