@@ -187,8 +187,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             base = read_report(existing, args.table, classifier)
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
-        if not args.replace:  # --replace: the cells go in whatever their seeds
-            check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
+        # the settings (--n-chunks, ...) must be the report's; each cell's seeds pooled,
+        # replaced or refused now (--replace: the cells go in whatever their seeds)
+        check_addition(base, configs, replace=args.replace)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -325,7 +326,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     rep.add_argument("--add", action="store_true",
                      help="--table 1|2: put this command's cells into the report already in "
                           "--out (a new row, more seeds; its other cells and caveats kept) "
-                          "instead of writing a report of these runs alone; --table cifar: "
+                          "instead of writing a report of these runs alone; runs of other "
+                          "settings than the report's (--n-chunks, --reproduce-frozen-head) "
+                          "are refused; --table cifar: "
                           "put new rows (same classifier, seeds and chunks) into it; --fig5: "
                           "its cells replace the report's same cells, the others are kept")
     rep.add_argument("--replace", action="store_true",
