@@ -109,6 +109,7 @@ def _fig5(args: argparse.Namespace) -> int:
             base = read_ek_ablation(Path(args.out) / "fig5_ek.csv")
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
+        _check_fig5_length(base[1], args.n_chunks)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: "
@@ -126,6 +127,30 @@ def _fig5(args: argparse.Namespace) -> int:
     print(md.read_text(encoding="utf-8"))
     print(f"\nsaved {md} and {csv}", file=sys.stderr)
     return 0
+
+
+def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
+    """Refuse ``--fig5 --add`` runs of another stream length than the report's (its notes).
+
+    A Fig. 5 report says "Streams cut to N chunks" in its notes when it is not the paper's
+    protocol; a row of shorter episodes beside full ones is not comparable.
+    """
+    import re
+
+    from pudd_core._validation import ParameterError
+
+    lengths = {int(m.group(1)) for n in notes
+               if (m := re.match(r"Streams cut to (\d+) chunks", n))}
+    have = lengths or {None}
+    if have != {n_chunks}:
+        def said(v: int | None) -> str:
+            return "the paper's lengths" if v is None else f"{v} chunks"
+
+        raise ParameterError(
+            "add", f"--add: the report in --out ran its streams at "
+                   f"{' and '.join(sorted(map(said, have)))}; these runs at {said(n_chunks)}: "
+                   "its rows would not be comparable; give --n-chunks as the report's "
+                   "commands did, or write a new report into another --out")
 
 
 def _reproduce(args: argparse.Namespace) -> int:
