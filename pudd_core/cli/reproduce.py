@@ -139,8 +139,8 @@ def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
 
     from pudd_core._validation import ParameterError
 
-    lengths = {int(m.group(1)) for n in notes
-               if (m := re.match(r"Streams cut to (\d+) chunks", n))}
+    lengths: set[int | None] = {int(m.group(1)) for n in notes
+                                if (m := re.match(r"Streams cut to (\d+) chunks", n))}
     have = lengths or {None}
     if have != {n_chunks}:
         def said(v: int | None) -> str:
@@ -148,7 +148,7 @@ def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
 
         raise ParameterError(
             "add", f"--add: the report in --out ran its streams at "
-                   f"{' and '.join(sorted(map(said, have)))}; these runs at {said(n_chunks)}: "
+                   f"{' and '.join(sorted(said(v) for v in have))}; these runs at {said(n_chunks)}: "
                    "its rows would not be comparable; give --n-chunks as the report's "
                    "commands did, or write a new report into another --out")
 
