@@ -148,7 +148,8 @@ def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
 
         raise ParameterError(
             "add", f"--add: the report in --out ran its streams at "
-                   f"{' and '.join(sorted(said(v) for v in have))}; these runs at {said(n_chunks)}: "
+                   f"{' and '.join(sorted(said(v) for v in have))}; these runs at "
+                   f"{said(n_chunks)}: "
                    "its rows would not be comparable; give --n-chunks as the report's "
                    "commands did, or write a new report into another --out")
 
