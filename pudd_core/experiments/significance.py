@@ -245,9 +245,9 @@ class FriedmanResult:
         >>> t = paper_table(2).pivot(index="dataset", columns="detector", values="accuracy")
         >>> print(friedman_nemenyi(t, blocks="datasets of Table 2").caption())
         Friedman test over 8 blocks (datasets of Table 2), 8 methods: tie-corrected
-        chi2 = 39.17, p = 1.8e-06 (Iman-Davenport F(7, 49) = 16.29, p = 7.4e-11); Nemenyi
-        critical difference CD = 3.712 at alpha = 0.05 (a bar joins methods whose average
-        ranks differ by less).
+        chi2 = 39.17, p = 1.8e-06 (Iman-Davenport F(7, 49) = 16.29, p = 7.4e-11, from the
+        tie-corrected chi2); Nemenyi critical difference CD = 3.712 at alpha = 0.05 (a bar
+        joins methods whose average ranks differ by less).
         """
         extra = f", {self.dropped} incomplete left out" if self.dropped else ""
         f, f_p = self.iman_davenport
@@ -255,7 +255,8 @@ class FriedmanResult:
         return (f"Friedman test over {self.n_blocks} blocks ({self.blocks}{extra}), "
                 f"{self.n_methods} methods: tie-corrected chi2 = {self.statistic:.2f}, "
                 f"p = {self.p_value:.2g} (Iman-Davenport F({k - 1}, {(k - 1) * (n - 1)}) = "
-                f"{f:.2f}, p = {f_p:.2g}); Nemenyi critical difference CD = "
+                f"{f:.2f}, p = {f_p:.2g}, from the tie-corrected chi2); Nemenyi critical "
+                f"difference CD = "
                 f"{self.critical_difference:.3f} at alpha = {self.alpha:g} (a bar joins methods "
                 "whose average ranks differ by less).")
 

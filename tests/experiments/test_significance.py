@@ -124,6 +124,8 @@ def test_the_statistic_is_tie_corrected_and_iman_davenport_follows_from_it():
     assert p == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
     text = r.caption()
     assert "tie-corrected chi2" in text and f"Iman-Davenport F(2, 10) = {f:.2f}" in text
+    # the caption says which chi2 the F comes from (Demšar's eq. 2 takes the plain one)
+    assert f"p = {p:.2g}, from the tie-corrected chi2)" in text
 
 
 def test_iman_davenport_is_infinite_when_every_block_ranks_alike():
