@@ -334,14 +334,18 @@ def test_a_report_read_back_lists_the_seeds_it_ran_not_a_count_from_zero(tmp_pat
     assert "- Seeds: 5-6 (2 seeds;" in back.markdown()
 
 
-def test_reproduce_add_refuses_seeds_that_overlap_a_cell_in_part_before_running(
-        tmp_path, capsys):
+def _report_of_seeds_0_1(tmp_path, capsys):
+    """A tiny report of seeds 0-1 in ``out``: (out, its CSV's bytes, an empty other store)."""
     out, store = tmp_path / "out", tmp_path / "s"
     assert main(["reproduce", *_SMALL, "--seeds", "0-1", "--store", str(store),
                  "--out", str(out)]) == 0
-    before = (out / "table1_gnb.csv").read_bytes()
     capsys.readouterr()
-    other = tmp_path / "other"
+    return out, (out / "table1_gnb.csv").read_bytes(), tmp_path / "other"
+
+
+def test_reproduce_add_refuses_seeds_that_overlap_a_cell_in_part_before_running(
+        tmp_path, capsys):
+    out, before, other = _report_of_seeds_0_1(tmp_path, capsys)
     code = main(["reproduce", *_SMALL, "--seeds", "1-2", "--add", "--store", str(other),
                  "--out", str(out)])
     err = capsys.readouterr().err
@@ -510,12 +514,7 @@ def test_reproduce_add_refuses_other_episode_lengths_into_the_committed_full_len
 @pytest.mark.parametrize("extra", [[], ["--replace"]])
 def test_reproduce_add_refuses_seeds_of_a_cell_made_with_another_n_chunks(
         tmp_path, capsys, extra):
-    out, store = tmp_path / "out", tmp_path / "s"
-    assert main(["reproduce", *_SMALL, "--seeds", "0-1", "--store", str(store),
-                 "--out", str(out)]) == 0
-    before = (out / "table1_gnb.csv").read_bytes()
-    capsys.readouterr()
-    other = tmp_path / "other"
+    out, before, other = _report_of_seeds_0_1(tmp_path, capsys)
     # seed 0 is in the cell already: before, the cell was kept and nothing said so
     small = [a if a != "6" else "8" for a in _SMALL]
     code = main(["reproduce", *small, "--seeds", "0-0", "--add", *extra, "--store", str(other),
