@@ -25,11 +25,18 @@ from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.experiments.runner import RunConfig, run_seeds
 from pudd_core.experiments.significance import (
     FriedmanResult,
+    at_reported_precision,
     friedman_nemenyi,
     holm,
     wilcoxon_pair,
 )
-from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS, REFERENCES
+from pudd_core.paper import (
+    CLASSIC_DETECTORS,
+    DISPLAY_NAMES,
+    PUDD_DETECTORS,
+    REFERENCES,
+    row_role,
+)
 from pudd_core.streams import markov_interest_stream
 from pudd_core.streams.images import CIFAR10_CLASSES
 
@@ -390,7 +397,7 @@ class CifarComparison:
     def _reading(self) -> list[str]:
         """How to read the table, every number computed from the cells."""
         c = self.cells
-        ranked = c[~c["detector"].isin(REFERENCES)]
+        ranked = c[c["detector"].map(row_role) != "reference"]
         if ranked.empty:
             return []
         best = ranked.loc[ranked["accuracy"].idxmax()]
@@ -405,7 +412,9 @@ class CifarComparison:
         refs = c.set_index("detector")
         if "none" in refs.index:
             none = float(refs.loc["none", "accuracy"])
-            low = ranked[ranked["accuracy"] <= none + 1e-9]
+            # at or below as printed: float noise never makes a row "above"
+            low = ranked[at_reported_precision(ranked["accuracy"].to_numpy())
+                         <= at_reported_precision(np.array([none]))[0]]
             text += (f" With no detector at all the same classifier scores {none:.2f}: "
                      + (f"{len(low)} of the {len(ranked)} ranked rows are at or below it ("
                         + ", ".join(low["name"]) + ")" if len(low) else
@@ -500,7 +509,7 @@ def paired_ranks(cells: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | N
 
 def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     """The ranked detectors' columns: the references are never ranked."""
-    return table[[c for c in table.columns if c not in REFERENCES]]
+    return table[[c for c in table.columns if row_role(c) != "reference"]]
 
 
 def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarComparison:

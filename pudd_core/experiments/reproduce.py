@@ -16,6 +16,7 @@ from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
 from pudd_core.experiments.detectors import DETECTORS, takes_alpha
 from pudd_core.experiments.runner import RunConfig
+from pudd_core.experiments.significance import at_reported_precision
 from pudd_core.paper import (
     DATASETS,
     DISPLAY_NAMES,
@@ -29,6 +30,7 @@ from pudd_core.paper import (
     Regime,
     TableLayout,
     paper_table,
+    row_role,
 )
 
 if TYPE_CHECKING:
@@ -451,10 +453,12 @@ class ReproductionReport:
         """
         cells = self.cells.dropna(subset=["ours"])
         none = cells[cells["detector"] == "none"][["dataset", "regime", "ours"]]
-        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        ranked = cells[cells["detector"].map(row_role) != "reference"]
         both = ranked.merge(none.rename(columns={"ours": "none"}), on=["dataset", "regime"])
         both["margin"] = both["ours"] - both["none"]
-        out = both[both["margin"] <= 1e-9]
+        # at or below as printed: float noise never makes a cell "above"
+        at = at_reported_precision
+        out = both[at(at(both["ours"].to_numpy()) - at(both["none"].to_numpy())) <= 0]
         return out[["detector", "dataset", "regime", "ours", "none", "margin"]].reset_index(
             drop=True)
 
@@ -470,7 +474,7 @@ class ReproductionReport:
         cells = self.cells.dropna(subset=["ours"])
         if "none" not in set(cells["detector"]):
             return []
-        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        ranked = cells[cells["detector"].map(row_role) != "reference"]
         paired = ranked.merge(cells[cells["detector"] == "none"][["dataset", "regime"]],
                               on=["dataset", "regime"])
         low = self.beaten_by_nothing()
