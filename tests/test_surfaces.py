@@ -476,20 +476,25 @@ def test_any_option_value_is_valid_or_refused_by_name_long_run(
 # --- the report reader ----------------------------------------------------------------------
 _CELLS = ("detector,dataset,regime,paper,ours,difference,std,n_seeds,n_errors,seeds,table,"
           "classifier")
+# a report since reports record their cells' settings (reproduce.SETTING_COLUMNS)
+_CELLS_SETTINGS = (_CELLS + ",adaptation,chunk_size,n_chunks,double_initial_fit,"
+                   "detector_options,classifier_options,stream_options")
 
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.lists(st.sampled_from(
     ["pudd-3", "ddm", "sea0", "nowhere", "incremental", "94.81", "95.1", "", "x", "-1", "2",
-     "0-1", "0-1, 5", "1", "gnb", "vfdt", "nan", "1e400", "3.5", "\"a,b\""]),
-    min_size=0, max_size=13), max_size=4), header=st.booleans())
+     "0-1", "0-1, 5", "1", "gnb", "vfdt", "nan", "1e400", "3.5", "\"a,b\"", "default",
+     "window", "True", "{}", "20"]),
+    min_size=0, max_size=20), max_size=4), header=st.sampled_from(["", _CELLS,
+                                                                  _CELLS_SETTINGS]))
 def test_any_report_file_reads_back_or_is_refused_with_its_path(
-        rows: list[list[str]], header: bool, tmp_path: Path) -> None:
+        rows: list[list[str]], header: str, tmp_path: Path) -> None:
     from pudd_core.experiments.reproduce import read_report
 
     csv = tmp_path / "table1_gnb.csv"
-    lines = ([_CELLS] if header else []) + [",".join(r) for r in rows]
+    lines = ([header] if header else []) + [",".join(r) for r in rows]
     csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
     try:
         report = read_report(csv, 1, "gnb")
@@ -501,6 +506,10 @@ def test_any_report_file_reads_back_or_is_refused_with_its_path(
                                          .detectors)
     assert (cells["n_seeds"] >= 0).all() and (cells["n_errors"] >= 0).all()
     assert not cells.duplicated(["detector", "dataset", "regime"]).any()
+    # every cell that ran says with which settings (or that they are unknown), none that did not
+    ran = (cells["n_seeds"] > 0) | (cells["n_errors"] > 0)
+    settings = cells[["n_chunks", "chunk_size", "classifier_options"]]
+    assert (settings[ran] != "").all().all() and (settings[~ran] == "").all().all()
 
 
 # --- the CIFAR-10-CD and Fig. 5 report readers ----------------------------------------------
