@@ -121,6 +121,12 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--binary-top-score", "proba_1", "--pred", "pred"],
         ["--binary-top-score", "score", "--pred", "pred", "--positive-label", "1"],
         ["--binary-top-score", "score", "--pred", "ts"]],
+    ("monitor", "--proba-array"): [  # the log has no array column: each case is refused
+        ["--proba-array", "nope"], ["--proba-array", "proba_1"], ["--proba-array", "ts"],
+        ["--proba-array", "label"], ["--proba-array", "proba_1", "--classes", "a"],
+        ["--proba-array", "proba_1", "--classes", "a,a"],
+        ["--proba-array", "proba_1", "--positive-label", "1"],
+        ["--proba-prefix", "proba_", "--proba-array", "proba_1"], ["--proba-array", ""]],
 }
 for _option in ("--time-format", "--time-unit"):  # these read the probability columns by prefix
     BAD[("monitor", _option)] = [["--proba-prefix", "proba_", *c]

@@ -296,9 +296,13 @@ def log_columns(source: Any) -> list[str]:
     """
     import pandas as pd
 
+    rows = 1
     if not isinstance(source, pd.DataFrame):
         src = _open(source)
-        if shape_of(src).kind == "parquet":
+        kind = shape_of(src).kind
+        # a JSON lines row may leave out a key (a label not there yet): the first rows' keys
+        rows = 200 if kind == "jsonl" else 1
+        if kind == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
 
@@ -313,7 +317,7 @@ def log_columns(source: Any) -> list[str]:
             finally:
                 if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
                     src.seek(0)
-    return [str(c) for c in read_log_head(source, 1).columns]
+    return [str(c) for c in read_log_head(source, rows).columns]
 
 
 def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
@@ -460,8 +464,8 @@ def batches(source: Any, columns: list[str],
     if shape.kind == "jsonl":
         with pd.read_json(src, chunksize=batch_rows, compression=shape.compression,
                           **JSON_LINES) as reader:
-            for part in reader:
-                yield len(part), part
+            for part in reader:  # a key left out of every row of a batch: missing values
+                yield len(part), part.reindex(columns=columns)
         return
     from pudd_core.streams.user import CSV_MISSING
 
@@ -514,8 +518,8 @@ def _probability_prefix(numeric: Sequence[str]) -> tuple[int, str] | None:
 def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     """Guess the label, probability, decision and time columns of a log from its first rows.
 
-    Returns ``{"label", "proba_prefix", "proba_column", "p_true", "correct", "pred",
-    "time_column", "why"}``; ``why`` says in words how each guess was made (the app shows
+    Returns ``{"label", "proba_prefix", "proba_column", "proba_array", "p_true", "correct",
+    "pred", "time_column", "why"}``; ``why`` says in words how each guess was made (the app shows
     it). The names looked for are those of common monitoring tools (scikit-learn, NannyML,
     Evidently, Arize, whylogs, SageMaker); the cost is linear in the number of columns.
 
@@ -533,13 +537,16 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     >>> g = guess_columns(pd.DataFrame({"target": [1, 0], "prediction": [0.8, 0.4]}))
     >>> g["label"], g["proba_column"], g["pred"]
     ('target', 'prediction', None)
+    >>> guess_columns(pd.DataFrame({"label": [1], "proba": [[0.2, 0.8]]}))["proba_array"]
+    'proba'
     """
     import pandas as pd
 
     cols = [str(c) for c in head.columns]
     why: list[str] = []
     out: dict[str, Any] = {"label": None, "proba_prefix": None, "proba_column": None,
-                           "p_true": None, "correct": None, "pred": None, "time_column": None}
+                           "proba_array": None, "p_true": None, "correct": None, "pred": None,
+                           "time_column": None}
     lower: dict[str, str] = {}
     for c in cols:
         lower.setdefault(c.lower(), c)
@@ -558,7 +565,12 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     # decisions: a usual name, but not probabilities (Evidently's `prediction` may be either)
     out["pred"] = _first(lower, _PRED_NAMES, (out["label"], *numeric))
     best = _probability_prefix(numeric)
-    if best is not None:
+    held = [c for c in cols if c != out["label"] and _arrays_in(head[c])]
+    if held:
+        out["proba_array"] = _first({c.lower(): c for c in held}, _SCORE_NAMES) or held[0]
+        why.append(f"probabilities: the arrays in column `{out['proba_array']}` (one per row, "
+                   "a place per class, in the order 0 .. K-1 unless the classes are named)")
+    elif best is not None:
         out["proba_prefix"] = best[1]
         why.append(f"probabilities: the {best[0]} columns starting with `{best[1]}` (numbers in "
                    "[0, 1] sharing a prefix; the rest of each name is its class)")
@@ -584,6 +596,19 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
             break
     out["why"] = why
     return out
+
+
+def _arrays_in(col: pd.Series) -> bool:
+    """Whether a column's first cells are arrays: lists, NumPy arrays, or JSON array text."""
+    import numpy as np
+
+    values = col.dropna()
+    if not len(values):
+        return False
+    first = values.iloc[0]
+    if isinstance(first, str):
+        return bool(values.astype(str).str.lstrip().str.startswith("[").all())
+    return isinstance(first, list | tuple | np.ndarray)
 
 
 def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
@@ -636,16 +661,17 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
             raise ParameterError("label", "name the label column (--label)")
         if positive is not None:
             raise ParameterError("positive_label", "positive_label (--positive-label) goes "
-                                                   "with a single P(positive) column; an "
-                                                   "array holds every class's probability")
+                                                   "with a single P(positive) column; the "
+                                                   "array of proba_array (--proba-array) "
+                                                   "holds every class's probability")
         if array in (label, time_column, correct, pred):
             raise ParameterError("proba_array", f"proba_array {array!r} is also given as "
                                                 "another column; name the array column")
         places = tuple(classes or ())
         if places and (len(places) < 2 or len(set(places)) != len(places)):
             raise ParameterError("classes", "classes must give one distinct label value per "
-                                            "place of the probability arrays (two or more), "
-                                            f"got {list(places)}")
+                                            "place of the probability arrays of proba_array "
+                                            f"(--proba-array), two or more, got {list(places)}")
         return LogFormat(label=label, proba_array=array, classes=places,
                          time_column=time_column, correct=correct, pred=pred)
     if p_true is not None:

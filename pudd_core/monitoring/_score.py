@@ -276,7 +276,14 @@ def arrays(col: pd.Series, name: str, offset: int,
                                             f"{lengths[i]} probabilities where the arrays "
                                             f"hold {k}")
     flat = pc.list_flatten(arr).cast(pa.float64()).to_numpy(zero_copy_only=False)
-    return np.asarray(flat, dtype=np.float64).reshape(n, k or 0)
+    values = np.asarray(flat, dtype=np.float64).reshape(n, k or 0)
+    if cells is not None:  # Arrow reads true/false among numbers as 1/0: look at those rows
+        for i in np.flatnonzero(((values == 0.0) | (values == 1.0)).any(axis=1)).tolist():
+            problem = _array_problem(cells[i], k)
+            if problem is not None:
+                raise ParameterError("proba_array", f"row {offset + i}, column {name!r}: "
+                                                    f"{problem}")
+    return values
 
 
 def _check_unit(values: NDArray[np.float64], names: Sequence[str], offset: int,
