@@ -46,12 +46,12 @@ with results:
         st.stop()
 
     comparison = cfg.comparison(runs)
-    player.player(comparison, band=chosen.band and cfg.seeds > 1)
+    player.player(comparison, band=chosen.band and cfg.seeds_run > 1)
     st.caption("The settings of this comparison are [under the player](#settings).")
 
     first = [group[0] for group in (*comparison.settings, *comparison.baselines)]
     with st.expander(f"Whole run: alarms, accuracy and detection delays of every detector"
-                     f"{f' (seed {cfg.seed})' if cfg.seeds > 1 else ''}"):
+                     f"{f' (seed {cfg.seed})' if cfg.seeds_run > 1 else ''}"):
         st.table(summary_frame(first, labels=comparison.labels).style.format(
             {"accuracy": "{:.4f}", "mean delay (chunks)": "{:.2f}"}, na_rep="–"))
         st.caption("Delays in chunks from each true drift to the first alarm after it; an "

@@ -156,6 +156,7 @@ def settings() -> Settings:
                         **state.bound(state.EXPLORER_N_CHUNKS),
                         help="How many chunks to run; empty for the whole stream.")
     seeds, band = pudd_settings.seeds_controls(mid[2])
+    seed_slot = mid[2].empty()  # what the seeds change, once the settings are read
     below = st.container()  # under the second row
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
     mid[3].multiselect("Baseline detectors beside PUDD", list(compared_detectors()),
@@ -189,6 +190,9 @@ def settings() -> Settings:
         chunk_size=int(state.get(state.EXPLORER_CHUNK_SIZE)),
         n_chunks=None if n_chunks is None else int(n_chunks),
     )
+    note = config.seed_note()
+    if note is not None:  # beside the Seeds field: runs the seed cannot change are run once
+        seed_slot.caption(note)
     if config.dropped:
         below.caption(f"The oracle is not run here: {DETECTORS['oracle']} adapts at the "
                       "stream's true drifts, and this stream's are unknown.")
@@ -247,7 +251,9 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     Returns None while some run is not computed (the page then shows the Run button).
     """
     start = time.perf_counter()
-    configs = config.run_configs()
+    # a run the seed cannot change is the same config at every seed: computed once
+    every = config.run_configs()
+    configs = list(dict.fromkeys(every))
 
     @functools.cache
     def stream(seed: int) -> Stream:
@@ -271,7 +277,8 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
         return None
     if outcome.computed or at_once:
         player.log_time("runs", start)
-    return list(outcome.results)
+    by_config = dict(zip(configs, outcome.results, strict=True))
+    return [by_config[c] for c in every]
 
 
 def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,
