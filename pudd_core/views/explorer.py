@@ -25,7 +25,6 @@ from pudd_core import _validation, classifiers
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.detectors import DETECTORS, detector_names
 from pudd_core.experiments.records import HIST_EDGES
-from pudd_core.experiments.seeding import SeedDependence, seed_dependence
 from pudd_core.experiments.runner import (
     ChunkLog,
     CutTest,
@@ -36,6 +35,7 @@ from pudd_core.experiments.runner import (
     run_stream,
     runs_frame,
 )
+from pudd_core.experiments.seeding import SeedDependence, seed_dependence
 from pudd_core.online import PUDD
 from pudd_core.paper import Regime
 from pudd_core.streams import Stream, StreamInfo, stream_from_csv
