@@ -10,7 +10,7 @@ from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
 
-st.title("Stream explorer")
+st.title("Stream explorer", anchor=explorer.RUN_ANCHOR)
 st.markdown(
     "A classifier is tested on each chunk of a stream, then trained on it; PUDD watches the "
     "PU-index of its predictions, and the baselines you pick watch its errors, each adapting "
@@ -42,6 +42,7 @@ with results:
         state.write_query("explorer")
         st.stop()
     if runs is None:  # long runs wait for the Run button (or were stopped)
+        chosen.ask_to_run()  # said beside the Seeds field too: the button is out of view
         state.write_query("explorer")
         st.stop()
 

@@ -49,6 +49,7 @@ LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk
 _UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
 _KEPT_UPLOAD = "explorer_kept_upload"  # (file name, bytes) of the last upload
 _STREAM_CHUNK_DEFAULT = 1000
+RUN_ANCHOR = "stream-explorer"  # the page title's anchor: the Run button is just under it
 
 
 def _infos() -> dict[str, StreamInfo]:
@@ -81,6 +82,19 @@ class Settings:
     upload: Upload | None
     slots: Mapping[str, Any]  # pudd_core.views.explorer.Field -> placeholder under its control
     band: bool = False  # several seeds: show their mean and band (else the first seed)
+    run_slot: Any = None  # under the Seeds field: where to say the runs wait for Run
+
+    def ask_to_run(self) -> None:
+        """Say, beside the Seeds and Chunks that make the work long, where Run is.
+
+        The Run button sits above the settings, with the results: changing the seeds far
+        down the page would otherwise leave the visitor with nothing to see (issue 34).
+        """
+        if self.run_slot is not None:
+            self.run_slot.info(
+                "These settings take a while: press **Run** [at the top of the page]"
+                f"(#{RUN_ANCHOR}), above the settings, to compute them.",
+                icon=":material/arrow_upward:")
 
     def error(self, err: Exception) -> None:
         """Show ``err`` under the control it is about, with what to do."""
@@ -158,6 +172,7 @@ def settings() -> Settings:
     seeds, band = pudd_settings.seeds_controls(mid[2])
     seed_slot = mid[2].empty()  # what the seeds change, once the settings are read
     below = st.container()  # under the second row
+    run_slot = mid[2].empty() if seeds > 1 else below.empty()
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
     mid[3].multiselect("Baseline detectors beside PUDD", list(compared_detectors()),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
@@ -196,7 +211,7 @@ def settings() -> Settings:
     if config.dropped:
         below.caption(f"The oracle is not run here: {DETECTORS['oracle']} adapts at the "
                       "stream's true drifts, and this stream's are unknown.")
-    return Settings(config, upload, slots, band)
+    return Settings(config, upload, slots, band, run_slot)
 
 
 def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
