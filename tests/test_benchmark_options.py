@@ -43,6 +43,8 @@ CASES = [
     ("bench_monitor", ["--chunk-sizes", "1000,0"], "--chunk-sizes"),
     ("bench_monitor", ["--repeat", "0"], "--repeat"),
     ("bench_monitor", ["--repeat", "three"], "--repeat"),
+    ("bench_monitor", ["--shapes", "float16"], "--shapes"),
+    ("bench_monitor", ["--shapes", ","], "--shapes"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
     ("bench_follow", ["--rate", "0"], "--rate"),
     ("bench_follow", ["--rate", "5.5"], "--rate"),
