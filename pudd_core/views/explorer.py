@@ -446,12 +446,18 @@ class ExplorerConfig:
         one run each, not a band.
         >>> ExplorerConfig("sea0", seeds=5).seed_note() is None
         True
+        >>> ExplorerConfig(upload_name(b"x,y"), seeds=2, baselines=("ddm",), chunk_size=100,
+        ...                n_chunks=5).seed_note()[:45]
+        'your file × gnb does not depend on the seed w'
+        >>> ExplorerConfig(upload_name(b"x,y"), seeds=2).seeds_run  # the length not known: PUDD
+        2
         """
         if self.seeds == 1:
             return None
         deps = self.seed_dependence()
         if not any(d.depends for d in deps):
-            return (f"{self.dataset} × {self.classifier} does not depend on the seed with "
+            stream = "your file" if self.dataset.startswith("csv-") else self.dataset
+            return (f"{stream} × {self.classifier} does not depend on the seed with "
                     f"these settings: one run shown, not a mean of {self.seeds} identical ones.")
         names = [*(s.label for s in self.settings), *(DETECTORS[b] for b in self.baselines)]
         free = [n for n, d in zip(names, deps, strict=True) if not d.depends]
