@@ -144,6 +144,7 @@ def test_reproduce_rejects_the_frozen_head_switch_for_other_classifiers(tmp_path
     assert code == 2 and "reproduce_frozen_head applies to classifier 'dnn'" in err
 
 
+@pytest.mark.integration
 def test_run_says_which_device_a_torch_classifier_uses(tmp_path, capsys, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)

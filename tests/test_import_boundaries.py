@@ -260,6 +260,7 @@ def test_nothing_imports_upward():
     assert offenders == []
 
 
+@pytest.mark.integration
 def test_the_package_facade_exports_monitor_without_loading_the_experiments_layer():
     code = ("import sys, pudd_core; before = sorted(m for m in sys.modules if m.startswith("
             "('pudd_core.experiments', 'pudd_core.monitoring'))); "
