@@ -44,7 +44,19 @@ PathLike = str | os.PathLike[str]
 def chunk_budget(
     name: str, n_rows: int, default_rows: int, chunk_size: int, n_chunks: int | None
 ) -> int:
-    """Count the chunks: the paper's rows by default, at most what the file holds."""
+    """Count the chunks: the paper's rows by default, at most what the file holds.
+
+    Examples
+    --------
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, None)  # the whole file: 45 chunks
+    45
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, 10)
+    10
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, 46)
+    Traceback (most recent call last):
+    ...
+    ValueError: elec2: n_chunks=46 is not possible with chunk_size=1000: ... so 1 to 45 chunks
+    """
     available = n_rows // chunk_size
     if n_chunks is None:
         n_chunks = min(default_rows, n_rows) // chunk_size
