@@ -92,7 +92,16 @@ def real_stream(
     truth: dict[str, object],
     seed: int,
 ) -> Stream:
-    """A real (or airline) stream of ``n_chunks`` from ``rows``: the card as loaded, no drifts."""
+    """A real (or airline) stream of ``n_chunks`` from ``rows``: the card as loaded, no drifts.
+
+    Examples
+    --------
+    >>> from pudd_core.streams import get_info
+    >>> rows = DenseRows(np.zeros((3000, 8)), np.zeros(3000, dtype=np.int64), chunk_size=1000)
+    >>> s = real_stream(get_info("elec2"), rows, 3, 8, {}, seed=0)
+    >>> s.n_chunks, s.feature_shape, s.drift_chunks, s.chunk(2)[0].shape
+    (3, (8,), None, (1000, 8))
+    """
     return Stream(
         seed=seed,
         info=dataclasses.replace(
