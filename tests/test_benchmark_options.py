@@ -44,6 +44,7 @@ CASES = [
     ("bench_monitor", ["--repeat", "0"], "--repeat"),
     ("bench_monitor", ["--repeat", "three"], "--repeat"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
+    ("bench_test_tiers", ["--tier", "slow"], "--tier"),
 ]
 
 
