@@ -71,9 +71,9 @@ def test_saved_mid_chunk_and_restored_it_loses_and_repeats_nothing(tmp_path):
     batch = monitor(frame, FMT, chunk_size=300, baselines=["adwin"])
     m = Monitor(FMT, chunk_size=300, baselines=["adwin"])
     first = _feed(m, frame.iloc[:1450], [700])
-    m.save(tmp_path / "state.pkl")
+    m.save(tmp_path / "state")
     del m  # the process is killed here
-    again = Monitor.restore(tmp_path / "state.pkl")
+    again = Monitor.restore(tmp_path / "state")
     assert again.next_row == 1450
     rest = _feed(again, frame.iloc[1450:], [])
     rest += [r.chunk_index for r in again.finish()]
@@ -91,9 +91,9 @@ def test_the_doubling_refit_state_survives_a_save_and_restore(tmp_path, opts):
     m = Monitor(FMT, chunk_size=40, detector_options=opts)
     first = _feed(m, frame.iloc[:2630], [1000])
     assert m.chunks.det._history.fitted  # buckets fitted, counts kept: part of the state
-    m.save(tmp_path / "state.pkl")
+    m.save(tmp_path / "state")
     del m
-    again = Monitor.restore(tmp_path / "state.pkl")
+    again = Monitor.restore(tmp_path / "state")
     rest = _feed(again, frame.iloc[2630:], [3111])
     rest += [r.chunk_index for r in again.finish()]
     assert first + rest == list(range(batch.n_chunks))
@@ -112,8 +112,8 @@ def test_a_pending_tail_is_picked_up_where_it_stopped_when_the_labels_arrive(tmp
         m.feed(late.iloc[2000:])
         so_far = m.result("DataFrame")
         assert so_far.pending and so_far.pending[0].first_row <= 3100
-        m.save(tmp_path / "state.pkl")
-        m = Monitor.restore(tmp_path / "state.pkl")
+        m.save(tmp_path / "state")
+        m = Monitor.restore(tmp_path / "state")
         start = m.rewind()  # the labels have arrived: feed the log again from there
         assert start == so_far.pending[0].first_row
         m.feed(frame.iloc[start:])
@@ -130,9 +130,11 @@ def test_bad_use_is_refused_with_a_message(tmp_path):
     m.finish()
     with pytest.raises(ParameterError, match="finished"):
         m.feed(_log(10))
-    (tmp_path / "x.pkl").write_bytes(__import__("pickle").dumps({"not": "a monitor"}))
+    from pudd_core.monitoring._state import dumps
+
+    (tmp_path / "x.state").write_bytes(dumps({"not": "a monitor"}, kind="pudd-lab monitor"))
     with pytest.raises(ParameterError, match="holds no saved monitor"):
-        Monitor.restore(tmp_path / "x.pkl")
+        Monitor.restore(tmp_path / "x.state")
     with pytest.raises(ParameterError, match="has a label yet|no rows"):
         Monitor(FMT, chunk_size=300).result()
 
@@ -140,19 +142,35 @@ def test_bad_use_is_refused_with_a_message(tmp_path):
 def test_a_state_of_another_version_or_no_state_at_all_is_refused_by_name(tmp_path):
     import pickle
 
-    from pudd_core.monitoring._incremental import _STATE_TAG, STATE_FORMAT
+    from pudd_core.monitoring._state import FORMAT, HEADER
 
     m = Monitor(FMT, chunk_size=300)
     m.feed(_log(450))
-    m.save(tmp_path / "ok.pkl")
-    assert Monitor.restore(tmp_path / "ok.pkl").chunks.drained == m.chunks.drained
-    # a bare monitor, as states were written before they recorded their format
-    (tmp_path / "old.pkl").write_bytes(pickle.dumps(m))
-    (tmp_path / "next.pkl").write_bytes(pickle.dumps((_STATE_TAG, STATE_FORMAT + 1, m)))
-    for name in ("old.pkl", "next.pkl"):
-        with pytest.raises(ParameterError, match="saved by another version of PUDD Lab"):
-            Monitor.restore(tmp_path / name)
-    for junk in (b"", b"not a pickle at all", pickle.dumps(m)[:40]):
-        (tmp_path / "junk.pkl").write_bytes(junk)
-        with pytest.raises(ParameterError, match="holds no saved monitor"):
-            Monitor.restore(tmp_path / "junk.pkl")
+    m.save(tmp_path / "ok.state")
+    assert Monitor.restore(tmp_path / "ok.state").chunks.drained == m.chunks.drained
+    # a pickle, as states were written before they became data, is never loaded
+    (tmp_path / "old.pkl").write_bytes(pickle.dumps(("pudd-lab monitor state", 3, None)))
+    with pytest.raises(ParameterError, match="earlier version of PUDD Lab as a Python pickle"):
+        Monitor.restore(tmp_path / "old.pkl")
+    ok = (tmp_path / "ok.state").read_bytes()
+    import hashlib
+    import io
+    import zipfile
+
+    body = io.BytesIO()  # the same state, as a later version would label it
+    with zipfile.ZipFile(io.BytesIO(ok[HEADER:])) as src, \
+            zipfile.ZipFile(body, "w", zipfile.ZIP_STORED) as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "state.json":
+                data = data.replace(f'"format": {FORMAT}'.encode(),
+                                    f'"format": {FORMAT + 1}'.encode())
+            dst.writestr(name, data)
+    later = body.getvalue()
+    (tmp_path / "next.state").write_bytes(ok[:16] + hashlib.sha256(later).digest() + later)
+    with pytest.raises(ParameterError, match=f"format {FORMAT + 1}; this version reads"):
+        Monitor.restore(tmp_path / "next.state")
+    for junk in (b"", b"not a state at all", ok[:40], ok[:-1]):
+        (tmp_path / "junk").write_bytes(junk)
+        with pytest.raises(ParameterError, match="not a state file|damaged"):
+            Monitor.restore(tmp_path / "junk")

@@ -31,7 +31,8 @@ def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
     from pudd_core.monitoring import monitor
 
-    if args.follow or args.state is not None or args.poll is not None:
+    if args.follow or args.state is not None or args.poll is not None or \
+            args.on_rotation is not None:
         return _monitor_follow(args)
     if args.report is not None:
         check_log_path(args.report, "report")
@@ -66,7 +67,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     from pudd_core.monitoring import Follower, Monitor
 
     if not args.follow:
-        given = "--state" if args.state is not None else "--poll"
+        given = ("--state" if args.state is not None else "--poll" if args.poll is not None
+                 else "--on-rotation")
         raise ParameterError("follow", f"{given} goes with --follow (a log that keeps growing)")
     poll = 1.0 if args.poll is None else args.poll
     if not math.isfinite(poll) or poll <= 0:
@@ -95,7 +97,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
-    follower = Follower(args.file, make, key, args.state)
+    follower = Follower(args.file, make, key, args.state,
+                        on_rotation=args.on_rotation or "stop")
     stop: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -111,6 +114,9 @@ def _monitor_follow(args: argparse.Namespace) -> int:
           file=sys.stderr, flush=True)
     try:
         while True:
+            for notice in follower.notices:
+                print(notice, file=sys.stderr, flush=True)
+            follower.notices.clear()
             while follower.outbox:
                 sys.stdout.write(follower.outbox[0] + "\n")
                 sys.stdout.flush()
@@ -247,6 +253,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                      help="FILE keeps growing (a CSV that rows are appended to, or a folder "
                           "of Parquet parts read once each in name order): print one JSON "
                           "line per chunk as it is tested, until Ctrl-C or SIGTERM")
+    mon.add_argument("--on-rotation", default=None, choices=("stop", "continue"),
+                     help="with --follow: when the CSV is rotated (renamed away and created "
+                          "anew, or truncated), stop saying so (default; the old file is read "
+                          "to its end first), or continue with the new file from its first "
+                          "row, numbering its rows after the old ones")
     mon.add_argument("--state", default=None, metavar="STATE",
                      help="with --follow: keep the monitor in this file (replaced after each "
                           "read); run again with it to go on where it stopped")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -29,13 +28,12 @@ from pudd_core.monitoring._log import (
 )
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
+from pudd_core.monitoring._state import dumps, loads, write_atomic
 from pudd_core.monitoring._windows import Windows
 
-#: The format of a saved monitor state (:meth:`Monitor.save`); raised whenever what a state
-#: holds changes (2: the detector's history keeps each chunk's sorted values; 3: and, with
-#: ``refit="doubling"``, cumulative counts per fitted prefix).
-STATE_FORMAT = 3
-_STATE_TAG = "pudd-lab monitor state"
+#: What a saved monitor state holds (:meth:`Monitor.save`), named in the file; its layout's
+#: version is :data:`pudd_core.monitoring._state.FORMAT` (4: data, no longer a pickle).
+STATE_KIND = "pudd-lab monitor"
 
 __all__ = ["VARIANTS", "Monitor", "RecordWindows", "Variant"]
 
@@ -88,9 +86,8 @@ class _Chunks:
         self.record_windows = record_windows
         self.base_dets: dict[str, Any] = {}
         if baselines:  # river is imported only when a baseline is asked for (seconds, 100 MB)
-            from pudd_core.experiments.baselines import feed_errors, make
+            from pudd_core.experiments.baselines import make
 
-            self.feed_errors = feed_errors
             self.base_dets = {b: make(b, seed=seed) for b in baselines}
         self.base_hits: dict[str, list[tuple[int, ...]]] = {b: [] for b in self.base_dets}
         self.spans: list[ChunkSpan] = []
@@ -194,8 +191,10 @@ class _Chunks:
         if self.record_windows == "all" or (self.record_windows == "alarms" and alarm):
             record, tests = window_record(det), cut_tests(scan) if scan is not None else ()
         t1 = time.perf_counter()
+        if self.base_dets:
+            from pudd_core.experiments.baselines import feed_errors
         for name, bdet in self.base_dets.items():
-            hits = self.feed_errors(bdet, (~ok).astype(np.int64))
+            hits = feed_errors(bdet, (~ok).astype(np.int64))
             if hits:
                 self.base_dets[name] = bdet.clone()
             self.base_hits[name].append(hits)
@@ -544,36 +543,35 @@ class Monitor:
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the whole state to ``path`` (a pickle: restore only files you wrote).
+        """Write the whole state to ``path``, replacing it whole (a kill mid-write keeps the old).
 
-        The file records its format (:data:`STATE_FORMAT`): a later version of the monitor
-        whose state differs refuses it by name instead of resuming from a state it misreads.
+        The file is data, not code (:mod:`pudd_core.monitoring._state`: JSON and NumPy
+        arrays, with a checksum and the format's version), so restoring a file from anyone
+        can at worst be refused. A later version of the monitor whose state differs refuses
+        it by name instead of resuming from a state it misreads.
         """
-        tmp = f"{os.fspath(path)}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump((_STATE_TAG, STATE_FORMAT, self), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)  # a kill mid-write leaves the last state whole
+        write_atomic(path, dumps(self, kind=STATE_KIND))
 
     @classmethod
     def restore(cls, path: str | os.PathLike[str]) -> Monitor:
-        """The monitor saved at ``path`` (by :meth:`save`), ready for the rows after it."""
+        """The monitor saved at ``path`` (by :meth:`save`), ready for the rows after it.
+
+        Raises
+        ------
+        ParameterError
+            With ``param="path"`` for a file that is not such a state (another file, a
+            pickle of an earlier version, damaged or altered bytes), saying what to do.
+        """
         where = os.fspath(path)
-        earlier = ParameterError(
-            "path", f"{where} holds a monitor state saved by another version of PUDD Lab "
-                    f"(this one reads format {STATE_FORMAT}): start again without it (the "
-                    "monitor reads the log from its first row), or resume with the version "
-                    "that wrote it")
         try:
             with open(path, "rb") as fh:
-                state = pickle.load(fh)
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
-                ValueError, IndexError) as err:
-            raise ParameterError("path", f"{where} holds no saved monitor this version can "
-                                         f"read ({type(err).__name__}: {err})") from None
-        if isinstance(state, cls):  # written before states recorded their format
-            raise earlier
-        if not (isinstance(state, tuple) and len(state) == 3 and state[0] == _STATE_TAG):
+                raw = fh.read()
+        except OSError as exc:
+            raise ParameterError("path", f"{where} cannot be read ({exc.strerror})") from None
+        try:
+            state = loads(raw, kind=STATE_KIND, where=where)
+        except ParameterError as err:
+            raise ParameterError("path", str(err)) from None
+        if not isinstance(state, cls):
             raise ParameterError("path", f"{where} holds no saved monitor")
-        if state[1] != STATE_FORMAT or not isinstance(state[2], cls):
-            raise earlier
-        return state[2]
+        return state
