@@ -69,7 +69,15 @@ class ChunkVerdict:
 
 
 class ChunkDetector(Protocol):
-    """What the runner's chunk loop asks of a detector: one verdict per tested chunk."""
+    """What the runner's chunk loop asks of a detector: one verdict per tested chunk.
+
+    Examples
+    --------
+    >>> detector: ChunkDetector = FixedAlarms(frozenset({2}))
+    >>> u = np.full(4, 0.1)
+    >>> [detector.test(t, u, u < 0.5).alarm for t in (1, 2)]
+    [False, True]
+    """
 
     def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
              features: NDArray[Any] | None = None) -> ChunkVerdict:
@@ -196,7 +204,15 @@ class FeatureAdapter:
 
 
 class RunSettings(Protocol):
-    """What an adapter reads of a run's configuration (``RunConfig`` has these fields)."""
+    """What an adapter reads of a run's configuration (``RunConfig`` has these fields).
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import RunConfig
+    >>> settings: RunSettings = RunConfig("sea0", "gnb", "pudd", alpha=1e-5)
+    >>> settings.detector, settings.alpha, settings.adaptation, settings.record_windows
+    ('pudd', 1e-05, 'window', False)
+    """
 
     @property
     def detector(self) -> str: ...  # noqa: D102
