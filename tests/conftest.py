@@ -81,7 +81,8 @@ def _tier_markers(item: pytest.Item) -> list[pytest.MarkDecorator]:
     """The markers the tiers select by, from where a test lives.
 
     tests/app/test_browser*.py: ``browser``, and one xdist group per module (one worker owns
-    a module, so its server and Chromium start once); the other tests/app/ modules:
+    a module whole, with the one server and Chromium it starts for them); the other tests/app/
+    modules:
     ``apptest``; doctests of a module that imports torch: ``integration``.
     """
     path = Path(item.path)
