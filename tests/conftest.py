@@ -80,10 +80,10 @@ def _imports_torch(path: Path) -> bool:
 def _tier_markers(item: pytest.Item) -> list[pytest.MarkDecorator]:
     """The markers the tiers select by, from where a test lives.
 
-    tests/app/test_browser*.py: ``browser``, and one xdist group per module (one worker owns
-    a module whole, with the one server and Chromium it starts for them); the other tests/app/
-    modules:
-    ``apptest``; doctests of a module that imports torch: ``integration``.
+    tests/app/test_browser*.py: ``browser``, and one xdist group per module (one worker runs
+    a module whole, with the one server and Chromium it starts for its browser modules); the
+    other tests/app/ modules: ``apptest``; doctests of a module that imports torch:
+    ``integration``.
     """
     path = Path(item.path)
     if path.parent == APP_TESTS and path.name.startswith("test_"):
