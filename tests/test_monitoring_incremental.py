@@ -174,3 +174,127 @@ def test_a_state_of_another_version_or_no_state_at_all_is_refused_by_name(tmp_pa
         (tmp_path / "junk").write_bytes(junk)
         with pytest.raises(ParameterError, match="not a state file|damaged"):
             Monitor.restore(tmp_path / "junk")
+
+
+def test_rewind_goes_back_to_the_open_chunk_when_its_labels_are_missing():
+    # issue 32 item 4: rows 1500- unlabelled, chunk 1 (rows 1000-1999) still open: rewind()
+    # returned 2000, so rows 1500-1999 stayed unlabelled for good
+    frame = _log()
+    late = frame.copy()
+    late.loc[1500:, "label"] = np.nan
+    m = Monitor(FMT, chunk_size=1000)
+    m.feed(late.iloc[:2000])
+    assert [s.index for s in m.result("DataFrame").pending] == [1]
+    assert m.resume_row == 1000 and m.rewind() == 1000 and m.next_row == 1000
+    m.feed(frame.iloc[1000:])
+    m.finish()
+    _same(m.result("DataFrame"), monitor(frame, FMT, chunk_size=1000))
+    # a fully labelled open chunk is kept: nothing to read again
+    m = Monitor(FMT, chunk_size=1000)
+    m.feed(frame.iloc[:1500])
+    assert m.rewind() == 1500
+
+
+@st.composite
+def _late_label_streams(draw: st.DrawFn) -> tuple[list[int], list[int]]:
+    """Steps (rows known after each) and, per step, how many of the newest rows lack labels;
+    labels arrive in order (the labelled part only grows), the last step may keep a tail."""
+    n = 1200
+    ends = sorted(set(draw(st.lists(st.integers(1, n - 1), max_size=10)))) + [n]
+    frontier, lags = 0, []
+    for end in ends:
+        lag = draw(st.integers(0, end))
+        frontier = max(frontier, end - lag)  # labels never disappear once given
+        lags.append(end - frontier)
+    return ends, lags
+
+
+@settings(max_examples=30, deadline=None)
+@given(stream=_late_label_streams(), how=st.sampled_from(
+    [{"chunk_size": 100}, {"chunk_size": 250}, {"chunk_size": 37}, {"window": "3h"},
+     {"window": "1D"}]))
+def test_streamed_with_late_labels_and_rewound_it_equals_the_batch_monitor(stream, how):
+    """Any steps, any label lags: rewind then feed at each step, the result is the batch
+    monitor's on the final log (the reference reading), chunk for chunk."""
+    ends, lags = stream
+    frame = _log(1200, seed=len(ends))
+    fmt = LogFormat(label="label", proba_prefix="proba_",
+                    time_column="ts" if "window" in how else None)
+    m = Monitor(fmt, baselines=["ddm"], **how)
+    for end, lag in zip(ends, lags, strict=True):
+        known = frame.iloc[:end].copy()
+        known.loc[end - lag:, "label"] = np.nan  # the newest rows wait for their labels
+        start = m.rewind()
+        m.feed(known.iloc[start:])
+    final = known
+    m.finish()
+    try:
+        batch = monitor(final, fmt, baselines=["ddm"], **how)
+    except ParameterError as err:  # no labelled row at all: the stream says the same
+        with pytest.raises(ParameterError, match=str(err)[:30]):
+            m.result("DataFrame")
+        return
+    _same(m.result("DataFrame"), batch)
+
+
+def test_feeding_misshapen_batches_is_refused_by_name():
+    # issue 32: a batch without a probability column raised KeyError 'proba_2', Series of
+    # unequal length numpy's broadcast errors, a dict without n was as long as its keys
+    frame = _log(600)
+    m = Monitor(FMT, chunk_size=100)
+    m.feed(frame.iloc[:300])
+    with pytest.raises(ParameterError, match=r"the rows from row 300 have no column 'proba_2'"):
+        m.feed(frame.iloc[300:].drop(columns="proba_2"))
+    columns = {c: frame[c].iloc[300:] for c in ("label", "proba_0", "proba_1", "proba_2")}
+    with pytest.raises(ParameterError, match=r"different lengths \('label': 300, 'proba_0': "
+                                             r"10, 'proba_1': 300"):
+        m.feed({**columns, "proba_0": columns["proba_0"].iloc[:10]})
+    with pytest.raises(ParameterError, match=r"different lengths .*; n=299"):
+        m.feed(columns, 299)
+    with pytest.raises(ParameterError, match=r"feed\(\) takes a DataFrame or a mapping"):
+        m.feed([1, 2, 3])
+    assert m.next_row == 300  # nothing was taken from the refused batches
+    # a mapping of arrays without n: as long as its columns (it was as long as its keys)
+    m.feed({c: v.to_numpy() for c, v in columns.items()})
+    m.finish()
+    _same(m.result("DataFrame"), monitor(frame, FMT, chunk_size=100))
+
+
+def test_what_the_time_reading_and_the_top_score_learnt_survives_a_save_and_restore(tmp_path):
+    """The times' UTC offsets (on every row so far), the bins' origin (the log's first day)
+    and a top score's two classes are part of the saved state."""
+    frame = _log()
+    text = frame.assign(ts=frame.ts.dt.tz_localize("Asia/Kolkata").map(lambda t: t.isoformat()))
+    names = np.array(["cat", "dog", "cat"], dtype=object)
+    text["y"] = names[frame.label.astype(int)]
+    text["pred"] = names[frame[["proba_0", "proba_1", "proba_2"]].to_numpy().argmax(axis=1)]
+    text["score"] = frame[["proba_0", "proba_1", "proba_2"]].max(axis=1).clip(0.5)
+    fmt = LogFormat(label="y", pred="pred", binary_top_score="score", time_column="ts")
+    batch = monitor(text, fmt, window="2D")
+    m = Monitor(fmt, window="2D")
+    m.feed(text.iloc[:1700])
+    m.save(tmp_path / "s.state")
+    again = Monitor.restore(tmp_path / "s.state")
+    assert again.windows.aware is True and sorted(again.scorer.top_classes) == ["cat", "dog"]
+    naive = text.iloc[1700:1701].assign(ts="2024-03-07T00:00:00")
+    with pytest.raises(ParameterError, match="row 1700 .*without a UTC offset where the earlier"):
+        again.feed(naive)
+    again = Monitor.restore(tmp_path / "s.state")
+    again.feed(text.iloc[1700:])
+    again.finish()
+    _same(again.result("DataFrame"), batch)
+
+
+@pytest.mark.parametrize("window", ["2W", "2MS", "3D"])
+def test_calendar_bins_fed_in_batches_across_a_restore_equal_the_batch_monitor(tmp_path,
+                                                                               window):
+    frame = _log(30000)  # 104 days, one row every 5 minutes
+    fmt = LogFormat(label="label", proba_prefix="proba_", time_column="ts")
+    batch = monitor(frame, fmt, window=window)
+    m = Monitor(fmt, window=window)
+    m.feed(frame.iloc[:11111])
+    m.save(tmp_path / "s.state")
+    again = Monitor.restore(tmp_path / "s.state")
+    _feed(again, frame.iloc[11111:], [5000, 9000])
+    again.finish()
+    _same(again.result("DataFrame"), batch)

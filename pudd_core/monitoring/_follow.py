@@ -91,6 +91,7 @@ class _Position:
     dev: int = 0  # csv: the file's identity (device, inode), to see it replaced
     ino: int = 0
     files: int = 1  # csv: the files followed so far (1 + the rotations gone through)
+    sniff: bool = False  # csv: a new file whose first line may be the header (not read yet)
 
 
 def _sha(fd: int, start: int, stop: int) -> str:
@@ -223,11 +224,11 @@ class Follower:
                                  "options, or a new state path")
         pos: _Position = saved["pos"]
         self.monitor, self.pos = saved["monitor"], pos
-        if pos.kind == "csv":
-            self._reopen(path)
         self.outbox = list(saved["outbox"][written:])
         self._written = written
         self._fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        if pos.kind == "csv":
+            self._reopen(path)
         return saved["monitor"], pos
 
     def _save(self) -> None:
@@ -320,19 +321,28 @@ class Follower:
 
         ``"rewritten"``: the same file still starts with the rows read first, but bytes read
         since changed; ``"truncated"``: the same file was cut and written anew (logrotate's
-        copytruncate); ``"replaced"``: another file.
+        copytruncate); ``"undecided"``: cut, and what it holds so far is the start of what
+        was read (no whole row yet to tell which); ``"replaced"``: another file.
         """
-        off = self.pos.offset
         st = os.fstat(fd)
-        if st.st_size >= off and _sha(fd, 0, min(off, HEAD_BYTES)) == self.pos.head_sha \
-                and _sha(fd, max(0, off - TAIL_BYTES), off) == self.pos.tail_sha:
-            return None
         if (st.st_dev, st.st_ino) != (self.pos.dev, self.pos.ino):
             return "replaced"
+        if self._same_bytes(fd):
+            return None
         now = os.pread(fd, len(self.pos.head), 0)
-        if len(now) > len(self.pos.header) and self.pos.head.startswith(now):
-            return "rewritten"
-        return "truncated"
+        if not self.pos.head.startswith(now):
+            return "truncated"
+        rows = now[len(self.pos.header):] if now.startswith(self.pos.header) else b""
+        if len(now) < len(self.pos.head) and b"\n" not in rows:
+            return "undecided"  # no whole row yet to tell a rewrite from a new file
+        return "rewritten"
+
+    def _same_bytes(self, fd: int) -> bool:
+        """Whether the file behind ``fd`` holds the bytes read (its head and its tail)."""
+        off = self.pos.offset
+        return (os.fstat(fd).st_size >= off
+                and _sha(fd, 0, min(off, HEAD_BYTES)) == self.pos.head_sha
+                and _sha(fd, max(0, off - TAIL_BYTES), off) == self.pos.tail_sha)
 
     def _reopen(self, state: str) -> None:
         """On a restart: find the log the state was written for, or say what became of it."""
@@ -351,7 +361,9 @@ class Follower:
                 os.close(fd)
             st = os.fstat(self._fd_log())
             self.pos.dev, self.pos.ino = st.st_dev, st.st_ino  # (the path's file, for now)
-        if change is not None:
+            if self.pos.offset > len(self.pos.header) and self._same_bytes(self._fd_log()):
+                return  # the same log, copied back: its rows read are all there
+        if change is not None and change != "undecided":  # (undecided: the reads decide)
             self._rotated(change, f" (--state {state} was written for the log before)",
                           same_fd=True)
 
@@ -385,11 +397,11 @@ class Follower:
         else:
             st = os.fstat(self._fd_log())
             self.pos.dev, self.pos.ino = st.st_dev, st.st_ino
-        first = os.pread(self._fd_log(), len(self.pos.header), 0)
-        self.pos.offset = len(first) if first == self.pos.header else 0  # its own header
+        self.pos.offset, self.pos.sniff = 0, True  # its header line, if any, skipped
         self.pos.head, self.pos.head_sha, self.pos.hashed = b"", "", 0
         self.pos.files += 1
         self._mark()
+        self._save()  # the switch is kept: a restart goes on in the new file
         self.notices.append(f"{self.source} was {what}{where} after row {row:,}: following the "
                             f"new file from its first row as row {row:,} (file "
                             f"{self.pos.files} of this log)")
@@ -422,11 +434,15 @@ class Follower:
         if not self.pos.header and not self._csv_header():
             return False
         fd = self._fd_log()
+        if self.pos.sniff and not self._sniff(fd):
+            return False
         size = os.fstat(fd).st_size
         if size != self.pos.offset:
             change = self._change(fd)
             if change == "replaced":  # (a copied-back state): the path's file is another
                 change = "truncated"
+            if change == "undecided":
+                return False
             if change is not None:
                 self._rotated(change, same_fd=True)
                 return True
@@ -450,6 +466,22 @@ class Follower:
         self.monitor.feed(frame)
         self.pos.offset += len(body)
         self._mark()
+        return True
+
+    def _sniff(self, fd: int) -> bool:
+        """Skip a new file's header line once it is there; False while it may still come.
+
+        A file rotated in starts with the log's header line or with rows; until it holds
+        more bytes than a prefix of the header, which one cannot be told.
+        """
+        header = self.pos.header
+        first = os.pread(fd, len(header), 0)
+        if len(first) < len(header) and header.startswith(first):
+            return False
+        self.pos.sniff = False
+        if first == header:
+            self.pos.offset = len(header)
+            self._mark()
         return True
 
     def _moved_on(self) -> bool:

@@ -17,6 +17,7 @@ from pudd_core._validation import (
     ParameterError,
     check_bool,
     check_open_unit,
+    check_option_names,
     check_positive_int,
     check_seed,
     finite_float,
@@ -235,6 +236,26 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
     return LogFormat(**columns)
 
 
+def _detector_options(given: Any) -> dict[str, Any]:
+    """``detector_options`` as a dict of ChunkPUDD options; the monitor's own ones refused."""
+    import inspect
+
+    try:
+        options = dict(given or {})
+    except (TypeError, ValueError):
+        raise ParameterError("detector_options", "detector_options must map ChunkPUDD option "
+                                                 "names to values, e.g. {'cut_points': 'all'}, "
+                                                 f"got {given!r:.80}") from None
+    for key in options:
+        if key in ("alpha", "seed"):
+            raise ParameterError("detector_options", f"{key} is the monitor's own argument, "
+                                                     f"not a detector option: pass {key}= "
+                                                     f"(--{key}), not detector_options")
+    valid = [p for p in inspect.signature(ChunkPUDD).parameters if p not in ("alpha", "seed")]
+    check_option_names("detector_options", "ChunkPUDD", options, valid)
+    return options
+
+
 def _median(u: NDArray[np.float64]) -> float:
     """``np.median(u)`` of values without NaN, bit for bit, without its per-call checks.
 
@@ -302,7 +323,15 @@ DISAGREEMENT_WARNING = 0.01
 def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> tuple[str, ...]:
     """What the monitor inferred and chose, in words; warns where the log contradicts itself."""
     fmt = scorer.fmt
+    scorer.check_top_score(final=True)
     notes = list(scorer.notes)
+    if scorer.binary and fmt.pred is None and fmt.correct is None and scorer.p_min >= 0.5:
+        msg = (f"column {fmt.proba_columns[0]!r}, read as P(positive), is never below 0.5: if "
+               "it is the score of the predicted class (a Hugging Face pipeline's score), the "
+               "reading is wrong; give the predicted labels and read it with binary_top_score "
+               "(--binary-top-score ... --pred ...)")
+        warnings.warn(msg, stacklevel=3)
+        notes.append(msg)
     if fmt.pred is not None or fmt.correct is not None:
         col = fmt.pred if fmt.pred is not None else fmt.correct
         what = "the model's decisions" if fmt.pred is not None else "the 0/1 column"
@@ -373,6 +402,8 @@ class Monitor:
         *,
         chunk_size: int | None = None,
         window: str | None = None,
+        time_format: str | None = None,
+        time_unit: str | None = None,
         alpha: float = 1e-3,
         detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
         baselines: Sequence[str] = (),
@@ -398,6 +429,11 @@ class Monitor:
         if (self.given.time_column is None) != (window is None):
             raise ParameterError("window", "chunking by time needs both time_column "
                                            "(--time-column) and window (--window)")
+        if window is None and (time_format is not None or time_unit is not None):
+            given = "time_format" if time_format is not None else "time_unit"
+            raise ParameterError(given, f"{given} (--{given.replace('_', '-')}) says how to "
+                                        "read the time column, for chunks by time: give "
+                                        "time_column and window too")
         if window is not None and chunk_size is not None:
             raise ParameterError("chunk_size", "chunk by rows (chunk_size) or by time "
                                                "(window), not both")
@@ -410,9 +446,10 @@ class Monitor:
         self.chunk_size = chunk_size
         self.alpha = float(alpha)
         self.options = tuple(sorted({**VARIANTS[variant],
-                                     **dict(detector_options or {})}.items()))
+                                     **_detector_options(detector_options)}.items()))
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
-        self.windows = Windows(window) if window is not None else None
+        self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
+                        if window is not None else None)
         self.chunks = _Chunks(det, _baseline_names(baselines), seed, self.windows,
                               record_windows)
         self.normalize, self.tolerance = normalize, tolerance
@@ -443,9 +480,15 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        names = list(rows.keys()) if isinstance(rows, Mapping) else list(rows.columns)
+        if isinstance(rows, Mapping):
+            names = [str(c) for c in rows.keys()]
+        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
+            names = [str(c) for c in rows.columns]
+        else:
+            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
+                                         f"Series, got {type(rows).__name__}")
         fmt = self.start(names)
-        n = len(rows) if n is None else n
+        rows, n = self._checked(rows, names, fmt, n)
         if n == 0:
             return ()
         assert self.scorer is not None
@@ -466,6 +509,41 @@ class Monitor:
         self.next_row = offset + n
         return tuple(self.chunks.records[i] for i in tested)
 
+    def _checked(self, rows: Any, names: list[str], fmt: LogFormat,
+                 n: int | None) -> tuple[Any, int]:
+        """The rows with every column the format reads, all ``n`` long; else named errors."""
+        import pandas as pd
+
+        missing = [c for c in fmt.columns if c not in names]
+        if missing:
+            raise ParameterError("rows", f"the rows from row {self.next_row} have no column "
+                                         f"{missing[0]!r}, which the format reads (from the "
+                                         "log's first rows): every batch needs the columns "
+                                         f"{', '.join(fmt.columns)}")
+        if isinstance(rows, Mapping):
+            cols = {}
+            for c in fmt.columns:
+                v = rows[c]
+                try:
+                    cols[c] = v if isinstance(v, pd.Series) else pd.Series(v)
+                except (TypeError, ValueError) as err:
+                    raise ParameterError("rows", f"column {c!r} must be a Series or an array "
+                                                 f"of values, got {type(v).__name__} ({err})"
+                                         ) from None
+            lengths = {c: len(v) for c, v in cols.items()}
+            rows = cols
+        else:
+            lengths = dict.fromkeys(fmt.columns, len(rows))
+        expected = next(iter(lengths.values())) if n is None else n
+        check_positive_int("n", expected, minimum=0)
+        odd = [c for c, k in lengths.items() if k != expected]
+        if odd:
+            shown = ", ".join(f"{c!r}: {k}" for c, k in lengths.items())
+            raise ParameterError("rows", f"the columns fed have different lengths ({shown}"
+                                         f"{f'; n={n}' if n is not None else ''}): every column "
+                                         "needs one value per row")
+        return rows, int(expected)
+
     def finish(self) -> tuple[ChunkRecord, ...]:
         """The log has ended: test the open chunk (or let it wait with the pending tail)."""
         if self.finished:
@@ -473,19 +551,34 @@ class Monitor:
         self.finished = True
         return tuple(self.chunks.records[i] for i in self.chunks.close())
 
+    def _unlabelled(self) -> _Open | None:
+        """The first untested chunk with a row whose label is missing (waiting, or open)."""
+        c = self.chunks
+        if c.waiting:  # a waiting chunk's last row has no label
+            return c.waiting[0]
+        if c.open.n and not all(part.all() for part in c.open.lab):
+            return c.open
+        return None
+
     @property
     def resume_row(self) -> int:
-        """The first row of the pending tail (else :attr:`next_row`): rewind's row."""
-        return self.chunks.waiting[0].first_row if self.chunks.waiting else self.next_row
+        """The row :meth:`rewind` would feed again from (else :attr:`next_row`)."""
+        first = self._unlabelled()
+        return self.next_row if first is None else first.first_row
 
     def rewind(self) -> int:
-        """Drop the chunks waiting for labels, and the open one; the row to feed again from.
+        """Drop the untested chunks from the first with a missing label; the row to feed from.
 
-        Call it when the pending tail's labels have arrived, then feed the log from there.
+        That chunk is the first waiting for labels, or else the open chunk if one of its rows
+        has none: neither was tested, so it is dropped whole and read again from its first
+        row (every row before it is final). Call it when labels have arrived, then feed the
+        log from the row it returns; a monitor fed this way gives the batch monitor's result
+        on the log as it stands then, chunk for chunk. Without a missing label it changes
+        nothing and returns :attr:`next_row`.
         """
-        if not self.chunks.waiting:
+        first = self._unlabelled()
+        if first is None:
             return self.next_row
-        first = self.chunks.waiting[0]
         if self.order is not None:
             self.order.last = first.prev_time
         self.chunks.waiting = []
