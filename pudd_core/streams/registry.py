@@ -41,6 +41,12 @@ class DataSource:
     downloadable, size
         Whether ``load_stream(name, download=True)`` can fetch it (checksum-verified), and
         the download's size in bytes when known.
+
+    Examples
+    --------
+    >>> src = data_source("elec2")
+    >>> src.file, src.downloadable, src.cache_path.endswith("elec2/electricity.csv.gz")
+    ('elec2/electricity.csv.gz', True, True)
     """
 
     file: str

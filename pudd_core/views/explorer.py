@@ -310,17 +310,18 @@ class Comparison:
 
 
 def compared_detectors() -> tuple[str, ...]:
-    """The detectors the explorer can run beside PUDD: those fed the errors or the features.
+    """The detectors the explorer can run beside PUDD: the baselines and the references.
 
-    The registry's river baselines, then MCD-DD (Table 2's label-free SOTA detector), then the
-    references: the same model with no detector, and the oracle adapting at the stream's true
-    drifts (only where they are known: :meth:`ExplorerConfig.dropped` says when it was left
-    out).
+    Three kinds, in this order: the registry's river baselines (fed the errors), MCD-DD
+    (Table 2's label-free SOTA detector, fed the features), and the references (the same
+    model with no detector, and the oracle adapting at the stream's true drifts, only where
+    they are known: :meth:`ExplorerConfig.dropped` says when it was left out).
 
     Examples
     --------
-    >>> compared_detectors()[-4:]
-    ('pagehinkley', 'mcd-dd', 'none', 'oracle')
+    >>> compared_detectors()
+    ('adwin', 'ddm', 'eddm', 'hddma', 'hddmw', 'kswin', 'pagehinkley', 'mcd-dd',
+     'none', 'oracle')
     """
     return detector_names("errors", "features", "reference")
 

@@ -2,7 +2,7 @@
 
 Modelled on streamlit/streamlit e2e_playwright/multipage_apps_v2/mpa_v2_basics_test.py, but
 driving Debian's chromium (set PUDD_CHROMIUM to use another binary) against
-``streamlit run app.py`` (both started by tests/app/_browser.py, which the app benchmarks in
+``streamlit run app.py`` (both started by harness/browser.py, which the app benchmarks in
 benchmarks/app*.py share). Screenshots go to artifacts/screenshots/; with
 PUDD_UPDATE_SCREENSHOTS=1 they are also copied to docs/screenshots/ for the README.
 """
@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
-from tests.app._browser import (  # the fixtures come from tests/app/conftest.py
+from harness.browser import (  # the fixtures come from tests/app/conftest.py
     EXPLORER,
     FOUR,
     MAIN_HEIGHT,

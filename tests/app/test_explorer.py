@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
-from tests.app._apptest import open_page, player, shown, trace_named
+from harness.apptest import open_page, player, shown, trace_named
 from ui import cache
 
 TIMEOUT = 60

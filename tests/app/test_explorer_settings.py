@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import open_page, player
 from pudd_core.streams import get_info
-from tests.app._apptest import open_page, player
 
 TIMEOUT = 120
 FOUR = "3;5,cut_points=all;3,partition=ek;1,clamp_min=0"
@@ -119,7 +119,7 @@ def test_changing_the_seed_count_keeps_the_show_choice_ticked_and_the_link_clean
     The browser keeps sending the label it was last told to show; a seed change that
     relabels the options does not tell it a new one.
     """
-    from tests.app._apptest import send_stale_label
+    from harness.apptest import send_stale_label
 
     for view in ("band", "one"):
         at = _open({"seeds": "2", "pudd": "3", "seed_view": view})
@@ -138,7 +138,7 @@ def test_changing_the_seed_count_keeps_the_show_choice_ticked_and_the_link_clean
 
 def test_a_stale_label_never_becomes_a_setting_whatever_the_labels() -> None:
     """The guard under the fix: a label the link parser refuses keeps the canonical value."""
-    from tests.app._apptest import send_stale_label
+    from harness.apptest import send_stale_label
 
     at = _open({"seeds": "3", "seed_view": "one"})
     send_stale_label(at.radio(key="w_explorer_seed_view"), "all 2 seeds")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import figures, open_page
+from harness.apptest import figures, open_page
 from ui.pages import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]

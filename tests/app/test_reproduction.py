@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import figures, open_page
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.experiments.reproduce import reproduction_configs
-from tests.app._apptest import figures, open_page
 
 TIMEOUT = 120
 
@@ -177,9 +177,9 @@ def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
 
 
 def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: Path) -> None:
+    from harness.apptest import figures
     from pudd_core.experiments.claims import comparison_table, paper_cells
     from pudd_core.experiments.significance import friedman_nemenyi
-    from tests.app._apptest import figures
 
     at = _page()
     figs = figures(at)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import figures, open_page, trace_named
+from harness.apptest import figures, open_page, trace_named
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[2]
