@@ -31,6 +31,7 @@ from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.cli import main
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
+from tests._logs import follow_in_pieces
 
 #: The drawn logs are short: a short last chunk or a single one is warned about, as it should be.
 pytestmark = pytest.mark.filterwarnings("ignore:the last tested chunk:UserWarning",
@@ -335,21 +336,8 @@ def test_a_json_lines_log_followed_as_it_grows_gives_the_batch_chunks(tmp_path_f
     def make() -> Monitor:
         return Monitor(LogFormat(label="label", proba_array="proba"), chunk_size=100)
 
-    f = Follower(path, make, {"chunk_size": 100}, state)
-    lines: list[dict] = []
-    for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(text)], strict=True)):
-        with open(path, "ab") as fh:  # a piece may end inside a line
-            fh.write(text[a:b])
-        while True:
-            while f.outbox:
-                lines.append(json.loads(f.outbox[0]))
-                f.written()
-            if not f.read():
-                break
-            if i == restart:  # stopped and started again from the state file
-                f.close()
-                f = Follower(path, make, {"chunk_size": 100}, state)
-    f.close()
+    lines = follow_in_pieces(path, text, cuts,
+                             lambda: Follower(path, make, {"chunk_size": 100}, state), restart)
     assert lines == _expected(log, 100)
 
 

@@ -293,6 +293,12 @@ def _index(options: list[str], value: Any) -> int:
     return options.index(value) if value in options else 0
 
 
+def _column(where: Any, label: str, columns: list[str], key: str, guess: Any,
+            why: str | None = None) -> Any:
+    """A column chosen in a select box, the guessed one first selected (else the first)."""
+    return where.selectbox(label, columns, key=key, index=_index(columns, guess), help=why)
+
+
 def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     """Preview, guesses and the column controls; ``None`` (with a message) if incomplete."""
     columns = [str(c) for c in frame.columns]
@@ -334,12 +340,10 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
                 key=PREFIX, help="`proba_` takes proba_<class> for each class value of the "
                                  "label.")
         elif form == FORMS[4]:
-            kwargs["proba_array"] = cols[2].selectbox(
-                "Probability arrays column", columns, key=ARRAY,
-                index=_index(columns, guess["proba_array"]),
-                help="One array per row, a place per class: a JSON lines field "
-                     "`[0.1, 0.9]`, a Parquet list column, or a CSV cell holding a JSON "
-                     "array.")
+            kwargs["proba_array"] = _column(
+                cols[2], "Probability arrays column", columns, ARRAY, guess["proba_array"],
+                "One array per row, a place per class: a JSON lines field `[0.1, 0.9]`, a "
+                "Parquet list column, or a CSV cell holding a JSON array.")
             classes = [c.strip() for c in cols[2].text_input(
                 "Classes in the arrays' order (empty: 0 .. K-1)", key=ARRAY_CLASSES,
                 placeholder="cat,dog,bird").split(",") if c.strip()]
@@ -368,16 +372,14 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             "Label column (the true class)", columns, key=LABEL,
             placeholder="Choose the true-label column",
             index=columns.index(guess["label"]) if guess["label"] in columns else None)
-        kwargs["pred"] = cols[1].selectbox(
-            "Predicted label column", columns, key=TOP_PRED,
-            index=_index(columns, guess["pred"]),
-            help="The class the model chose (a Hugging Face pipeline's `label`).")
-        kwargs["binary_top_score"] = cols[2].selectbox(
-            "Score of the predicted class", columns, key=TOP_SCORE,
-            index=_index(columns, guess["proba_column"]),
-            help="A Hugging Face pipeline's `score`. PUDD needs the probability of the true "
-                 "class: for a binary model it is this score where the prediction is right "
-                 "and 1 − score where it is wrong; a third class is refused.")
+        kwargs["pred"] = _column(
+            cols[1], "Predicted label column", columns, TOP_PRED, guess["pred"],
+            "The class the model chose (a Hugging Face pipeline's `label`).")
+        kwargs["binary_top_score"] = _column(
+            cols[2], "Score of the predicted class", columns, TOP_SCORE, guess["proba_column"],
+            "A Hugging Face pipeline's `score`. PUDD needs the probability of the true class: "
+            "for a binary model it is this score where the prediction is right and 1 − score "
+            "where it is wrong; a third class is refused.")
     else:
         kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
                                              columns, key=P_TRUE,

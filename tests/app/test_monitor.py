@@ -245,10 +245,9 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     rng = np.random.default_rng(2)
     n = 3000
     y = rng.integers(0, 3, n)
-    shape = np.ones((n, 3))
-    shape[np.arange(n), y] += np.where(np.arange(n) < n // 2, 9.0, 2.0)
-    p = rng.gamma(shape)
-    p /= p.sum(axis=1, keepdims=True)
+    p = np.full((n, 3), 0.1)
+    p[np.arange(n), y] = 0.8  # confident and right, then (the second half) anything
+    p[n // 2:] = rng.dirichlet(np.ones(3), n - n // 2)
     path = tmp_path / "preds.jsonl.gz"
     path.write_bytes(gzip.compress("".join(
         json.dumps({"label": int(c), "proba": [float(v) for v in r]}) + "\n"
