@@ -201,7 +201,6 @@ def test_a_compressed_csv_is_read_again(tmp_path, capsys, suffix):
 
 
 def test_zstd_without_its_package_is_refused_naming_it(tmp_path):
-    pytest.importorskip("pyarrow")
     try:
         import zstandard  # noqa: F401
     except ImportError:
@@ -308,10 +307,6 @@ def test_the_library_reads_a_dataframe_of_arrays_and_a_fed_monitor_agrees():
 
 
 # --- following a JSON lines log ---------------------------------------------------------------
-def _lines_of(log: dict) -> bytes:
-    return _write(log, "jsonl")
-
-
 def _expected(log: dict, chunk: int) -> list[dict]:
     res = monitor(io.BytesIO(_columns_csv(log)), label="label", proba_prefix="proba_",
                   chunk_size=chunk)
@@ -328,7 +323,7 @@ def test_a_json_lines_log_followed_as_it_grows_gives_the_batch_chunks(tmp_path_f
     folder = tmp_path_factory.mktemp("follow")
     log = _small(3, 600)
     log["labels"][100] = None  # a label not there yet: the row is untested, as in the batch
-    text = _lines_of(log)
+    text = _write(log, "jsonl")
     cuts = sorted(c % len(text) for c in cuts)
     path, state = folder / "log.jsonl", folder / "state"
     path.write_bytes(b"")
@@ -344,7 +339,7 @@ def test_a_json_lines_log_followed_as_it_grows_gives_the_batch_chunks(tmp_path_f
 def test_a_followed_json_lines_log_rotated_away_is_said(tmp_path):
     log = _small(2, 200)
     path = tmp_path / "log.ndjson"
-    text = _lines_of(log)
+    text = _write(log, "jsonl")
     path.write_bytes(text[: len(text) // 2])
 
     def make() -> Monitor:
