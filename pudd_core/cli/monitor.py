@@ -66,7 +66,7 @@ def _monitor(args: argparse.Namespace) -> int:
 
 def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
-    from pudd_core._validation import ParameterError
+    from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
     from pudd_core.monitoring import calibrate_log
 
@@ -74,9 +74,10 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         given, other = (("--calibrate-on", "--false-alarm-rate") if args.false_alarm_rate is None
                         else ("--false-alarm-rate", "--calibrate-on"))
         raise ParameterError(other.lstrip("-").replace("-", "_"),
-                             f"{given} needs {other}: α is chosen on the first ROWS rows "
+                             f"{given} needs {other}: alpha is chosen on the first ROWS rows "
                              "(--calibrate-on) for a target false-alarm rate per chunk "
                              "(--false-alarm-rate)")
+    check_positive_int("resamples", args.resamples)
     if args.window is not None:
         raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
                                              "(--chunk-size), not by time (--window)")

@@ -41,7 +41,7 @@ from pudd_core.monitoring._incremental import (
     Monitor,
     RecordWindows,
     Variant,
-    _detector_options,
+    check_detector_options,
 )
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
@@ -179,6 +179,8 @@ class AlphaCalibration:
     #: it (0: the first changed chunk), ``inf`` if none came.
     delays: tuple[float, ...] = ()
     within: int = 0
+    #: Per resample, the chunks at which the false alarms came.
+    alarm_chunks: tuple[tuple[int, ...], ...] = ()
 
     @property
     def chunks_between_alarms(self) -> float:
@@ -368,13 +370,13 @@ def calibrate(
     if variant not in VARIANTS:
         raise ParameterError("variant", f"variant must be 'calibrated' or 'authors', got "
                                         f"{variant!r}", tuple(VARIANTS))
-    options = {**VARIANTS[variant], **_detector_options(detector_options)}
+    options = {**VARIANTS[variant], **check_detector_options(detector_options)}
     ChunkPUDD(grid[0], **options)  # the options checked before any run
 
     length = n_chunks * chunk_size
     streams = np.random.SeedSequence(seed).spawn(n_resamples)
     total = n_resamples * (2 if change is not None else 1)
-    alarms = np.zeros(len(grid), dtype=np.int64)
+    alarms: list[list[tuple[int, ...]]] = [[] for _ in grid]
     delays: list[list[float]] = [[] for _ in grid]
     for r, ss in enumerate(streams):
         rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
@@ -386,7 +388,8 @@ def calibrate(
         idx = block_resample(vals.size, length, block, rng_rows)
         ru, rok = vals[idx], ok[idx]
         hits = _alarm_chunks(_cut(ru, rok, chunk_size), grid, make)
-        alarms += [len(h) for h in hits]
+        for i, h in enumerate(hits):
+            alarms[i].append(tuple(h))
         if progress is not None:
             progress(r * total // n_resamples + 1, total)
         if change is None:
@@ -399,7 +402,7 @@ def calibrate(
         if progress is not None:
             progress(r * total // n_resamples + 2, total)
     return CalibrationResult(
-        tuple(_row(a, int(k), n_resamples * n_chunks, d, within)
+        tuple(_row(a, tuple(k), n_resamples * n_chunks, d, within)
               for a, k, d in zip(grid, alarms, delays, strict=True)),
         chunk_size, n_chunks, n_resamples, block, variant,
         tuple(sorted(options.items())), seed, change, float(size), after, target)
@@ -410,12 +413,14 @@ def _cut(u: NDArray[np.float64], ok: NDArray[np.bool_],
     return [(u[i:i + chunk_size], ok[i:i + chunk_size]) for i in range(0, u.size, chunk_size)]
 
 
-def _row(alpha: float, k: int, n: int, delays: list[float], within: int) -> AlphaCalibration:
+def _row(alpha: float, alarms: tuple[tuple[int, ...], ...], n: int, delays: list[float],
+         within: int) -> AlphaCalibration:
     from scipy.stats import binomtest
 
+    k = sum(len(a) for a in alarms)
     ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
     return AlphaCalibration(alpha, k, n, k / n, (float(ci.low), float(ci.high)),
-                            tuple(delays), within)
+                            tuple(delays), within, alarms)
 
 
 def calibrate_log(
