@@ -205,5 +205,7 @@ def test_the_cli_names_the_calibrated_alpha_as_the_library_chooses_it(
     assert out["n_chunks"] == 30
     assert main(["monitor", *args]) == 0
     text = capsys.readouterr().out
-    assert f"alpha={lib.recommended.alpha:g}, the largest" in text
+    best = lib.recommended
+    assert f"alpha={best.alpha:g}, the largest" in text
+    assert f"false alarms: {best.n_alarms} in {best.n_chunks:,} resampled chunks" in text
     assert f"at alpha={lib.recommended.alpha:g}" in text

@@ -96,14 +96,18 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         best = cal.recommended
         assert best is not None  # calibrate_log refuses a target no alpha meets
         q = best.delay_quantiles()
+        between = (f"one per {best.chunks_between_alarms:,.0f} chunks" if best.n_alarms
+                   else "none seen")
         print(f"calibrated on rows 0..{args.calibrate_on - 1} ({cal.n_chunks} chunks, "
               f"{cal.n_resamples} block-bootstrap resamples): alpha={best.alpha:g}, the "
-              f"largest whose false-alarm rate is at most {args.false_alarm_rate:g} per chunk: "
+              f"largest whose false-alarm rate's 95% interval stays at or below "
+              f"{args.false_alarm_rate:g} per chunk")
+        print(f"  false alarms: {best.n_alarms} in {best.n_chunks:,} resampled chunks, rate "
               f"{best.false_alarm_rate:.2g} (95% interval {best.ci[0]:.2g} .. "
-              f"{best.ci[1]:.2g}, one false alarm per {best.chunks_between_alarms:,.0f} "
-              f"chunks); a {cal.change} shift of size {cal.size:g} is caught within "
-              f"{best.within} chunks in {best.detection_rate:.0%} of resamples, delay median "
-              f"{q[0.5]:g}, 90% at most {q[0.9]:g} chunks")
+              f"{best.ci[1]:.2g}; {between})")
+        print(f"  delay: a {cal.change} shift of size {cal.size:g} is caught within "
+              f"{best.within} chunks in {best.detection_rate:.0%} of resamples; median "
+              f"{q[0.5]:g} chunk(s), 90% within {q[0.9]:g}")
         _print_monitor_summary(result)
     if args.report is None:
         return 0
