@@ -209,3 +209,49 @@ def test_the_cli_names_the_calibrated_alpha_as_the_library_chooses_it(
     assert f"alpha={best.alpha:g}, the largest" in text
     assert f"false alarms: {best.n_alarms} in {best.n_chunks:,} resampled chunks" in text
     assert f"at alpha={lib.recommended.alpha:g}" in text
+
+
+def test_with_a_confidence_shift_after_the_reference_the_calibrated_alpha_is_not_later(
+        tmp_path: Path):
+    # issue 35's second bar: the rest of the log drifts (a confidence shift at flat accuracy
+    # from chunk 250 on); the alpha chosen on the first 100 chunks alarms no later than the
+    # monitor's default alpha on the same rows
+    from pudd_core.monitoring import monitor
+
+    log = _log(400 * 100, 11)
+    u, ok = 1 - log["proba_1"].to_numpy(), (log["proba_1"] > 0.5).to_numpy()
+    cu, _ = inject_change(u, ok, 250 * 100, "confidence", 0.2, np.random.default_rng(0))
+    log["proba_1"] = np.round(1 - cu, 2)
+    log["proba_0"] = np.round(1 - log["proba_1"], 2)
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    cal, res = calibrate_log(path, label="label", proba_prefix="proba_", chunk_size=100,
+                             calibrate_on=100 * 100, false_alarm_rate=0.03, n_resamples=10,
+                             change=None)
+    assert res.alpha > 1e-3  # a choice other than the default
+    default = monitor(log.iloc[100 * 100:], label="label", proba_prefix="proba_",
+                      chunk_size=100)
+    first = min(a for a in res.alarms if a >= 150)
+    assert first <= min(a for a in default.alarms if a >= 150)
+    assert first - 150 <= 2  # and it is caught at once
+
+
+def test_progress_counts_every_run_and_can_stop_the_calibration():
+    u, ok = _stream(10 * 100, 12)
+    seen: list[tuple[int, int]] = []
+    calibrate(u, ok, 100, [0.1], n_resamples=4, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(i, 8) for i in range(1, 9)]
+    seen.clear()
+    calibrate(u, ok, 100, [0.1], n_resamples=3, change=None,
+              progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+    class Stop(Exception):
+        pass
+
+    def stop(done: int, total: int) -> None:
+        if done == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        calibrate(u, ok, 100, [0.1], n_resamples=50, progress=stop)
