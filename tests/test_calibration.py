@@ -255,3 +255,20 @@ def test_progress_counts_every_run_and_can_stop_the_calibration():
 
     with pytest.raises(Stop):
         calibrate(u, ok, 100, [0.1], n_resamples=50, progress=stop)
+
+
+def test_a_stretch_without_two_chunks_of_labels_or_without_rows_after_it_is_refused(
+        tmp_path: Path):
+    from pudd_core._validation import ParameterError
+
+    log = _log(1000, 13).astype({"label": "float"})
+    log.loc[:250, "label"] = np.nan  # not yet labelled
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    kw = dict(label="label", proba_prefix="proba_", chunk_size=100, false_alarm_rate=0.01)
+    with pytest.raises(ParameterError, match="hold 149 labelled rows") as err:
+        calibrate_log(path, calibrate_on=400, **kw)
+    assert err.value.param == "calibrate_on"
+    for rows, batch in ((1000, 300), (1000, 500), (1100, 500)):  # the log ends in or on a batch
+        with pytest.raises(ParameterError, match="it has 1000 rows"):
+            calibrate_log(path, calibrate_on=rows, batch_rows=batch, **kw)

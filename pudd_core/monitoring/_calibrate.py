@@ -487,22 +487,30 @@ def calibrate_log(
     reference = monitor_at(1e-3)  # every monitor option checked; its scorer reads the stretch
     fmt = reference.start(names)
     assert reference.scorer is not None
-    us, oks, offset = [], [], 0
+    us, oks, offset, more = [], [], 0, False
     for n, frame in batches(source, fmt.columns, batch_rows):
+        if offset == calibrate_on:  # the stretch ended with the last batch: one more?
+            more = n > 0
+            break
         take = min(n, calibrate_on - offset)
         part = {c: s.iloc[:take] for c, s in frame.items()}
         scored = reference.scorer(part, take, offset)
         us.append(scored.u[scored.labelled])
         oks.append(scored.ok[scored.labelled])
         offset += take
-        if offset == calibrate_on:
+        if take < n:
+            more = True
             break
-    if offset < calibrate_on or not _has_rows_after(source, fmt.columns, calibrate_on,
-                                                    batch_rows):
+    if not more:
         raise ParameterError("calibrate_on", f"calibrate_on ({calibrate_on} rows) leaves no "
                                              f"row of {name_of(source)} to monitor (it has "
                                              f"{_count(source, fmt.columns, batch_rows)} rows); "
                                              "calibrate on fewer rows")
+    n_labelled = sum(x.size for x in us)
+    if n_labelled < 2 * chunk_size:
+        raise ParameterError("calibrate_on", f"the first {calibrate_on} rows hold "
+                                             f"{n_labelled} labelled rows, fewer than two "
+                                             f"chunks of {chunk_size}: calibrate on more rows")
     cal = calibrate(np.concatenate(us), np.concatenate(oks), chunk_size, alphas,
                     target=false_alarm_rate, n_resamples=n_resamples, change=change,
                     size=size, within=within, variant=variant,
@@ -528,15 +536,6 @@ def calibrate_log(
         m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
     m.finish()
     return cal, m.result(name_of(source), time.perf_counter() - start)
-
-
-def _has_rows_after(source: Any, columns: list[str], rows: int, batch_rows: int) -> bool:
-    seen = 0
-    for n, _ in batches(source, columns, batch_rows):
-        seen += n
-        if seen > rows:
-            return True
-    return False
 
 
 def _count(source: Any, columns: list[str], batch_rows: int) -> int:
