@@ -523,7 +523,9 @@ def calibrate_log(
             f"below {false_alarm_rate:g} per chunk: the smallest, {low.alpha:g}, is known only "
             f"to be at most {low.ci[1]:.3g} ({low.n_alarms} false alarms in {low.n_chunks} "
             "resampled chunks); allow a larger rate, add smaller alphas, or calibrate on more "
-            "rows or resamples")
+            "rows or resamples" + ("; the authors' count floor invents counts that no alpha "
+                                  "may tame: try the calibrated variant"
+                                  if variant == "authors" else ""))
     m = monitor_at(best.alpha)
     m.start(names)
     m.next_row = calibrate_on  # rows keep the log's numbers; chunks start at the stretch's end
