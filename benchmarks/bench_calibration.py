@@ -7,7 +7,7 @@ times the plain way, one run per α, on the same null resamples (the same alarms
 tests/test_calibration.py). The stretch is a stationary binary log, p(true class) to two
 decimals, generated with the seed.
 Run: .venv/bin/python -m benchmarks.bench_calibration [--chunks 100 1000] [--chunk-size N]
-[--resamples N]
+[--resamples N] [--variants calibrated,authors]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmarks._common import machine, positive_int
+from benchmarks._common import load_average, machine, names_from, positive_int
 
 
 def _stretch(n_rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -36,14 +36,18 @@ def main() -> None:
     parser.add_argument("--chunks", type=positive_int, nargs="+", default=[100, 1000])
     parser.add_argument("--chunk-size", type=positive_int, default=100)
     parser.add_argument("--resamples", type=positive_int, default=50)
+    parser.add_argument("--variants", default="calibrated", metavar="V1,V2",
+                        help="the monitor's variants to time: calibrated (default), authors "
+                             "(its history is unbounded: slow on 1,000 chunks)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    variants = names_from(args.variants, ["calibrated", "authors"], parser, "--variants")
     grid = sorted(DEFAULT_ALPHAS, reverse=True)
     rows = []
     t_all = time.perf_counter()
     for n_chunks in args.chunks:
         u, ok = _stretch(n_chunks * args.chunk_size, args.seed)
-        for variant in ("calibrated", "authors"):
+        for variant in variants:
             t = time.perf_counter()
             res = calibrate(u, ok, args.chunk_size, target=0.01, n_resamples=args.resamples,
                             variant=variant, seed=args.seed)
@@ -69,8 +73,9 @@ def main() -> None:
     print("## Choosing α on a stable stretch: the calibration's time (issue 35)\n")
     print(f"Command: `.venv/bin/python -m benchmarks.bench_calibration --chunks "
           f"{' '.join(map(str, args.chunks))} --chunk-size {args.chunk_size} --resamples "
-          f"{args.resamples} --seed {args.seed}`  ")
-    print(f"Machine: {machine()} ({elapsed:.0f} s in all)\n")
+          f"{args.resamples} --variants {','.join(variants)} --seed {args.seed}`  ")
+    print(f"Machine: {machine()} ({elapsed:.0f} s in all; load average at the end "
+          f"{load_average()})\n")
     print(f"`calibrate(u, correct, {args.chunk_size}, target=0.01, n_resamples="
           f"{args.resamples})` on a stationary stretch of the given chunks of "
           f"{args.chunk_size} rows: {len(grid)} α from 1e-1 to 1e-6, each resample as long as "

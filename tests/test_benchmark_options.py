@@ -51,6 +51,7 @@ CASES = [
     ("bench_calibration", ["--chunks", "100", "0"], "--chunks"),
     ("bench_calibration", ["--chunk-size", "-1"], "--chunk-size"),
     ("bench_calibration", ["--resamples", "x"], "--resamples"),
+    ("bench_calibration", ["--variants", "calibrated,nope"], "--variants"),
 ]
 
 
