@@ -432,3 +432,10 @@ def test_the_backbone_command_rebuilds_a_damaged_shipped_file_into_the_cache(
     err = capsys.readouterr().err
     assert err.startswith(f"warning: the shipped CIFAR backbone {shipped_copy}")
     assert built == [tmp_path / "cache" / "backbones"]
+
+
+def test_the_readme_says_what_the_shipped_backbone_is() -> None:
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert f"3 conv blocks, {RECORD['parameters']:,} parameters" in readme
+    assert (f"`pudd_core/classifiers/weights/{SHIPPED_WEIGHTS.name}` "
+            f"({RECORD['bytes'] / 1000:.0f} KB,") in readme
