@@ -18,11 +18,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from benchmarks._common import machine
+from benchmarks._common import machine, positive_int
 
 ROOT = Path(__file__).resolve().parents[1]
 N_CLASSES = 3
@@ -50,63 +53,120 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def schedule(rows: int, rate: int) -> tuple[int, float]:
+    """Rows per burst and seconds between bursts: ten bursts a second, or one row per burst
+    below 10 rows a second (a burst of ``rate // 10`` rows was 0 there: the loop then wrote
+    the whole pool every 0.1 s without end).
+
+    Examples
+    --------
+    >>> schedule(5_000_000, 100_000), schedule(100, 5)
+    ((10000, 0.1), (1, 0.2))
+    """
+    burst = max(1, rate // 10)
+    return burst, burst / rate
+
+
+def append(out: Any, data: bytes, ends: NDArray[np.int64], rows: int, rate: int,
+           on_burst: Callable[[int], None] = lambda done: None,
+           sleep: Callable[[float], None] = time.sleep) -> list[tuple[int, float]]:
+    """Append ``rows`` lines of the pool (``data``, line ``i`` ending at ``ends[i]``) to
+    ``out`` at ``rate`` rows a second; ``(rows written so far, when)`` after each burst."""
+    burst, interval = schedule(rows, rate)
+    written: list[tuple[int, float]] = []
+    start = time.perf_counter()
+    done = 0
+    while done < rows:
+        a = done % POOL
+        b = min(a + min(burst, rows - done), POOL)
+        out.write(data[(int(ends[a - 1]) if a else 0):int(ends[b - 1])])
+        done += b - a
+        written.append((done, time.perf_counter()))
+        on_burst(done)
+        sleep(max(0.0, start + len(written) * interval - time.perf_counter()))
+    return written
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # a SIGTERM stops the run as Ctrl-C does: the cleanup runs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=5_000_000)
-    parser.add_argument("--rate", type=int, default=100_000, help="rows appended per second")
-    parser.add_argument("--chunk-size", type=int, default=1000)
+    parser.add_argument("--rows", type=positive_int, default=5_000_000)
+    parser.add_argument("--rate", type=positive_int, default=100_000,
+                        help="rows appended per second")
+    parser.add_argument("--chunk-size", type=positive_int, default=1000)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _stop)
     lines = pool_lines()
     data = "".join(lines).encode()
     ends = np.cumsum([len(x) for x in lines])
-    burst = args.rate // 10
-    with tempfile.TemporaryDirectory() as tmp:
-        log, state = Path(tmp) / "log.csv", Path(tmp) / "state"
-        log.write_bytes(b"label," + ",".join(f"proba_{k}" for k in range(N_CLASSES)).encode()
-                        + b"\n")
-        cmd = [sys.executable, "-m", "pudd_core", "monitor", str(log), "--follow",
-               "--label", "label", "--proba-prefix", "proba_",
-               "--chunk-size", str(args.chunk_size), "--poll", "0.1", "--state", str(state)]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        arrivals: list[tuple[float, int]] = []
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="pudd_bench_follow_") as tmp:
+            try:
+                result = _run(args, tmp, data, ends, procs)
+            finally:  # the follower never outlives the run, nor writes in a removed folder
+                for proc in procs:
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
+    except KeyboardInterrupt:
+        print("interrupted: the follower stopped and the temporary folder removed",
+              file=sys.stderr)
+        raise SystemExit(130) from None
+    _report(args, lines, *result)
 
-        def read() -> None:
-            assert proc.stdout is not None
-            for raw in proc.stdout:
-                arrivals.append((time.perf_counter(), json.loads(raw)["last_row"]))
 
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        time.sleep(3.0)  # the follower's imports
-        written: list[tuple[int, float]] = []  # (rows written so far, when)
-        rss: list[tuple[int, float]] = []
-        start = time.perf_counter()
-        next_rss = start
-        with open(log, "ab", buffering=0) as out:
-            done = 0
-            while done < args.rows:
-                n = min(burst, args.rows - done)
-                a = done % POOL
-                b = min(a + n, POOL)
-                out.write(data[(ends[a - 1] if a else 0):ends[b - 1]])
-                done += b - a
-                written.append((done, time.perf_counter()))
-                now = time.perf_counter()
-                if now >= next_rss:
-                    rss.append((done, rss_mb(proc.pid)))
-                    next_rss += 1.0
-                wake = start + len(written) * 0.1
-                time.sleep(max(0.0, wake - time.perf_counter()))
-        write_s = time.perf_counter() - start
-        want = args.rows // args.chunk_size - 1  # the last chunk stays open
-        deadline = time.perf_counter() + 600
-        while len(arrivals) < want and time.perf_counter() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        caught_up = time.perf_counter() - start
-        rss.append((args.rows, rss_mb(proc.pid)))
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
-        reader.join(timeout=10)
+def _run(args: argparse.Namespace, tmp: str, data: bytes, ends: NDArray[np.int64],
+         procs: list[subprocess.Popen[bytes]]) -> Any:
+    """Start the follower (kept in ``procs``), append the rows, wait for its lines."""
+    log, state = Path(tmp) / "log.csv", Path(tmp) / "state"
+    log.write_bytes(b"label," + ",".join(f"proba_{k}" for k in range(N_CLASSES)).encode()
+                    + b"\n")
+    cmd = [sys.executable, "-m", "pudd_core", "monitor", str(log), "--follow",
+           "--label", "label", "--proba-prefix", "proba_",
+           "--chunk-size", str(args.chunk_size), "--poll", "0.1", "--state", str(state)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs.append(proc)
+    arrivals: list[tuple[float, int]] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            arrivals.append((time.perf_counter(), json.loads(raw)["last_row"]))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(3.0)  # the follower's imports
+    rss: list[tuple[int, float]] = []
+    start = time.perf_counter()
+    next_rss = [start]
+
+    def sample(done: int) -> None:
+        if time.perf_counter() >= next_rss[0]:
+            rss.append((done, rss_mb(proc.pid)))
+            next_rss[0] += 1.0
+
+    with open(log, "ab", buffering=0) as out:
+        written = append(out, data, ends, args.rows, args.rate, sample)
+    write_s = time.perf_counter() - start
+    want = args.rows // args.chunk_size - 1  # the last chunk stays open
+    deadline = time.perf_counter() + 600
+    while len(arrivals) < want and time.perf_counter() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    caught_up = time.perf_counter() - start
+    rss.append((args.rows, rss_mb(proc.pid)))
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    reader.join(timeout=10)
+    return written, arrivals, rss, write_s, caught_up, want
+
+
+def _report(args: argparse.Namespace, lines: list[str], written: list[tuple[int, float]],
+            arrivals: list[tuple[float, int]], rss: list[tuple[int, float]], write_s: float,
+            caught_up: float, want: int) -> None:
     rows_w = np.array([w[0] for w in written])
     t_w = np.array([w[1] for w in written])
     lags = [t - t_w[np.searchsorted(rows_w, last + 1)] for t, last in arrivals]

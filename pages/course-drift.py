@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from pudd_core import plots
@@ -29,7 +31,8 @@ st.markdown(
 )
 st.radio("Stream", list(LESSON1_STREAMS), format_func=lambda n: f"{n}: {LESSON1_STREAMS[n]}",
          horizontal=True, **state.bound(state.COURSE_DRIFT_STREAM))
-cfg = DelayConfig(state.get(state.COURSE_DRIFT_STREAM), int(state.get(state.SEED)))
+cfg = replace(DelayConfig(), dataset=state.get(state.COURSE_DRIFT_STREAM),
+              seed=int(state.get(state.SEED)))
 lesson = cache.course_delay(cfg)
 question = lesson.question()
 answered = course.ask(question)
@@ -51,12 +54,15 @@ if answered:
                    delta_color="gray")
     bottom[0].metric("Error rate before the drift", f"{before:.1%}")
     bottom[1].metric("Error rate after the drift", f"{after:.1%}")
+    spread = cache.course_delay_spread(replace(cfg, seed=0))
+    st.markdown(f"**This run among {len(spread.seeds)}.** "
+                f"{spread.sentence(cfg.seed, lesson.verdict())}")
     st.caption(
         f"Grey band: the drift, chunk {lesson.drift} (seed {cfg.seed}; the sidebar's seed draws "
         "another stream). False alarms: alarms before the drift. Delay counts the predictions "
         "from the drift's first one to the alarm: DDM can alarm inside a chunk, PUDD tests at "
-        "the end of each chunk. Try the three noise levels and a few seeds: the delay is a "
-        "random quantity, and neither detector wins every time.")
+        "the end of each chunk. The counts above are the same two runs on this stream at each "
+        "seed; try the three noise levels: with less noise DDM is first more often.")
 course.try_it("pages/explorer.py", course.explorer_values(cfg.explorer(), lesson.drift),
               "these runs in the Stream explorer, at the drift's chunk")
 course.next_lesson(PATH)

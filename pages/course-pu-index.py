@@ -36,6 +36,11 @@ question = points.question()
 answered = course.ask(question)
 
 n = len(points.u)
+# up to the question's prediction on a first visit and after a new seed (a new question)
+if (state.get(state.COURSE_PU_SHOWN) is None
+        or st.session_state.get("course_pu_shown_seed", seed) != seed):
+    state.set_value(state.COURSE_PU_SHOWN, points.asked + 1)
+st.session_state["course_pu_shown_seed"] = seed
 shown = st.slider("Predictions added to the histogram", 1, n, **state.bound(state.COURSE_PU_SHOWN))
 hidden = None if answered else points.asked  # the asked point stays hidden until answered
 visible = [i for i in range(shown) if i != hidden]

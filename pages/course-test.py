@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from pudd_core import plots
-from pudd_core.views.course import CutLesson
+from pudd_core.views.course import CUT_ALPHA, CUT_STREAMS, CutLesson
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 from ui import cache, chart, course, state
 from ui.pages import ensure_routed
@@ -14,7 +14,7 @@ from ui.pages import ensure_routed
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
 
 PATH = "pages/course-test.py"
-ALPHA = 1e-3  # PUDD-3
+ALPHA = CUT_ALPHA  # PUDD-3
 course.header(PATH, "Follow PUDD's test by hand: buckets fitted on the reference window, the "
                     "2 × (K + 1) contingency table, Pearson's χ² and its p-value, and the scan "
                     "over cut points that decides where the recent window starts.")
@@ -31,9 +31,9 @@ st.markdown(
     f"below α (PUDD-3: α = {ALPHA:g})."
 )
 lesson: CutLesson = cache.course_cuts(int(state.get(state.SEED)))
-st.markdown(f"Here a Gaussian naive Bayes model trained once on chunk 0 of SEA ({lesson.dataset}, "
-            f"chunks of {lesson.chunk_size}) sees chunks 1 to {len(lesson.u)}; the concept "
-            f"changes at chunk {lesson.drift}.")
+st.markdown(f"Here a Gaussian naive Bayes model trained once on chunk 0 of {lesson.dataset} "
+            f"({CUT_STREAMS[lesson.dataset]}; chunks of {lesson.chunk_size}) sees chunks 1 to "
+            f"{len(lesson.u)}; the concept changes at chunk {lesson.drift}.")
 question = lesson.question()
 answered = course.ask(question)
 
@@ -69,13 +69,19 @@ if answered:
                                         title="p-value of every cut"),
                 key="course_test_scan")
     tested = [c for c in lesson.cuts if c & (c - 1) == 0]
+    smallest = lesson.smallest_tested_p()
     st.caption(f"The authors' PUDD tests only the cuts {', '.join(map(str, tested))}; its "
-               f"smallest p-value among them is {plots.p_text(min(scan[c - 1] for c in tested))}"
-               f" ({'an alarm' if min(scan[c - 1] for c in tested) < ALPHA else 'no alarm'} at "
+               f"smallest p-value among them is {plots.p_text(smallest)}"
+               f" ({'an alarm' if smallest < ALPHA else 'no alarm'} at "
                f"α = {ALPHA:g}). The drift is {lesson.n_new} chunks before the end.")
+    alarm_spread, cut_spread = cache.course_cut_spreads()
+    alarm, best = lesson.verdicts(ALPHA)
+    st.markdown(f"**This run among {len(alarm_spread.seeds)}.** "
+                f"{alarm_spread.sentence(lesson.seed, alarm)} "
+                f"{cut_spread.sentence(lesson.seed, best)}")
 else:
     st.caption("Commit to a prediction to see the p-value of every cut at once.")
-explore = ExplorerConfig("sea0", "gnb", "train-once", (PUDDSetting(3),), (),
+explore = ExplorerConfig(lesson.dataset, "gnb", "train-once", (PUDDSetting(3),), (),
                          int(state.get(state.SEED)), 1, lesson.chunk_size, len(lesson.u) + 1)
 course.try_it("pages/explorer.py", course.explorer_values(explore, len(lesson.u)),
               f"PUDD-3 on this stream in the Stream explorer, at chunk {len(lesson.u)}")

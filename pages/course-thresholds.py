@@ -11,6 +11,7 @@ from pudd_core.views.course import (
     STUDY_CHUNKS,
     SWEEP_CHUNKS,
     SWEEP_DATASET,
+    study_verdict,
     threshold_question,
 )
 from ui import cache, chart, controls, course, state
@@ -25,10 +26,10 @@ course.header(PATH, "Choose a threshold α knowing what it trades: a larger α a
 st.markdown(
     "PUDD alarms when a test's p-value is below α. α is the false-alarm rate of **one** test "
     "on an unchanged stream, but PUDD runs several tests per chunk (one per cut point) and a "
-    "stream has many chunks: with α = 0.05, a long stream without drift still alarms again and "
-    "again, and every alarm throws away the model's history. A small α needs stronger evidence, "
-    "so a real drift is seen later, or, if it is weak, not at all. The paper's variants are "
-    "PUDD-1, PUDD-3 and PUDD-5 (α = 10⁻¹, 10⁻³, 10⁻⁵).\n\n"
+    "stream has many chunks, and every alarm throws away the model's history. How often does "
+    "α = 0.05 alarm where nothing changed? The question below measures it. A small α needs "
+    "stronger evidence, so a real drift is seen later, or, if it is weak, not at all. The "
+    "paper's variants are PUDD-1, PUDD-3 and PUDD-5 (α = 10⁻¹, 10⁻³, 10⁻⁵).\n\n"
     f"First the stream without drift: SEA with one concept, {STUDY_CHUNKS} chunks of "
     f"{STUDY_CHUNK_SIZE}, a model retrained on every chunk, and PUDD testing every chunk "
     "without ever resetting."
@@ -39,6 +40,9 @@ if course.ask(threshold_question(study, 0.05)):
     chart.chart(plots.bonferroni_figure(study.chunk_p, alpha=0.05,
                                         title="Smallest p-value of each chunk, no drift"),
                 key="course_thresholds_stationary")
+    spread = cache.course_study_spread()
+    st.markdown(f"**This run among {len(spread.spread.seeds)}.** "
+                f"{spread.spread.sentence(seed, study_verdict(study))} {spread.rates_text()}")
 
 st.subheader("Delay against false alarms on a drifting stream")
 swept = cache.course_sweep(seed)

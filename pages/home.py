@@ -28,7 +28,10 @@ error standard deviation, so every change of error rate changes the PU histogram
 finite windows a plain error-rate test can still be the more powerful one for such a change:
 the Theorem 2 page computes both powers). Theorem 2: the
 converse fails, two windows can share error rate and error spread while their PU
-distributions differ, which is how drift shows *before* accuracy falls.
+distributions differ, so the PU-index can see a change the error rate cannot. That is not
+evidence that PUDD alarms earlier: the Fig. 1 page's example does not show it (its two
+concepts' error rates differ in the population), and the Reproduction page measures the
+delays on the paper's streams.
 
 **PUDD.** The PU-index-based Drift Detector works on chunks. After each chunk it splits the
 chunks since the last alarm into an older and a recent window at several cut points,

@@ -150,9 +150,12 @@ with tab1:
     st.subheader("Theorem 1: identical PU histograms force equal error rates")
     st.markdown(
         "If two windows' PU histograms have the same bin proportions, their error rates "
-        "(1 − share of the correct bin) and error standard deviations are equal: whatever an "
-        "error-rate detector can see, the PU-index sees too. Window 2 below is window 1 with "
-        "every bin scaled; perturb it to see what breaks."
+        "(1 − share of the correct bin) and error standard deviations are equal, so every "
+        "change of the error rate changes the PU histogram. Changing it is not the same as "
+        "being caught as soon: for a pure error-rate change on finite windows the 2 × 2 "
+        "error-rate test is the more powerful one (step 5 of the Theorem 2 tab computes both "
+        "powers). Window 2 below is window 1 with every bin scaled; perturb it to see what "
+        "breaks."
     )
     cfg1, slots1 = controls.theorem1_controls(seed)
     try:

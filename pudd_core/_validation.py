@@ -167,7 +167,12 @@ def as_pu_value(name: str, value: Any) -> float:
     if isinstance(value, np.ndarray):
         raise ParameterError(name, f"{name} must be one number in [0, 1], got an array of shape "
                                    f"{value.shape}")
-    if not _is_real(value) and not isinstance(value, bool | np.bool_):
+    if isinstance(value, bool | np.bool_):  # a correctness flag: True would read as u = 1
+        raise ParameterError(name, f"{name} must be one number in [0, 1] (the PU-index, "
+                                   f"1 - p(true class)), got {value!r}, a truth value: give "
+                                   "whether the prediction was right as correct=, and 0/1 "
+                                   "errors as the numbers 0 and 1")
+    if not _is_real(value):
         raise ParameterError(name, f"{name} must be one number in [0, 1], got {value!r} "
                                    f"(a {type(value).__name__})")
     u = float(value)

@@ -340,9 +340,21 @@ def kmeans_1d(
     >>> centres.round(3).tolist(), labels.tolist()
     ([0.1, 0.95], [0, 0, 0, 1, 1])
     """
-    x = np.asarray(sample, dtype=np.float64)
+    x = np.asarray(sample)
+    _validation.check_numeric_dtype("sample", x, "numbers")
+    x = x.astype(np.float64, copy=False)
+    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
+        raise _validation.ParameterError("sample", "sample must be a non-empty 1-D array of "
+                                                   f"finite numbers, got shape {x.shape}")
+    centres0 = np.asarray(init) if np.ndim(init) == 1 else None
+    if centres0 is None or centres0.size == 0 or centres0.dtype.kind not in "iuf" or \
+            not np.isfinite(centres0).all():
+        raise _validation.ParameterError(
+            "init", f"init must be the initial centres, a non-empty 1-D array of finite "
+            f"numbers, got {init!r}; for k centres from the sample, pass "
+            "greedy_init(sample, k)")
     order = np.argsort(x, kind="stable")
-    centres, sorted_labels = _kmeans_sorted(x[order], np.array(init, dtype=np.float64))
+    centres, sorted_labels = _kmeans_sorted(x[order], centres0.astype(np.float64))
     labels = np.empty_like(sorted_labels)
     labels[order] = sorted_labels
     return centres, labels

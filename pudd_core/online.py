@@ -184,7 +184,9 @@ class PUDD(LastScan, DriftDetector):
         Parameters
         ----------
         x
-            PU-index of the prediction, in [0, 1] (0/1 errors are accepted too).
+            PU-index of the prediction, in [0, 1] (0/1 errors are accepted too, as the
+            numbers 0 and 1; ``True`` and ``False`` are refused: a correctness flag is
+            ``correct``).
         correct
             Whether the prediction was right: ``True``/``False`` (numpy's too) or 0/1;
             ``None`` means ``x < 0.5``.

@@ -46,6 +46,10 @@ CASES = [
     ("bench_monitor", ["--repeat", "0"], "--repeat"),
     ("bench_monitor", ["--repeat", "three"], "--repeat"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
+    ("bench_follow", ["--rate", "0"], "--rate"),
+    ("bench_follow", ["--rate", "5.5"], "--rate"),
+    ("bench_follow", ["--rows", "-1"], "--rows"),
+    ("bench_follow", ["--chunk-size", "0"], "--chunk-size"),
 ]
 
 
@@ -107,3 +111,29 @@ def test_the_floor_pages_of_bench_pages_show_what_their_rows_say() -> None:
     assert (len(page.metric), len(page.table), len(page.code), len(page.markdown)) == (
         4, 1, 1, 6)
     assert len(page.get("download_button")) == 2
+
+
+@pytest.mark.parametrize("rate", [1, 5, 9, 10, 25, 100_000])
+def test_bench_follow_appends_exactly_the_rows_asked_at_any_rate(rate: int) -> None:
+    """Below 10 rows a second a burst was rate // 10 = 0 rows, and the loop wrote the whole
+    pool every 0.1 s without end (1.25 GB in 4 minutes at --rate 5)."""
+    import io
+
+    import numpy as np
+
+    from benchmarks import bench_follow
+
+    lines = [f"{i % 3},0.2,0.3,0.5\n".encode() for i in range(bench_follow.POOL)]
+    data = b"".join(lines)
+    ends = np.cumsum([len(x) for x in lines])
+    out = io.BytesIO()
+    slept: list[float] = []
+    rows = 23 if rate < 100 else 250_000  # past the pool's end too
+    written = bench_follow.append(out, data, ends, rows, rate, sleep=slept.append)
+    text = out.getvalue().decode().splitlines()
+    assert len(text) == rows == written[-1][0]
+    assert text[:5] == [x.decode().strip() for x in lines[:5]]
+    burst, interval = bench_follow.schedule(rows, rate)
+    assert burst >= 1 and burst / interval == pytest.approx(rate)
+    if rows <= bench_follow.POOL:
+        assert len(written) == -(-rows // burst)  # bursts of `burst` rows, the last shorter

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pudd_core import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
+from pudd_core._validation import ParameterError
 from pudd_core.bucketing import (
     THETAS,
     build_buckets,
@@ -381,3 +382,18 @@ def test_the_fit_equals_its_numpy_statement_bit_for_bit(values, k, min_bucket_si
     assert np.array(b.centres).tobytes() == centres.tobytes()
     assert np.array(b.coef).tobytes() == coef.tobytes()
     assert b.sample_counts == tuple(counts.tolist()) and b.n_sample == s.size
+
+
+@pytest.mark.parametrize(("sample", "init", "message"), [
+    (np.linspace(0, 1, 100), 5, r"init must be the initial centres.*greedy_init\(sample, k\)"),
+    (np.linspace(0, 1, 100), [], r"init must be the initial centres"),
+    (np.linspace(0, 1, 100), [0.1, np.nan], r"init must be the initial centres"),
+    (np.linspace(0, 1, 100), ["a", "b"], r"init must be the initial centres"),
+    ([], [0.5], r"sample must be a non-empty 1-D array"),
+    (np.ones((3, 3)), [0.5], r"sample must be a non-empty 1-D array"),
+    (["0.3", "0.4"], [0.5], r"sample must hold numbers"),
+])
+def test_kmeans_1d_refuses_a_count_for_centres_and_other_misuse_by_name(sample, init, message):
+    # issue 32: kmeans_1d(x, 5) raised "TypeError: 'float' object is not iterable"
+    with pytest.raises(ParameterError, match=message):
+        kmeans_1d(sample, init)

@@ -334,14 +334,18 @@ def test_a_report_read_back_lists_the_seeds_it_ran_not_a_count_from_zero(tmp_pat
     assert "- Seeds: 5-6 (2 seeds;" in back.markdown()
 
 
-def test_reproduce_add_refuses_seeds_that_overlap_a_cell_in_part_before_running(
-        tmp_path, capsys):
+def _report_of_seeds_0_1(tmp_path, capsys):
+    """A tiny report of seeds 0-1 in ``out``: (out, its CSV's bytes, an empty other store)."""
     out, store = tmp_path / "out", tmp_path / "s"
     assert main(["reproduce", *_SMALL, "--seeds", "0-1", "--store", str(store),
                  "--out", str(out)]) == 0
-    before = (out / "table1_gnb.csv").read_bytes()
     capsys.readouterr()
-    other = tmp_path / "other"
+    return out, (out / "table1_gnb.csv").read_bytes(), tmp_path / "other"
+
+
+def test_reproduce_add_refuses_seeds_that_overlap_a_cell_in_part_before_running(
+        tmp_path, capsys):
+    out, before, other = _report_of_seeds_0_1(tmp_path, capsys)
     code = main(["reproduce", *_SMALL, "--seeds", "1-2", "--add", "--store", str(other),
                  "--out", str(out)])
     err = capsys.readouterr().err
@@ -482,3 +486,82 @@ def test_predictions_that_cannot_be_written_are_kept_in_a_fallback_file(tmp_path
 
     expected = export.export_predictions(RunConfig("sea0", detector="none", n_chunks=4))
     assert len(rows) == len(expected) and list(rows[0]) == list(expected.columns)
+
+
+# --- reproduce --add: a report records the settings its cells ran with (issue 36, item 4) ----
+def test_reproduce_add_refuses_other_episode_lengths_into_the_committed_full_length_report(
+        tmp_path, capsys):
+    import shutil
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "results"
+    out, store = tmp_path / "out", tmp_path / "s"
+    out.mkdir()
+    for suffix in (".csv", ".md"):  # written before reports recorded their settings
+        shutil.copy(results / f"table1_gnb{suffix}", out)
+    before = (out / "table1_gnb.csv").read_bytes()
+    # the issue's command: two 20-chunk episodes into the 10 full ones of each cell
+    code = main(["reproduce", "--table", "1", "--classifier", "gnb", "--datasets", "sea0",
+                 "--detectors", "pudd-3", "--seeds", "10-11", "--n-chunks", "20", "--add",
+                 "--executor", "serial", "--store", str(store), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --add:")
+    assert "n_chunks=default" in err and "n_chunks=20" in err and "--n-chunks" in err
+    assert "Traceback" not in err and _no_runs(store)
+    assert (out / "table1_gnb.csv").read_bytes() == before
+
+
+@pytest.mark.parametrize("extra", [[], ["--replace"]])
+def test_reproduce_add_refuses_seeds_of_a_cell_made_with_another_n_chunks(
+        tmp_path, capsys, extra):
+    out, before, other = _report_of_seeds_0_1(tmp_path, capsys)
+    # seed 0 is in the cell already: before, the cell was kept and nothing said so
+    small = [a if a != "6" else "8" for a in _SMALL]
+    code = main(["reproduce", *small, "--seeds", "0-0", "--add", *extra, "--store", str(other),
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "n_chunks=6" in err and "n_chunks=8" in err
+    assert _no_runs(other) and (out / "table1_gnb.csv").read_bytes() == before
+
+
+def test_a_report_records_each_cells_settings_and_add_keeps_them(tmp_path, capsys):
+    import pandas as pd
+
+    from pudd_core.experiments.reproduce import SETTING_COLUMNS, read_report
+
+    out, store = tmp_path / "out", str(tmp_path / "s")
+    assert main(["reproduce", *_SMALL, "--seeds", "0-0", "--store", store,
+                 "--out", str(out)]) == 0
+    assert main(["reproduce", *[a if a != "pudd-3" else "ddm" for a in _SMALL], "--seeds",
+                 "0-1", "--add", "--store", store, "--out", str(out)]) == 0
+    saved = pd.read_csv(out / "table1_gnb.csv", dtype=str, keep_default_na=False)
+    ran = saved[saved["n_seeds"] != "0"].set_index("detector")
+    assert sorted(ran.index) == ["ddm", "pudd-3"]
+    assert set(ran["n_chunks"]) == {"6"} and set(ran["chunk_size"]) == {"default"}
+    assert set(ran["classifier_options"]) == {"{}"} and set(ran["adaptation"]) == {"window"}
+    assert (saved.loc[saved["n_seeds"] == "0", list(SETTING_COLUMNS)] == "").all().all()
+    back = read_report(out / "table1_gnb.csv", 1, "gnb")
+    assert back.cells.set_index("detector").loc["ddm", "n_chunks"] == "6"
+
+
+@pytest.mark.parametrize(("change", "what"), [
+    (lambda c: c.assign(note="mine"), "'note'"),  # --add would drop it unsaid
+    (lambda c: c.drop(columns=["n_chunks"]), "no column n_chunks"),
+    (lambda c: c.assign(n_chunks=""), "column n_chunks row"),  # a cell that ran says none
+])
+def test_reproduce_add_refuses_a_report_whose_columns_it_would_drop_or_cannot_read(
+        tmp_path, capsys, change, what):
+    import pandas as pd
+
+    out, store = tmp_path / "out", tmp_path / "s"
+    assert main(["reproduce", *_SMALL, "--seeds", "0-0", "--store", str(store),
+                 "--out", str(out)]) == 0
+    csv = out / "table1_gnb.csv"
+    change(pd.read_csv(csv, dtype=str, keep_default_na=False)).to_csv(csv, index=False)
+    capsys.readouterr()
+    other = tmp_path / "other"
+    code = main(["reproduce", *_SMALL, "--seeds", "1", "--add", "--store", str(other),
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --add:") and what in err
+    assert "Traceback" not in err and _no_runs(other)

@@ -113,8 +113,18 @@ def test_the_report_is_one_offline_file_with_the_figures_data(log_path, tmp_path
      "must be a positive number"),
     (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window", "7"],
      "'ts' is not numeric"),
+    # a numeric column that is no time is not read as epoch seconds ("not sorted (1970 ...")
     (["--label", "label", "--proba-prefix", "proba_", "--time-column", "label", "--window",
-      "1D"], "not sorted"),
+      "1D"], "column 'label' holds numbers (row 0: 1): say what they count with time_unit "
+             "(--time-unit"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window",
+      "1D", "--time-unit", "s"], "time_unit (--time-unit) 's' says column 'ts' holds numbers"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window",
+      "1D", "--time-format", "%d/%m/%Y"], "not matching time_format (--time-format) '%d/%m/%Y'"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-format", "%d/%m/%Y"],
+     "give time_column and window too"),
+    (["--label", "label", "--proba-prefix", "proba_", "--time-column", "ts", "--window",
+      "100000D"], "window '100000D' reaches past 2262-04-11"),
 ])
 def test_bad_arguments_give_one_line_and_exit_two(log_path, capsys, argv, message):
     assert main(["monitor", str(log_path), *argv]) == 2

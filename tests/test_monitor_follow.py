@@ -296,7 +296,7 @@ def test_a_state_of_another_log_or_options_is_refused(tmp_path, csv_log, capsys,
         before, needle = state.read_bytes(), "not a state file"
     else:  # the log was replaced by another one of the same columns
         other.replace(csv_log)
-        needle = "rewritten or replaced"
+        needle = "replaced by another file"
     code = main(["monitor", str(log), "--follow", *args, "--state", str(state)])
     err = capsys.readouterr().err
     assert code == 2 and needle in err and str(state) in err

@@ -129,9 +129,10 @@ def test_time_windows_cut_at_the_window_bounds_and_skip_empty_ones():
     assert {s.n_rows for s in six_hours.spans[:-1]} == {72}
     weekly = monitor(frame.assign(ts=frame.ts.dt.strftime("%Y-%m-%dT%H:%M:%S")),
                      label="label", proba_prefix="proba_", time_column="ts", window="W")
-    weeks = frame.ts.dt.to_period("W")
+    weeks = frame.ts.dt.to_period("W")  # pandas' W bins: Monday to Sunday, whole days
     assert [s.n_rows for s in weekly.spans] == weeks.value_counts().sort_index().tolist()
     assert weekly.spans[0].start == str(weeks.iloc[0].start_time.isoformat())
+    assert weekly.spans[0].end == str((weeks.iloc[0] + 1).start_time.isoformat())
 
 
 def test_normalize_divides_each_row_by_its_sum():
@@ -326,18 +327,22 @@ def test_an_integer_year_and_epoch_times_make_time_windows():
                       time_column="year", window="5")
     assert [s.n_rows for s in decades.spans] == [500 * 5, 500 * 5, 500 * 2]  # 2010-14 ...
     as_years = monitor(frame.assign(year=year), label="label", proba_prefix="proba_",
-                       time_column="year", window="YS")
+                       time_column="year", window="YS", time_unit="year")
     np.testing.assert_array_equal(as_years.p_values, by_rows.p_values)
     assert as_years.spans[1].start == "2011-01-01T00:00:00"
-    assert any("read as years" in n for n in as_years.notes)
+    assert any("integer years" in n for n in as_years.notes)
     # epoch seconds and milliseconds give the timestamps' windows
     by_time = monitor(frame, label="label", proba_prefix="proba_", time_column="ts",
                       window="6h")
     seconds = frame.ts.astype("int64") // 10**9
-    for unit, values in (("seconds", seconds), ("milliseconds", seconds * 1000)):
+    for unit, values in (("s", seconds), ("ms", seconds * 1000)):
         res = monitor(frame.assign(ts=values), label="label", proba_prefix="proba_",
-                      time_column="ts", window="6h")
-        assert res.spans == by_time.spans and any(f"epoch {unit}" in n for n in res.notes)
+                      time_column="ts", window="6h", time_unit=unit)
+        assert res.spans == by_time.spans
+        # never guessed from their size: without the unit they are refused by name
+        with pytest.raises(ParameterError, match=r"holds numbers .*--time-unit"):
+            monitor(frame.assign(ts=values), label="label", proba_prefix="proba_",
+                    time_column="ts", window="6h")
 
 
 def test_timestamps_across_a_daylight_saving_change_are_read_as_utc():
@@ -392,3 +397,45 @@ def test_the_default_history_is_bounded_as_chunkpudd_max_chunks_bounds_it():
     assert VARIANTS["calibrated"]["max_chunks"] == 128
     assert "max_chunks" not in dict(monitor(frame, label="label", proba_prefix="proba_",
                                             chunk_size=500, variant="authors").detector_options)
+
+
+@pytest.mark.parametrize(("source", "kwargs", "message"), [
+    (None, {}, r"the log must be a path, an open binary file, bytes or a pandas DataFrame, "
+               r"got None"),
+    (42, {}, r"got 42 \(a int\)"),
+    ("LOG", {"detector_options": {"alpha": 0.5}},
+     r"alpha is the monitor's own argument, not a detector option: pass alpha="),
+    ("LOG", {"detector_options": {"seed": 1}}, r"seed is the monitor's own argument"),
+    ("LOG", {"detector_options": "cut_points=all"}, r"detector_options must map ChunkPUDD"),
+    ("LOG", {"detector_options": {"cut_point": "all"}}, r"cut_point"),
+])
+def test_library_misuse_is_a_parameter_error_naming_the_argument(source, kwargs, message):
+    # issue 32: monitor(None) raised AttributeError 'tell', detector_options={"alpha": ...}
+    # TypeError "multiple values for argument 'alpha'"
+    source = _log(600) if source == "LOG" else source
+    with pytest.raises(ParameterError, match=message):
+        monitor(source, label="label", proba_prefix="proba_", chunk_size=100, **kwargs)
+
+
+def test_labels_and_column_names_in_either_unicode_normal_form_are_one_class():
+    # issue 32: decomposed "café" labels against a composed proba_café column were "no
+    # probability column" while the column was listed
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(f, "café") for f in ("NFC", "NFD"))
+    assert nfc != nfd
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.2, 0.9, 1000)
+    y = rng.integers(0, 2, 1000)
+    composed = pd.DataFrame({"label": np.where(y == 1, nfc, "tea"), f"proba_{nfc}": p,
+                             "proba_tea": 1 - p})
+    ref = monitor(composed, label="label", proba_prefix="proba_", chunk_size=100)
+    for label, column in ((nfd, nfc), (nfc, nfd), (nfd, nfd)):
+        log = composed.rename(columns={f"proba_{nfc}": f"proba_{column}"}).assign(
+            label=np.where(y == 1, label, "tea"))
+        res = monitor(log, label="label", proba_prefix="proba_", chunk_size=100)
+        np.testing.assert_array_equal(res.p_values, ref.p_values)
+        assert res.accuracy == ref.accuracy
+        binary = monitor(log.drop(columns="proba_tea"), label="label",
+                         proba_columns=[f"proba_{column}"], positive_label=nfc, chunk_size=100)
+        np.testing.assert_allclose(binary.p_values, ref.p_values, rtol=1e-12)

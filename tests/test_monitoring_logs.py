@@ -278,3 +278,76 @@ def test_integer_labels_equal_float_labels_and_an_unknown_one_is_named_with_its_
         with pytest.raises(ParameterError, match=f"row 1234, column 'label': label {bad} has no"):
             monitor(frame.assign(label=y2), label="label", proba_prefix="proba_",
                     chunk_size=300)
+
+
+# --- a binary model's score of its predicted class (issue 32 item 6) -------------------------
+def _hugging_face(y: np.ndarray, p1: np.ndarray) -> pd.DataFrame:
+    """What a text-classification pipeline logs: the predicted label and its score only."""
+    names = np.array(["NEGATIVE", "POSITIVE"])
+    pred = (p1 > 0.5).astype(int)
+    return pd.DataFrame({"y_true": names[y], "label": names[pred],
+                         "score": np.where(pred == 1, p1, 1 - p1)})
+
+
+def test_a_top_class_score_read_as_p_positive_is_refused_saying_what_pudd_needs(tmp_path,
+                                                                                capsys):
+    # it ran to rc 0 on a wrong reading with a warning only
+    y, p1 = _binary()
+    log = _hugging_face(y, p1)
+    for batch_rows in (131_072, 50):  # refused with the first 200 decided rows, or at the end
+        with pytest.raises(ParameterError, match=r"column 'score' is never below 0\.5 .*the "
+                                                 r"probability of the true class.*"
+                                                 r"--binary-top-score score --pred label"):
+            monitor(log.head(150 if batch_rows == 50 else len(log)), label="y_true",
+                    proba_columns=["score"], pred="label", positive_label="POSITIVE",
+                    chunk_size=50, batch_rows=batch_rows)
+    path = tmp_path / "hf.csv"
+    log.to_csv(path, index=False)
+    assert main(["monitor", str(path), "--label", "y_true", "--proba-columns", "score",
+                 "--pred", "label", "--positive-label", "POSITIVE"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: column 'score' is never below 0.5") and \
+        len(err.strip().splitlines()) == 1
+    # without the decisions nothing proves it: a warning names the form that reads it right
+    with pytest.warns(UserWarning, match="never below 0.5: if it is the score of the "
+                                         "predicted class"):
+        monitor(log, label="y_true", proba_columns=["score"], positive_label="POSITIVE",
+                chunk_size=500)
+
+
+def test_a_binary_top_score_reads_as_the_two_probability_columns_chunk_for_chunk(tmp_path,
+                                                                                 capsys):
+    y, p1 = _binary()
+    names = np.array(["NEGATIVE", "POSITIVE"])
+    both = pd.DataFrame({"y": names[y], "proba_NEGATIVE": 1 - p1, "proba_POSITIVE": p1})
+    ref = monitor(both, label="y", proba_prefix="proba_", chunk_size=500, baselines=["ddm"])
+    top = monitor(_hugging_face(y, p1), label="y_true", pred="label",
+                  binary_top_score="score", chunk_size=500, baselines=["ddm"], batch_rows=777)
+    np.testing.assert_allclose(top.p_values, ref.p_values, rtol=1e-12)
+    assert top.alarms == ref.alarms and top.alarms and top.accuracy == ref.accuracy
+    assert top.baselines == ref.baselines
+    path = tmp_path / "hf.csv"
+    _hugging_face(y, p1).to_csv(path, index=False)
+    assert main(["monitor", str(path), "--label", "y_true", "--pred", "label",
+                 "--binary-top-score", "score", "--chunk-size", "500", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["alarms"] == list(ref.alarms)
+
+
+@pytest.mark.parametrize(("change", "kwargs", "message"), [
+    (lambda f: f.assign(label=f.label.where(f.index != 40, "NEUTRAL")), {},
+     r"row 40, column 'label': 'NEUTRAL' is a third class after '(NEGATIVE|POSITIVE)', "
+     r"'(NEGATIVE|POSITIVE)'"),
+    (lambda f: f.assign(score=f.score.where(f.index != 7, 0.3)), {},
+     r"row 7, column 'score': 0.3 is below 0.5"),
+    (lambda f: f.assign(score=f.score.where(f.index != 9, 1.2)), {},
+     r"row 9, column 'score': the probability is 1.2, above 1"),
+    (lambda f: f, {"pred": None}, r"give the predicted label \(pred, --pred\)"),
+    (lambda f: f, {"positive_label": "POSITIVE"}, r"binary_top_score needs none"),
+    (lambda f: f, {"binary_top_score": "nope"}, r"no column 'nope' \(given as binary_top"),
+])
+def test_a_bad_binary_top_score_log_is_refused_by_name(change, kwargs, message):
+    y, p1 = _binary(200)
+    log = change(_hugging_face(y, p1))
+    args = {"label": "y_true", "pred": "label", "binary_top_score": "score", **kwargs}
+    with pytest.raises(ParameterError, match=message):
+        monitor(log, chunk_size=50, **{k: v for k, v in args.items() if v is not None})

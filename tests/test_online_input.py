@@ -35,3 +35,16 @@ def test_update_rejects_a_pu_index_outside_the_unit_interval(x):
     with pytest.raises(ValueError, match=r"x must be a PU-index in \[0, 1\]"):
         det.update(x)
     assert det.n_seen == 0
+
+
+@pytest.mark.parametrize("x", [True, False, np.True_])
+def test_a_truth_value_as_the_pu_index_is_refused_not_read_as_1_or_0(x):
+    # issue 32: update(True), a correctness flag in the PU-index's place, was u = 1.0
+    from pudd_core._validation import ParameterError
+
+    det = PUDD(cut_every=10, clock=5)
+    with pytest.raises(ParameterError, match=r"x must be one number .*a truth value: give "
+                                             r"whether the prediction was right as correct="):
+        det.update(x)
+    det.update(1)  # 0/1 errors as numbers stay accepted
+    det.update(0, correct=True)

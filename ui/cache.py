@@ -72,6 +72,12 @@ def course_delay(config: course.DelayConfig) -> course.DelayLesson:
     return course.delay_lesson(config)
 
 
+@st.cache_data(max_entries=8, show_spinner="Running the same lesson at 50 seeds …")
+def course_delay_spread(config: course.DelayConfig) -> course.Spread:
+    """Lesson 1 at every class seed (``config``'s own seed is not used): who alarmed first."""
+    return course.delay_spread(config)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def course_points(seed: int) -> course.PUPoints:
     """Lesson 2: twenty real predictions and their PU-index."""
@@ -82,6 +88,18 @@ def course_points(seed: int) -> course.PUPoints:
 def course_cuts(seed: int) -> course.CutLesson:
     """Lesson 3: a chunk history with a drift near its end."""
     return course.cut_lesson(seed)
+
+
+@st.cache_data(max_entries=2, show_spinner="Running the same lesson at 50 seeds …")
+def course_cut_spreads() -> tuple[course.Spread, course.Spread]:
+    """Lesson 3 at every class seed: PUDD's alarm, and whether the cut at the drift wins."""
+    return course.cut_spreads()
+
+
+@st.cache_data(max_entries=2, show_spinner="Running the same lesson at 50 seeds …")
+def course_study_spread() -> course.StudySpread:
+    """Lesson 5's stream without drift at every class seed."""
+    return course.study_spread()
 
 
 @st.cache_data(max_entries=16, show_spinner="Running PUDD on a stream without drift …")

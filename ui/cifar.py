@@ -238,6 +238,9 @@ def committed_comparison() -> None:
     columns = ["name", "accuracy", "std", "alarms", "early", "false_alarms"]
     names = ["Detector", "Accuracy (%)", "± (seeds)", "Alarms per run",
              "Drifts detected ≤ 2 chunks", "False alarms per run"]
+    if "delay" in table:  # a report written before reports kept it has none
+        columns.insert(5, "delay")
+        names.insert(5, "Mean delay (chunks)")
     if ranked is not None:
         table = table.assign(rank=table["detector"].map(ranked.ranks))
         columns.insert(3, "rank")
@@ -246,7 +249,8 @@ def committed_comparison() -> None:
     table.columns = names
     # a static table wraps its headers (st.dataframe's columns scrolled at 1024 px)
     st.table(table.style.hide(axis="index").format(
-        {c: "{:.2f}" for c in ("Accuracy (%)", "± (seeds)", "Average rank (paired by seed)")
+        {c: "{:.2f}" for c in ("Accuracy (%)", "± (seeds)", "Average rank (paired by seed)",
+                               "Mean delay (chunks)")
          if c in table.columns} | {"Alarms per run": "{:g}", "False alarms per run": "{:g}"},
         na_rep="–"))  # the references are not ranked
     if ranked is not None:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from pudd_core.views.course import Question
 from pudd_core.views.explorer import ExplorerConfig
-from ui import messages, state
+from ui import state
 from ui.pages import COURSE, PAGES, PageSpec
 
 
@@ -58,20 +58,31 @@ def ask(question: Question) -> bool:
 
     The answer is kept per browser session under the question and its scenario, so it
     survives moving between pages; returns whether this scenario's question is answered.
+
+    An open question is a radio with no option ticked. A committed one is another radio
+    (its own key), created with the chosen option ticked and disabled, and a line naming the
+    choice, so a class vote shows what each student chose. Two widgets, not one switched to
+    disabled: in Chromium the one radio, redrawn in place with ``index`` set, showed no option
+    ticked after the click (``checked`` false on all four), while the same radio drawn afresh
+    (after a trip to another page) showed the choice; tests/app/test_browser_course.py.
     """
     choice = state.get(state.COURSE_ANSWERS).get(_answer_key(question))
+    labels = list(range(len(question.options)))
     with st.container(border=True):
-        st.markdown(f"**Predict, then see.** {messages.escape(question.prompt)}")
-        st.radio("Your prediction", list(range(len(question.options))),
-                 format_func=question.options.__getitem__, index=choice,
-                 key=_widget(question), on_change=_record, args=(question,),
-                 disabled=choice is not None, label_visibility="collapsed")
+        st.markdown(f"**Predict, then see.** {question.prompt}")
         if choice is None:
+            st.radio("Your prediction", labels, format_func=question.options.__getitem__,
+                     index=None, key=_widget(question), on_change=_record, args=(question,),
+                     label_visibility="collapsed")
             st.caption("Pick an option to commit to it; the lab then runs it and explains.")
             return False
+        st.radio("Your prediction", labels, format_func=question.options.__getitem__,
+                 index=choice, key=f"{_widget(question)}_done", disabled=True,
+                 label_visibility="collapsed")
+        st.caption(f"You chose: {question.options[choice]}")
         feedback = question.check(choice)
         show = st.success if feedback.correct else st.warning
-        show(messages.escape(feedback.text),
+        show(feedback.text,
              icon=":material/check_circle:" if feedback.correct else ":material/lightbulb:")
         st.button("Answer again", key=f"{_widget(question)}_again", on_click=_forget,
                   args=(question,), icon=":material/replay:")

@@ -10,6 +10,7 @@ preview and the reasons, and can be changed. The result is cached per file and s
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,13 @@ CHUNKING = "monitor_chunking"
 CHUNK_SIZE = "monitor_chunk_size"
 TIME_COLUMN = "monitor_time_column"
 WINDOW = "monitor_window"
+TIME_FORMAT = "monitor_time_format"
+TIME_UNIT = "monitor_time_unit"
+#: The time unit control's choices -> ``time_unit`` (None: text or a date type).
+TIME_UNITS_SHOWN = {"(text or dates)": None, "epoch seconds": "s",
+                    "epoch milliseconds": "ms", "epoch microseconds": "us",
+                    "epoch nanoseconds": "ns", "integer years": "year",
+                    "plain numbers (a number as window)": "number"}
 ALPHA_EXP = "monitor_alpha_exp"
 BASELINE_KEYS = "monitor_baselines"
 NORMALIZE = "monitor_normalize"
@@ -55,7 +63,10 @@ SOURCES = ("The example log", "Upload a file", "A path on the server")
 #: The environment variable naming the folders whose files the page may read (off when unset).
 SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
 FORMS = ("Label + one probability column per class",
-         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)")
+         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)",
+         "Label + the predicted label and its score (a binary model's top class)")
+TOP_SCORE = "monitor_top_score"
+TOP_PRED = "monitor_top_pred"
 PROBA_COLUMN = "monitor_proba_column"
 POSITIVE = "monitor_positive"
 PRED = "monitor_pred"
@@ -65,7 +76,7 @@ VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
                   "the authors' (clamp_min=5)": "authors"}
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
-                TIME_COLUMN)
+                TIME_COLUMN, TIME_FORMAT, TIME_UNIT, TOP_SCORE, TOP_PRED)
 #: Columns the preview shows (a log may have thousands).
 PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
@@ -123,10 +134,15 @@ def choose_log() -> Log | None:
     if not roots:
         st.info(paths_off_message(), icon=":material/lock:")
         return None
-    st.caption("Allowed folders: " + ", ".join(messages.code(r) for r in roots)
-               + f" (set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
+    broad = broad_dirs_message(roots)
+    if broad:
+        st.warning(broad, icon=":material/warning:")
+    # the folders by name only: where they lie on the server is no visitor's business
+    st.caption(f"{len(roots)} allowed folder{'s' if len(roots) > 1 else ''} ("
+               + ", ".join(messages.code(Path(r).name or r) for r in roots)
+               + f", set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
     text = st.text_input("Path of a .csv or .parquet file in an allowed folder", key=PATH,
-                         placeholder=str(Path(roots[0]) / "predictions.parquet")).strip()
+                         placeholder="predictions.parquet").strip()
     if not text:
         st.info("Type the path of a log in one of the allowed folders.",
                 icon=":material/folder_open:")
@@ -155,6 +171,37 @@ def paths_off_message() -> str:
         text += (f" It is set to {messages.code(value[:200])}, which names no existing "
                  "folder: give folders that exist on the server.")
     return text
+
+
+def broad_dirs_message(roots: list[str]) -> str | None:
+    """A warning when an allowed folder is the whole file system or the server's home.
+
+    Logged too (once per process and value), for whoever runs the app.
+
+    Examples
+    --------
+    >>> broad_dirs_message(["/"]).split(":")[0]
+    'PUDD_SERVER_DIRS allows `/`, the whole file system'
+    >>> broad_dirs_message(["/data/logs"]) is None
+    True
+    """
+    home = os.path.realpath(os.path.expanduser("~"))
+    wide = [r for r in roots if r == os.path.realpath(os.sep) or r == home]
+    if not wide:
+        return None
+    what = "the whole file system" if wide[0] == os.path.realpath(os.sep) else \
+        "the home folder of the user running the app"
+    text = (f"{SERVER_DIRS_ENV} allows {messages.code(wide[0])}, {what}: any visitor of this "
+            "page can read every .csv and .parquet file in it that the server can. Name only "
+            "the folders that hold the logs to monitor.")
+    if text not in _WARNED:
+        _WARNED.add(text)
+        _log.warning(text)
+    return text
+
+
+_WARNED: set[str] = set()
+_log = logging.getLogger("pudd_lab")
 
 
 def server_dirs() -> list[str]:
@@ -194,9 +241,9 @@ def allowed_path(text: str, roots: list[str]) -> Path:
     candidate = Path(roots[0], os.path.expanduser(text))  # an absolute text replaces roots[0]
     resolved = Path(os.path.realpath(candidate))
     if not any(resolved.is_relative_to(root) for root in roots):
-        raise ParameterError(
-            "path", f"{text!r} is outside the folders this app may read "
-            f"({', '.join(roots)}); put the log in one of them.")
+        raise ParameterError(  # the folders are not named: they are the server's business
+            "path", f"{text!r} is outside the folders this app may read (named above); put "
+                    "the log in one of them.")
     if resolved.suffix not in (".csv", ".parquet") or not resolved.is_file():
         raise ParameterError(
             "path", f"{text!r} is not a .csv or .parquet file in the allowed folders; "
@@ -290,6 +337,21 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
                  "which predictions are wrong (a model's threshold is not 0.5 in general).")
         if pred != NO_DECISIONS:
             kwargs["pred"] = pred
+    elif form == FORMS[3]:
+        kwargs["label"] = cols[1].selectbox(
+            "Label column (the true class)", columns, key=LABEL,
+            placeholder="Choose the true-label column",
+            index=columns.index(guess["label"]) if guess["label"] in columns else None)
+        kwargs["pred"] = cols[1].selectbox(
+            "Predicted label column", columns, key=TOP_PRED,
+            index=_index(columns, guess["pred"]),
+            help="The class the model chose (a Hugging Face pipeline's `label`).")
+        kwargs["binary_top_score"] = cols[2].selectbox(
+            "Score of the predicted class", columns, key=TOP_SCORE,
+            index=_index(columns, guess["proba_column"]),
+            help="A Hugging Face pipeline's `score`. PUDD needs the probability of the true "
+                 "class: for a binary model it is this score where the prediction is right "
+                 "and 1 − score where it is wrong; a third class is refused.")
     else:
         kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
                                              columns, key=P_TRUE,
@@ -307,8 +369,22 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             index=_index(columns, guess["time_column"]))
         kwargs["window"] = cols[2].text_input(
             "Window (pandas offset alias)", value="6h", key=WINDOW,
-            help="1D, 6h, 30min, W, MS ..., or a number for a numeric time column (an "
-                 "integer year: 1 for one year per chunk). The times must be sorted.")
+            help="1D, 6h, 30min, 2W, MS ... (any multiple: the bins of pandas' resample), "
+                 "or a number for a numeric time column (an integer year: 1 for one year per "
+                 "chunk). The times must be sorted.")
+        cols = st.columns([1, 2, 2])
+        time_format = cols[1].text_input(
+            "Time format (empty: ISO 8601)", key=TIME_FORMAT, placeholder="%d/%m/%Y %H:%M",
+            help="The strftime format of text times that are not ISO 8601. Day-first and "
+                 "month-first dates are never guessed: 01/03/2024 needs %d/%m/%Y or "
+                 "%m/%d/%Y.").strip()
+        if time_format:
+            kwargs["time_format"] = time_format
+        unit = TIME_UNITS_SHOWN[cols[2].selectbox(
+            "What a numeric time column counts", list(TIME_UNITS_SHOWN), key=TIME_UNIT,
+            help="Epoch seconds, milliseconds ... are never guessed from the numbers' size.")]
+        if unit is not None:
+            kwargs["time_unit"] = unit
     cols = st.columns(3)
     exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10, 3, key=ALPHA_EXP)
     kwargs["alpha"] = float(10.0 ** -exponent)

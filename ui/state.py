@@ -412,9 +412,11 @@ def _lesson1_streams() -> tuple[str, ...]:
 
 # the course: answers are replaced, never mutated in place (the default is shared by sessions)
 COURSE_ANSWERS = _value("course_answers", {})  # "question key|scenario" -> option index
-COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea10", "stream", "course-drift",
+# lesson 1's stream: DelayConfig's default (chosen by data; tests/app/test_course.py)
+COURSE_DRIFT_STREAM = _value("course_drift_stream", "sea20", "stream", "course-drift",
                              _one_of(_lesson1_streams))
-COURSE_PU_SHOWN = _value("course_pu_shown", 5, "shown", "course-pu-index", _int_in(1, 20))
+# None: up to the question's prediction (lesson 2 sets it from its points when drawn)
+COURSE_PU_SHOWN = _value("course_pu_shown", None, "shown", "course-pu-index", _int_in(1, 20))
 COURSE_TEST_CUT = _value("course_test_cut", 3, "cut", "course-test", _int_in(1, 11))
 COURSE_POWER_N_CHOICES = (200, 500, 1000, 2000, 5000, 10_000)
 COURSE_POWER_N = _value("course_theorem2_n", 1000, "n", "course-theorem2",

@@ -24,21 +24,23 @@ def _log_format(args: argparse.Namespace) -> LogFormat:
     return LogFormat(
         label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
         classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label)
+        time_column=args.time_column, positive_label=args.positive_label,
+        binary_top_score=args.binary_top_score)
 
 
 def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
     from pudd_core.monitoring import monitor
 
-    if args.follow or args.state is not None or args.poll is not None:
+    if args.follow or args.state is not None or args.poll is not None or \
+            args.on_rotation is not None:
         return _monitor_follow(args)
     if args.report is not None:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
     result = monitor(
         args.file, log_format, chunk_size=args.chunk_size, window=args.window,
-        alpha=args.alpha,
+        time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
@@ -66,7 +68,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     from pudd_core.monitoring import Follower, Monitor
 
     if not args.follow:
-        given = "--state" if args.state is not None else "--poll"
+        given = ("--state" if args.state is not None else "--poll" if args.poll is not None
+                 else "--on-rotation")
         raise ParameterError("follow", f"{given} goes with --follow (a log that keeps growing)")
     poll = 1.0 if args.poll is None else args.poll
     if not math.isfinite(poll) or poll <= 0:
@@ -86,16 +89,20 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     def make() -> Monitor:
         return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                       time_format=args.time_format, time_unit=args.time_unit,
                        alpha=args.alpha, detector_options=options, baselines=baselines,
                        normalize=args.normalize, record_windows="none", seed=args.seed,
                        variant=args.variant)
 
     make()  # every option checked before the state is read or the log followed
     key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
+           **({"time_format": args.time_format} if args.time_format is not None else {}),
+           **({"time_unit": args.time_unit} if args.time_unit is not None else {}),
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
-    follower = Follower(args.file, make, key, args.state)
+    follower = Follower(args.file, make, key, args.state,
+                        on_rotation=args.on_rotation or "stop")
     stop: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -111,6 +118,9 @@ def _monitor_follow(args: argparse.Namespace) -> int:
           file=sys.stderr, flush=True)
     try:
         while True:
+            for notice in follower.notices:
+                print(notice, file=sys.stderr, flush=True)
+            follower.notices.clear()
             while follower.outbox:
                 sys.stdout.write(follower.outbox[0] + "\n")
                 sys.stdout.flush()
@@ -196,6 +206,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     form.add_argument("--p-true", default=None, metavar="COLUMN",
                       help="shortcut: the probability of the true class (with --correct or "
                            "--pred)")
+    form.add_argument("--binary-top-score", default=None, metavar="COLUMN",
+                      help="a binary model's score of its predicted class (a Hugging Face "
+                           "pipeline's score), with --pred (the predicted label) and --label: "
+                           "p(true class) is the score where the prediction is right, else "
+                           "1 - score")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
                      help="with --proba-columns: each column's label value")
     mon.add_argument("--positive-label", default=None, metavar="VALUE",
@@ -216,8 +231,17 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                                "or a number: the step of a numeric time column (an integer "
                                "year, epoch seconds); needs --time-column")
     mon.add_argument("--time-column", default=None, metavar="COL",
-                     help="the timestamp column (sorted; ISO 8601 text, a date type, an "
-                          "integer year or epoch time)")
+                     help="the timestamp column (sorted; ISO 8601 text, a date type, or "
+                          "text in --time-format, or numbers with --time-unit)")
+    mon.add_argument("--time-format", default=None, metavar="FORMAT",
+                     help="the strftime format of text times that are not ISO 8601, e.g. "
+                          "'%%d/%%m/%%Y %%H:%%M' (day-first and month-first dates are never "
+                          "guessed)")
+    mon.add_argument("--time-unit", default=None, choices=("s", "ms", "us", "ns", "year",
+                                                           "number"),
+                     help="what a numeric time column counts: epoch s, ms, us or ns, integer "
+                          "years, or plain numbers (cut by a numeric --window); never "
+                          "guessed from their size")
     mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
     mon.add_argument("--variant", default="calibrated", choices=("calibrated", "authors"),
                      help="PUDD's count floor: calibrated (default: clamp_min=0, "
@@ -238,6 +262,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                      help="FILE keeps growing (a CSV that rows are appended to, or a folder "
                           "of Parquet parts read once each in name order): print one JSON "
                           "line per chunk as it is tested, until Ctrl-C or SIGTERM")
+    mon.add_argument("--on-rotation", default=None, choices=("stop", "continue"),
+                     help="with --follow: when the CSV is rotated (renamed away and created "
+                          "anew, or truncated), stop saying so (default; the old file is read "
+                          "to its end first), or continue with the new file from its first "
+                          "row, numbering its rows after the old ones")
     mon.add_argument("--state", default=None, metavar="STATE",
                      help="with --follow: keep the monitor in this file (replaced after each "
                           "read); run again with it to go on where it stopped")

@@ -109,6 +109,7 @@ def _fig5(args: argparse.Namespace) -> int:
             base = read_ek_ablation(Path(args.out) / "fig5_ek.csv")
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
+        _check_fig5_length(base[1], args.n_chunks)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     notes = [f"Seeds {text}; classifiers {', '.join(classifiers)}; command: "
@@ -126,6 +127,31 @@ def _fig5(args: argparse.Namespace) -> int:
     print(md.read_text(encoding="utf-8"))
     print(f"\nsaved {md} and {csv}", file=sys.stderr)
     return 0
+
+
+def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
+    """Refuse ``--fig5 --add`` runs of another stream length than the report's (its notes).
+
+    A Fig. 5 report says "Streams cut to N chunks" in its notes when it is not the paper's
+    protocol; a row of shorter episodes beside full ones is not comparable.
+    """
+    import re
+
+    from pudd_core._validation import ParameterError
+
+    lengths: set[int | None] = {int(m.group(1)) for n in notes
+                                if (m := re.match(r"Streams cut to (\d+) chunks", n))}
+    have = lengths or {None}
+    if have != {n_chunks}:
+        def said(v: int | None) -> str:
+            return "the paper's lengths" if v is None else f"{v} chunks"
+
+        raise ParameterError(
+            "add", f"--add: the report in --out ran its streams at "
+                   f"{' and '.join(sorted(said(v) for v in have))}; these runs at "
+                   f"{said(n_chunks)}: "
+                   "its rows would not be comparable; give --n-chunks as the report's "
+                   "commands did, or write a new report into another --out")
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -187,8 +213,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             base = read_report(existing, args.table, classifier)
         except (OSError, ValueError) as err:
             raise ParameterError("add", f"--add: {err}") from err
-        if not args.replace:  # --replace: the cells go in whatever their seeds
-            check_addition(base, configs)  # each cell's seeds: pooled, replaced or refused now
+        # the settings (--n-chunks, ...) must be the report's; each cell's seeds pooled,
+        # replaced or refused now (--replace: the cells go in whatever their seeds)
+        check_addition(base, configs, replace=args.replace)
     rows = run_grid(configs, store=args.store, executor=args.executor, n_jobs=args.n_jobs,
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
@@ -325,7 +352,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     rep.add_argument("--add", action="store_true",
                      help="--table 1|2: put this command's cells into the report already in "
                           "--out (a new row, more seeds; its other cells and caveats kept) "
-                          "instead of writing a report of these runs alone; --table cifar: "
+                          "instead of writing a report of these runs alone; runs of other "
+                          "settings than the report's (--n-chunks, --reproduce-frozen-head) "
+                          "are refused; --table cifar: "
                           "put new rows (same classifier, seeds and chunks) into it; --fig5: "
                           "its cells replace the report's same cells, the others are kept")
     rep.add_argument("--replace", action="store_true",

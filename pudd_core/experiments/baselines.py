@@ -22,8 +22,8 @@ from pudd_core.experiments.kswin import FastKSWIN
 from pudd_core.paper import DISPLAY_NAMES
 
 __all__ = [
-    "ALIASES", "BASELINES", "BaselineSpec", "Detector", "baseline_spec", "feed_errors", "make",
-    "option_names",
+    "ALIASES", "BASELINES", "RANGES", "BaselineSpec", "Detector", "baseline_spec",
+    "check_params", "feed_errors", "make", "option_names",
 ]
 
 #: A river detector: ``river.drift.binary`` classes derive from ``BinaryDriftDetector``.
@@ -101,6 +101,65 @@ def option_names(name: str) -> list[str]:
     return [p for p in params if p != "seed"]
 
 
+def _real(low: float, high: float, *, low_open: bool = True,
+          high_open: bool = True) -> Any:
+    """A check of a number in an interval, for :data:`RANGES`."""
+    def check(name: str, value: Any) -> None:
+        x = _validation.finite_float(name, value)
+        if (x <= low if low_open else x < low) or (x >= high if high_open else x > high):
+            ends = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+            raise _validation.ParameterError(name, f"{name} must lie in {ends}, got {value!r}")
+    return check
+
+
+def _count(name: str, value: Any) -> None:
+    _validation.check_positive_int(name, value)
+
+
+def _mode(name: str, value: Any) -> None:
+    _validation.check_choice(name, value, ("up", "down", "both"))
+
+
+_UNIT = _real(0.0, 1.0)
+_POSITIVE = _real(0.0, float("inf"))
+#: Baseline -> option -> its check: river's constructors take any value (ADWIN's delta=-1,
+#: a negative seed) and fail, or silently never alarm, later.
+RANGES: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "adwin": {"delta": _UNIT, "clock": _count, "max_buckets": _count,
+              "min_window_length": _count, "grace_period": _count},
+    "ddm": {"warm_start": _count, "warning_threshold": _POSITIVE,
+            "drift_threshold": _POSITIVE},
+    "eddm": {"warm_start": _count, "alpha": _UNIT, "beta": _UNIT},
+    "hddma": {"drift_confidence": _UNIT, "warning_confidence": _UNIT,
+              "two_sided_test": _validation.check_bool},
+    "hddmw": {"drift_confidence": _UNIT, "warning_confidence": _UNIT,
+              "lambda_val": _real(0.0, 1.0, high_open=False),
+              "two_sided_test": _validation.check_bool},
+    "kswin": {"alpha": _UNIT, "window_size": _count, "stat_size": _count},
+    "pagehinkley": {"min_instances": _count, "delta": _real(0.0, float("inf"), low_open=False),
+                    "threshold": _POSITIVE, "alpha": _real(0.0, 1.0, high_open=False),
+                    "mode": _mode},
+})
+
+
+def check_params(name: str, params: Mapping[str, Any], seed: Any = None) -> None:
+    """Refuse an option of baseline ``name`` out of its range, or a seed that is not one.
+
+    Examples
+    --------
+    >>> check_params("adwin", {"delta": -1})
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: delta must lie in (0, 1), got -1
+    """
+    key = ALIASES.get(name.lower(), name.lower())
+    for option, value in params.items():
+        check = RANGES.get(key, {}).get(option)
+        if check is not None:
+            check(option, value)
+    _validation.check_seed("seed", seed)
+
+
 def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     """Build the river detector ``name`` with river's defaults, overridden by ``params``.
 
@@ -140,6 +199,7 @@ def make(name: str, *, seed: int | None = None, **params: Any) -> Detector:
     spec = baseline_spec(name)
     _validation.check_option_names("params", f"baseline {spec.display_name}", params,
                                    option_names(name))
+    check_params(name, params, seed)
     if "seed" in inspect.signature(spec.detector_class).parameters:
         params["seed"] = seed
     detector: Detector = spec.detector_class(**params)

@@ -25,11 +25,18 @@ from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.experiments.runner import RunConfig, run_seeds
 from pudd_core.experiments.significance import (
     FriedmanResult,
+    at_reported_precision,
     friedman_nemenyi,
     holm,
     wilcoxon_pair,
 )
-from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS, REFERENCES
+from pudd_core.paper import (
+    CLASSIC_DETECTORS,
+    DISPLAY_NAMES,
+    PUDD_DETECTORS,
+    REFERENCES,
+    row_role,
+)
 from pudd_core.streams import markov_interest_stream
 from pudd_core.streams.images import CIFAR10_CLASSES
 
@@ -315,7 +322,7 @@ class CifarComparison:
         >>> print(text.splitlines()[0])
         # CIFAR-10-CD: PUDD against the classic detectors (incremental)
         >>> [line for line in text.splitlines() if line.startswith("| PUDD-3")]
-        ['| PUDD-3 | 82.00 ± 1.41 | 2 | 1.0 | 2 of 6 (33 %) | 2 | 0.0 | 10 |']
+        ['| PUDD-3 | 82.00 ± 1.41 | 2 | 1.0 | 2 of 6 (33 %) | 2 | 1.00 | 0.0 | 10 |']
         """
         c = self.cells
         runs = int(c["n_seeds"].sum())
@@ -350,15 +357,16 @@ class CifarComparison:
         lines += [
             "",
             f"| detector | accuracy (%) | seeds | alarms per run | drifts detected ≤ {EARLY} "
-            "chunks | detected at all | false alarms per run | s per run |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "chunks | detected at all | mean delay (chunks) | false alarms per run | s per run |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for r in c.itertuples(index=False):
             pct = f" ({100 * r.early / r.drifts:.0f} %)" if r.drifts else ""
+            delay = "—" if math.isnan(r.delay) else f"{r.delay:.2f}"
             lines.append(
                 f"| {r.name} | {r.accuracy:.2f} ± {r.std:.2f} | {r.n_seeds} | {r.alarms:.1f} | "
-                f"{r.early} of {r.drifts}{pct} | {r.detected} | {r.false_alarms:.1f} | "
-                f"{r.run_s:.0f} |")
+                f"{r.early} of {r.drifts}{pct} | {r.detected} | {delay} | "
+                f"{r.false_alarms:.1f} | {r.run_s:.0f} |")
         ranked = self.ranks()
         if ranked is not None:
             order = ", ".join(f"{DISPLAY_NAMES[d]} {r:.2f}" for d, r in ranked.ranks.items())
@@ -374,7 +382,13 @@ class CifarComparison:
             "mean (± standard deviation) over seeds. A true drift is a chunk whose positive "
             "classes differ from the previous chunk's; the first alarm in its segment detects "
             f"it (`evaluation.match_alarms`), early when at most {EARLY} chunks late; the other "
-            "alarms are false alarms. Rows marked (ref.) are references, not ranked: the same "
+            "alarms are false alarms. Mean delay: chunks from a drift's first chunk to the "
+            "alarm that detected it (0: on that chunk), the mean over every detected drift of "
+            "every seed"
+            + (" (— : not recorded, this report was written before reports kept it: run its "
+               "command again to fill it)" if c["delay"].isna().all() and
+               c["detected"].sum() > 0 else "")
+            + ". Rows marked (ref.) are references, not ranked: the same "
             "classifier with no detector (never adapted), and the oracle, adapted exactly at "
             "each interest change.",
         ]
@@ -383,7 +397,7 @@ class CifarComparison:
     def _reading(self) -> list[str]:
         """How to read the table, every number computed from the cells."""
         c = self.cells
-        ranked = c[~c["detector"].isin(REFERENCES)]
+        ranked = c[c["detector"].map(row_role) != "reference"]
         if ranked.empty:
             return []
         best = ranked.loc[ranked["accuracy"].idxmax()]
@@ -398,7 +412,9 @@ class CifarComparison:
         refs = c.set_index("detector")
         if "none" in refs.index:
             none = float(refs.loc["none", "accuracy"])
-            low = ranked[ranked["accuracy"] <= none + 1e-9]
+            # at or below as printed: float noise never makes a row "above"
+            low = ranked[at_reported_precision(ranked["accuracy"].to_numpy())
+                         <= at_reported_precision(np.array([none]))[0]]
             text += (f" With no detector at all the same classifier scores {none:.2f}: "
                      + (f"{len(low)} of the {len(ranked)} ranked rows are at or below it ("
                         + ", ".join(low["name"]) + ")" if len(low) else
@@ -493,7 +509,7 @@ def paired_ranks(cells: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | N
 
 def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     """The ranked detectors' columns: the references are never ranked."""
-    return table[[c for c in table.columns if c not in REFERENCES]]
+    return table[[c for c in table.columns if row_role(c) != "reference"]]
 
 
 def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarComparison:
@@ -524,11 +540,13 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
     for det in (d for d in _ROWS if d in labels):
         part = ok[[lab == det for lab in labels]]
         early = found = n_drifts = false = 0
+        delays: list[int] = []
         for r in part.itertuples(index=False):
             truth = drifts[int(r.seed)].drift_chunks
             m = match_alarms(_alarms(r.alarms), truth, n_chunks)
             n_drifts += len(truth)
             found += len(m.delays)
+            delays += m.delays
             early += sum(1 for x in m.delays if x <= EARLY)
             false += m.false_alarms
         acc = 100 * part["accuracy"].astype(float)
@@ -539,6 +557,7 @@ def comparison_report(runs: pd.DataFrame, *, device: str = "") -> CifarCompariso
             "alarms": float(np.mean([len(_alarms(a)) for a in part["alarms"]])),
             "drifts": n_drifts,
             "early": early, "detected": found, "false_alarms": false / len(part),
+            "delay": float(np.mean(delays)) if delays else math.nan,
             "run_s": float(part["elapsed_s"].mean()),
             "classifier": str(ok["classifier"].iloc[0]), "n_chunks": n_chunks,
             "seeds": " ".join(map(str, seeds)),
@@ -599,6 +618,8 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
         raise ValueError(f"{what}: unknown row(s) {', '.join(unknown)}")
     if cells["detector"].duplicated().any():
         raise ValueError(f"{what}: a detector has several rows")
+    if "delay" not in cells:  # written before reports kept the mean delay
+        cells.insert(list(cells.columns).index("false_alarms") + 1, "delay", math.nan)
     seeds, n_chunks = _read_stream(cells, what)
     md = path.with_suffix(".md")
     text = md.read_text(encoding="utf-8", errors="replace") if md.is_file() else ""
@@ -620,7 +641,7 @@ def _read_stream(cells: pd.DataFrame, what: str) -> tuple[tuple[int, ...], int]:
     from pudd_core.experiments.reproduce import checked_numbers
 
     numbers = ("accuracy", "std", "alarms", "drifts", "early", "detected", "false_alarms",
-               "run_s")
+               "delay", "run_s")
     try:  # checked as every report's reader checks them; the CSV's own types kept
         checked_numbers(cells, Path(), numbers, counts=("n_seeds",), percent=("accuracy",))
     except ValueError as err:

@@ -6,6 +6,13 @@ committed reproductions (``pudd_core.views.reproduction.committed_cells``). Meth
 data: a SOTA method or an EK row that appears in the table is compared, one that does not is
 reported as not run.
 
+One rule for every claim (:func:`~pudd_core.paper.row_role`): the reference rows (no
+detector, the oracle) are never ranked or counted; the learners (AMF, NS, ADLTER, which adapt
+by themselves) are ranked only as the SOTA methods of Table 2 and never counted as detectors.
+Every comparison reads the accuracies as the reports print them (2 decimals,
+:func:`~pudd_core.experiments.significance.at_reported_precision`), so float noise never
+breaks a tie.
+
 Verdicts:
 
 - ``holds``: the numbers give the claim and, where a test applies, the test rejects at 0.05;
@@ -42,6 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pudd_core.experiments.significance import (
+    at_reported_precision,
     complete_blocks,
     friedman_nemenyi,
     holm,
@@ -53,7 +61,9 @@ from pudd_core.paper import (
     PUDD_DETECTORS,
     REFERENCES,
     SOTA_METHODS,
+    RowRole,
     paper_table,
+    row_role,
 )
 
 if TYPE_CHECKING:
@@ -128,11 +138,21 @@ def _name(x: str) -> str:
     return DISPLAY_NAMES.get(x) or (x.upper() if x.startswith("ek-") else x)
 
 
+def _of_role(cells: pd.DataFrame, *roles: RowRole) -> pd.DataFrame:
+    """The rows of ``cells`` whose detector has one of ``roles`` (:func:`row_role`)."""
+    return cells[cells["detector"].map(row_role).isin(roles)]
+
+
 def _wide(cells: pd.DataFrame, table: int, *, regimes: Sequence[str] | None = None,
           index: Sequence[str] = ("classifier", "dataset", "regime"),
-          detectors: Sequence[str] | None = None) -> pd.DataFrame:
-    """Blocks × detectors of one table, only columns with a number somewhere."""
-    part = cells[cells["table"] == table]
+          detectors: Sequence[str] | None = None,
+          roles: Sequence[RowRole] = ("detector",)) -> pd.DataFrame:
+    """Blocks × detectors of one table, only columns with a number somewhere.
+
+    Only rows of ``roles`` (default: the detectors; never a reference unless asked for),
+    the accuracies to the reported precision.
+    """
+    part = _of_role(cells[cells["table"] == table], *roles)
     if regimes is not None:
         part = part[part["regime"].isin(regimes)]
     if detectors is not None:
@@ -144,7 +164,8 @@ def _wide(cells: pd.DataFrame, table: int, *, regimes: Sequence[str] | None = No
         return pd.DataFrame()
     wide = part.pivot_table(index=list(index), columns="detector", values="accuracy",
                             aggfunc="mean")
-    return wide.dropna(axis=1, how="all")
+    wide = wide.dropna(axis=1, how="all")
+    return wide.apply(lambda c: at_reported_precision(c.to_numpy(np.float64)))
 
 
 #: The rankings the paper backs with critical-difference diagrams: name -> what is ranked.
@@ -175,8 +196,9 @@ def comparison_table(cells: pd.DataFrame, comparison: str) -> tuple[pd.DataFrame
     if comparison not in COMPARISONS:
         raise ValueError(f"comparison must be one of {', '.join(COMPARISONS)}, got "
                          f"{comparison!r}")
-    if comparison == "table2":
-        wide = _wide(cells, 2, index=("dataset",), detectors=(*SOTA_METHODS, *PUDD_DETECTORS))
+    if comparison == "table2":  # the learners are three of the paper's SOTA methods
+        wide = _wide(cells, 2, index=("dataset",), detectors=(*SOTA_METHODS, *PUDD_DETECTORS),
+                     roles=("detector", "learner"))
         what = "datasets"
     elif comparison == "table1":
         wide = _wide(cells, 1, detectors=(*CLASSIC_DETECTORS, *PUDD_DETECTORS))
@@ -218,7 +240,7 @@ def beside_ranking(cells: pd.DataFrame, comparison: str) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     index = list(table.index.names)
     refs = _wide(cells, {"table1": 1, "table2": 2, "fig5": FIG5}[comparison],
-                 index=index, detectors=REFERENCES)
+                 index=index, roles=("reference",))
     refs = refs.reindex(table.index) if len(refs) else pd.DataFrame(index=table.index)
     none = refs["none"] if "none" in refs else None
     rows = []
@@ -368,7 +390,8 @@ def _obs2(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
         want = claimed[regime]
         statement = (f"Table 1, {DISPLAY_NAMES[regime]}: PUDD-1, PUDD-3, PUDD-5 are top 1 in "
                      f"{want[0]}, {want[1]} and {want[2]} cases")
-        wide = _wide(cells, 1, regimes=[regime])
+        # Table 1's ranked rows only: the references and any learner are not ranked
+        wide = _wide(cells, 1, regimes=[regime], detectors=(*CLASSIC_DETECTORS, *PUDD_DETECTORS))
         if wide.empty or not set(PUDD_DETECTORS) <= set(wide):
             out.append(ClaimCheck(cid, statement, evidence, NOT_CHECKABLE,
                                   "PUDD-1/3/5 not all run", "—"))
@@ -421,7 +444,7 @@ def _obs2_threshold(cells: pd.DataFrame, evidence: str) -> ClaimCheck:
 
 
 def _obs3(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
-    wide = _wide(cells, 2, index=("dataset",))
+    wide = _wide(cells, 2, index=("dataset",), roles=("detector", "learner"))
     sota = [m for m in SOTA_METHODS if m in wide]
     statements = {
         "3a": "Table 2: PUDD attains the top rank in 7 of 8 datasets (against 5 SOTA methods)",
@@ -535,9 +558,10 @@ def _obs4(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
 
 def _obs5(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     statement = "Incremental training (-I) is generally better than training once (-O)"
-    part = cells[cells["table"] == 1].dropna(subset=["accuracy"])
+    part = _of_role(cells[cells["table"] == 1], "detector").dropna(subset=["accuracy"])
     wide = part.pivot_table(index=["classifier", "detector", "dataset"], columns="regime",
-                            values="accuracy")
+                            values="accuracy").apply(
+        lambda c: at_reported_precision(c.to_numpy(np.float64)))
     if not {"incremental", "train-once"} <= set(wide):
         return [ClaimCheck("5a", statement, evidence, NOT_CHECKABLE, "one regime only", "—"),
                 ClaimCheck("5b", "The only exception: DNN on mixed", evidence, NOT_CHECKABLE,
@@ -619,19 +643,21 @@ _TABLE_NAMES = {1: "Table 1", 2: "Table 2", FIG5: "Fig. 5", CIFAR_FIG: "CIFAR-10
 
 
 def against_nothing(cells: pd.DataFrame) -> pd.DataFrame:
-    """Every ranked row's cell beside the no-detector reference of its block.
+    """Every detector's cell beside the no-detector reference of its block.
 
     The no-detector reference (``"none"``) is the same model never adapted; a detector pays
-    for its alarms only where it beats it. One row per ranked cell (every detector but the
-    :data:`~pudd_core.paper.REFERENCES`) whose table, classifier, dataset and regime also have
-    a no-detector number, with ``none`` (that number) and ``margin`` (``accuracy - none``).
+    for its alarms only where it beats it. One row per cell of a detector
+    (:func:`~pudd_core.paper.row_role`: not a reference, not a learner, which raises no
+    alarms) whose table, classifier, dataset and regime also have a no-detector number, with
+    ``none`` (that number) and ``margin`` (``accuracy - none``, both to the reported
+    precision).
 
     Examples
     --------
     >>> import pandas as pd
     >>> cells = pd.DataFrame({"table": 2, "classifier": "dnn-ensemble",
-    ...     "detector": ["pudd-3", "mcd-dd", "none", "oracle"], "dataset": "sea0",
-    ...     "regime": "incremental", "accuracy": [98.5, 98.1, 98.4, 98.9]})
+    ...     "detector": ["pudd-3", "mcd-dd", "none", "oracle", "ns"], "dataset": "sea0",
+    ...     "regime": "incremental", "accuracy": [98.5, 98.1, 98.4, 98.9, 97.0]})
     >>> against_nothing(cells)[["detector", "none", "margin"]].round(2)
       detector  none  margin
     0   pudd-3  98.4     0.1
@@ -640,23 +666,25 @@ def against_nothing(cells: pd.DataFrame) -> pd.DataFrame:
     keys = ["table", "classifier", "dataset", "regime"]
     cells = cells.dropna(subset=["accuracy"])
     none = cells[cells["detector"] == "none"].groupby(keys, as_index=False)["accuracy"].mean()
-    ranked = cells[~cells["detector"].isin(REFERENCES)]
-    both = ranked.merge(none.rename(columns={"accuracy": "none"}), on=keys)
-    both["margin"] = both["accuracy"] - both["none"]
+    both = _of_role(cells, "detector").merge(none.rename(columns={"accuracy": "none"}), on=keys)
+    both["margin"] = at_reported_precision(
+        at_reported_precision(both["accuracy"].to_numpy(np.float64))
+        - at_reported_precision(both["none"].to_numpy(np.float64)))
     return both.reset_index(drop=True)
 
 
 def _references(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     statement = ("Implicit in every comparison: running a detector beats not adapting at all "
                  "(the same model with no detector; the paper reports no such row)")
-    test = ("each ranked cell against the no-detector row of the same table, classifier, "
+    test = ("each detector's cell against the no-detector row of the same table, classifier, "
             "dataset and regime; no test: a cell at or below it is a case where the "
-            "detector's alarms did not pay")
+            "detector's alarms did not pay (the learners AMF, NS and ADLTER raise no alarms "
+            "and are not counted)")
     paired = against_nothing(cells)
     if paired.empty:
         return [ClaimCheck("R", statement, evidence, NOT_CHECKABLE,
                            "no no-detector reference row in these tables", "—")]
-    low = paired[paired["margin"] <= 1e-9]
+    low = paired[paired["margin"] <= 0]
     parts = []
     for (table, classifier), rows in paired.groupby(["table", "classifier"], sort=True):
         bad = low[(low["table"] == table) & (low["classifier"] == classifier)]

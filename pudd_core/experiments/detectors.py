@@ -393,6 +393,11 @@ def make_detector(name: str, *, alpha: float = 1e-3, seed: int | None = None,
                                    option_names(name))
     if spec.target is None:
         return None
+    name = ALIASES.get(name, name)
+    if name in BASELINES:  # river takes any value: ADWIN's delta=-1, a negative seed
+        baselines.check_params(name, options, seed)
+    else:
+        _validation.check_seed("seed", seed)
     kwargs: dict[str, Any] = {**spec.defaults, **options, **spec.fixed}
     if spec.alpha:
         kwargs["alpha"] = alpha

@@ -16,6 +16,7 @@ from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
 from pudd_core.experiments.detectors import DETECTORS, takes_alpha
 from pudd_core.experiments.runner import RunConfig
+from pudd_core.experiments.significance import at_reported_precision
 from pudd_core.paper import (
     DATASETS,
     DISPLAY_NAMES,
@@ -29,6 +30,7 @@ from pudd_core.paper import (
     Regime,
     TableLayout,
     paper_table,
+    row_role,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ __all__ = [
     "ACCEPTANCE_DATASETS",
     "ALARM_COLUMNS",
     "ReproductionReport",
+    "SETTING_COLUMNS",
     "alarm_stats",
     "alarm_text",
     "check_addition",
@@ -57,18 +60,24 @@ __all__ = [
 ACCEPTANCE_DATASETS = ("sea0", "sea10", "sea20", "sine", "mixed", "elec2", "powersupply")
 _REQUIRED = ("dataset", "classifier", "detector", "alpha", "regime", "seed", "accuracy", "status")
 _CELL = ["detector", "dataset", "regime"]
+# RunConfig fields besides the cell and the seed: one cell must not mix two values of any.
+_SETTINGS = {"adaptation": "window", "chunk_size": "default", "n_chunks": "default",
+             "double_initial_fit": "True", "detector_options": "{}",
+             "classifier_options": "{}", "stream_options": "{}"}
+#: The settings a report records for each cell it ran (``""`` for a cell not run): what makes
+#: two runs of a cell comparable. ``reproduce --add`` refuses runs of other settings.
+SETTING_COLUMNS = tuple(_SETTINGS)
+# a report written before reports recorded their settings, whose Markdown does not tell them
+_UNKNOWN = "unknown"
 #: A report's cells; a saved CSV adds ``table`` and ``classifier`` (what the report is).
 _COLUMNS = ["detector", "dataset", "regime", "paper", "ours", "difference", "std", "n_seeds",
-            "n_errors", "seeds", "alarms", "drifts", "detected", "false_alarms", "delay"]
+            "n_errors", "seeds", "alarms", "drifts", "detected", "false_alarms", "delay",
+            *SETTING_COLUMNS]
 #: A cell's alarm counts, means over its seeds (NaN where not known: a learner raises no
 #: alarms, a real stream's drifts are unknown, a report written before reports counted them).
 _ALARMS = ["alarms", "drifts", "detected", "false_alarms", "delay"]
 #: A cell's alarm columns, as every comparison's report writes them (:func:`alarm_stats`).
 ALARM_COLUMNS = tuple(_ALARMS)
-# RunConfig fields besides the cell and the seed: one cell must not mix two values of any.
-_SETTINGS = {"adaptation": "window", "chunk_size": "default", "n_chunks": "default",
-             "double_initial_fit": "True", "detector_options": "{}",
-             "classifier_options": "{}", "stream_options": "{}"}
 _FROZEN = '"reproduce_frozen_head": true'
 
 
@@ -444,10 +453,12 @@ class ReproductionReport:
         """
         cells = self.cells.dropna(subset=["ours"])
         none = cells[cells["detector"] == "none"][["dataset", "regime", "ours"]]
-        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        ranked = cells[cells["detector"].map(row_role) != "reference"]
         both = ranked.merge(none.rename(columns={"ours": "none"}), on=["dataset", "regime"])
         both["margin"] = both["ours"] - both["none"]
-        out = both[both["margin"] <= 1e-9]
+        # at or below as printed: float noise never makes a cell "above"
+        at = at_reported_precision
+        out = both[at(at(both["ours"].to_numpy()) - at(both["none"].to_numpy())) <= 0]
         return out[["detector", "dataset", "regime", "ours", "none", "margin"]].reset_index(
             drop=True)
 
@@ -463,7 +474,7 @@ class ReproductionReport:
         cells = self.cells.dropna(subset=["ours"])
         if "none" not in set(cells["detector"]):
             return []
-        ranked = cells[~cells["detector"].isin(REFERENCES)]
+        ranked = cells[cells["detector"].map(row_role) != "reference"]
         paired = ranked.merge(cells[cells["detector"] == "none"][["dataset", "regime"]],
                               on=["dataset", "regime"])
         low = self.beaten_by_nothing()
@@ -684,9 +695,8 @@ def reproduction_report(
     df["detector"] = [detector_label(d, float(a)) for d, a in zip(df["detector"], df["alpha"],
                                                                   strict=True)]
     df["accuracy"] = pd.to_numeric(df["accuracy"], errors="coerce")
-    for name in _SETTINGS:
-        if name in df:
-            df[name] = [_setting_text(name, v) for v in df[name]]
+    for name, default in _SETTINGS.items():  # a summary without the column: the default
+        df[name] = [_setting_text(name, v) for v in df[name]] if name in df else default
     ok = df[df["status"] == "ok"].drop_duplicates([*_CELL, "seed"], keep="last")
     ok_keys = pd.MultiIndex.from_frame(ok[[*_CELL, "seed"]])
     err = df[df["status"] != "ok"].drop_duplicates([*_CELL, "seed"])
@@ -711,7 +721,10 @@ def reproduction_report(
     ran = runs[["dataset", "regime"]].drop_duplicates()
     paper = paper[paper["classifier"] == classifier].merge(ran, on=["dataset", "regime"])
     paper = paper[_CELL + ["accuracy"]].rename(columns={"accuracy": "paper"})
+    settings = runs.groupby(_CELL)[list(_SETTINGS)].first().reset_index()
     cells = paper.merge(ours, on=_CELL, how="outer").merge(errors, on=_CELL, how="left")
+    cells = cells.merge(settings, on=_CELL, how="left")
+    cells[list(_SETTINGS)] = cells[list(_SETTINGS)].fillna("")  # not run: no settings
     cells["difference"] = cells["ours"] - cells["paper"]
     cells["n_seeds"] = cells["n_seeds"].fillna(0).astype(int)
     cells["n_errors"] = cells["n_errors"].fillna(0).astype(int)
@@ -840,7 +853,8 @@ def read_report(csv: str | os.PathLike[str], table: int,
         raise FileNotFoundError(f"no report at {path}: write one first (without --add)")
     try:
         cells = pd.read_csv(path, float_precision="round_trip",
-                            dtype={c: str for c in (*_CELL, "seeds", "classifier")},
+                            dtype={c: str for c in (*_CELL, "seeds", "classifier",
+                                                    *_SETTINGS)},
                             keep_default_na=False, na_values={
                                 c: [""] for c in ("paper", "ours", "difference", "std",
                                                   *_ALARMS)})
@@ -850,6 +864,11 @@ def read_report(csv: str | os.PathLike[str], table: int,
                if c not in cells]
     if missing:
         raise _report_error(path, f"no column {', '.join(missing)}")
+    extra = [c for c in cells if c not in (*_COLUMNS, "table", "classifier")]
+    if extra:  # --add would write the report again without them
+        raise _report_error(path, f"column(s) {', '.join(map(repr, extra))} are not ones "
+                                  "`reproduce` writes (and writing it again would drop them): "
+                                  "keep them in another file")
     if {"table", "classifier"} <= set(cells):
         found = {(str(t), str(c)) for t, c in zip(cells["table"], cells["classifier"],
                                                     strict=True)}
@@ -885,6 +904,7 @@ def read_report(csv: str | os.PathLike[str], table: int,
             f"{' / '.join(cell)} is {mine[cell]}, the paper's is {expected[cell]} (a report "
             "of another table or classifier, renamed?)")
     caveats, run_seconds, header_seeds = _read_report_markdown(path.with_suffix(".md"))
+    cells = _read_settings(cells, path, caveats if path.with_suffix(".md").is_file() else None)
     if "seeds" not in cells:  # written before reports named each cell's seeds
         known = (header_seeds is not None) & (cells["n_seeds"] == len(header_seeds or ()))
         cells["seeds"] = [seed_text(sorted(header_seeds or ())) if k and n else ""
@@ -908,6 +928,67 @@ def read_report(csv: str | os.PathLike[str], table: int,
 
 
 _PERCENT = ("paper", "ours")
+_NON_DEFAULT = "Non-default settings, so cells may differ from the paper's protocol: "
+
+
+def _caveat_settings(caveats: Sequence[str] | None) -> dict[str, str]:
+    """The settings of every cell of a report written before reports recorded them.
+
+    Its Markdown's caveats name the settings that were not the defaults
+    (:func:`_caveats`); a setting named with several values, or a report without its
+    Markdown (``caveats`` None), is :data:`_UNKNOWN`.
+
+    Examples
+    --------
+    >>> _caveat_settings([])["n_chunks"], _caveat_settings(None)["n_chunks"]
+    ('default', 'unknown')
+    >>> found = _caveat_settings([_NON_DEFAULT + 'classifier_options={"a": 1, "b": 2}; '
+    ...                           'n_chunks=20, default.'])
+    >>> found["classifier_options"], found["n_chunks"], found["chunk_size"]
+    ('{"a": 1, "b": 2}', 'unknown', 'default')
+    """
+    import re
+
+    if caveats is None:
+        return dict.fromkeys(_SETTINGS, _UNKNOWN)
+    found = dict(_SETTINGS)
+    line = next((c for c in caveats if c.startswith(_NON_DEFAULT)), None)
+    if line is None:
+        return found
+    names = "|".join(_SETTINGS)
+    for part in re.split(f"; (?=(?:{names})=)", line[len(_NON_DEFAULT):].removesuffix(".")):
+        name, _, value = part.partition("=")
+        if name not in found:
+            return dict.fromkeys(_SETTINGS, _UNKNOWN)
+        several = (_options.read_options_json(value) is None if name.endswith("_options")
+                   else ", " in value)
+        found[name] = _UNKNOWN if several else value
+    return found
+
+
+def _read_settings(cells: pd.DataFrame, path: Path,
+                   caveats: Sequence[str] | None) -> pd.DataFrame:
+    """``cells`` with each setting column: read and checked, or from an older report's caveats.
+
+    A cell run (seeds or errors) has a value for every setting; a cell not run has none.
+    """
+    have = [c for c in _SETTINGS if c in cells]
+    ran = (cells["n_seeds"] > 0) | (cells["n_errors"] > 0)
+    if not have:  # written before reports recorded their settings
+        for name, value in _caveat_settings(caveats).items():
+            cells[name] = [value if r else "" for r in ran]
+        return cells
+    if len(have) < len(_SETTINGS):
+        raise _report_error(path, "no column " + ", ".join(c for c in _SETTINGS
+                                                           if c not in have))
+    for name in _SETTINGS:
+        values = cells[name].fillna("").astype(str)
+        blank = ran & (values == "")
+        if blank.any():
+            raise _report_error(path, f"column {name} row {int(blank.idxmax()) + 2} is empty, "
+                                      "but its cell ran: a cell records its settings")
+        cells[name] = values
+    return cells
 
 
 def checked_numbers(cells: pd.DataFrame, path: Path, floats: Sequence[str],
@@ -1001,12 +1082,58 @@ def _base_seeds(row: Any) -> frozenset[int] | None:
     return _parse_seed_text(row.seeds) if row.seeds else None
 
 
-def check_addition(base: ReproductionReport, configs: Sequence[RunConfig]) -> None:
+# what sets each setting on the command line, for the message that refuses a mismatch
+_SETTING_OPTIONS = {"n_chunks": "--n-chunks", "classifier_options": "--reproduce-frozen-head"}
+
+
+def _setting_values(values: set[str]) -> str:
+    return " and ".join(sorted(values))
+
+
+def _check_settings(base: ReproductionReport, added: dict[str, set[str]]) -> None:
+    """Raise a ``ParameterError`` (``add``) unless runs of ``added`` settings fit ``base``.
+
+    ``added``: each setting's values among the runs to add. Every cell of a report must be
+    run with the same settings (a cell's mean over episodes of two lengths is no cell of
+    the paper's table, and two rows of different lengths are not comparable).
+    """
+    ran = base.cells[(base.cells["n_seeds"] > 0) | (base.cells["n_errors"] > 0)]
+    for name in _SETTINGS:
+        have = {str(v) for v in ran[name]} if name in ran else set()
+        want = added.get(name, set())
+        if not have or not want or have == want == {next(iter(have))}:
+            continue
+        if _UNKNOWN in have:
+            raise _validation.ParameterError(
+                "add", f"--add: the report in --out does not say with which {name} its cells "
+                       "ran (a report written before reports recorded their settings, "
+                       "without the Markdown that names them): runs of other settings would "
+                       "go into its cells unseen; write the report again without --add")
+        option = _SETTING_OPTIONS.get(name)
+        raise _validation.ParameterError(
+            "add", f"--add: the report in --out ran its cells with {name}="
+                   f"{_setting_values(have)}; these runs have {name}="
+                   f"{_setting_values(want)}: a cell's mean must not mix runs of two "
+                   "settings (episode lengths, chunk sizes, options); "
+                   + (f"give {option} as the report's command did, " if option else "give the "
+                      "report's settings, ")
+                   + "or write a new report into another --out")
+
+
+def _config_settings(configs: Sequence[RunConfig]) -> dict[str, set[str]]:
+    return {name: {_setting_text(name, getattr(cfg, name)) for cfg in configs}
+            for name in _SETTINGS}
+
+
+def check_addition(base: ReproductionReport, configs: Sequence[RunConfig], *,
+                   replace: bool = False) -> None:
     """Raise a ``ParameterError`` (``add``) unless ``configs``' cells can go into ``base``.
 
-    Called before any run: ``configs`` must be of ``base``'s table and classifier, and each
-    cell's seeds either cover the report's seeds of that cell, lie inside them, or miss
-    them all (then the cell becomes the mean over both).
+    Called before any run: ``configs`` must be of ``base``'s table and classifier, run with
+    the settings the report records for its cells (:data:`SETTING_COLUMNS`: stream length,
+    chunk size, options), and, unless ``replace``, each cell's seeds either cover the
+    report's seeds of that cell, lie inside them, or miss them all (then the cell becomes
+    the mean over both).
 
     Examples
     --------
@@ -1021,6 +1148,12 @@ def check_addition(base: ReproductionReport, configs: Sequence[RunConfig]) -> No
     ...
     pudd_core._validation.ParameterError: --add: the report in --out is of Table 1 with gnb; ...
     runs are of vfdt
+    >>> check_addition(base, reproduction_configs(1, "gnb", [1], datasets=["sea0"],
+    ...                                           n_chunks=20))
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: --add: the report in --out ran its cells with
+    n_chunks=default; these runs have n_chunks=20: ...
     """
     planned: dict[tuple[str, ...], set[int]] = {}
     classifiers = set()
@@ -1033,6 +1166,9 @@ def check_addition(base: ReproductionReport, configs: Sequence[RunConfig]) -> No
         raise _validation.ParameterError(
             "add", f"--add: the report in --out is of Table {base.table} with "
                    f"{base.classifier}; these runs are of {', '.join(sorted(classifiers))}")
+    _check_settings(base, _config_settings(configs))
+    if replace:  # the cells go in whatever their seeds
+        return
     rows = {tuple(str(v) for v in key): row for key, row in zip(
         base.cells[_CELL].itertuples(index=False, name=None),
         base.cells.itertuples(index=False), strict=True)}
@@ -1088,8 +1224,9 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
     Raises
     ------
     ValueError
-        Reports of different tables or classifiers, or a cell whose seeds overlap in part
-        (:func:`check_addition` says so before the runs).
+        Reports of different tables or classifiers, cells run with other settings (a
+        ``ParameterError``, ``add``), or a cell whose seeds overlap in part
+        (:func:`check_addition` says both before the runs).
 
     Examples
     --------
@@ -1115,9 +1252,10 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
     if (base.table, base.classifier) != (added.table, added.classifier):
         raise ValueError(f"cannot merge table {added.table} ({added.classifier}) into table "
                          f"{base.table} ({base.classifier})")
+    ran = (added.cells["n_seeds"] > 0) | (added.cells["n_errors"] > 0)
+    _check_settings(base, {name: set(added.cells.loc[ran, name]) for name in _SETTINGS})
     cells = base.cells.set_index(_CELL)
     new_rows = []
-    ran = (added.cells["n_seeds"] > 0) | (added.cells["n_errors"] > 0)
     for row in added.cells[ran].itertuples(index=False):
         cell = (row.detector, row.dataset, row.regime)
         if cell not in cells.index:
@@ -1126,13 +1264,15 @@ def merge_reports(base: ReproductionReport, added: ReproductionReport, *,
         old = next(cells.loc[[cell]].reset_index().itertuples(index=False))
         if row.n_seeds == 0:  # only failed runs: counted, nothing else changes
             cells.loc[cell, "n_errors"] = old.n_errors + row.n_errors
+            cells.loc[cell, list(_SETTINGS)] = [getattr(row, c) for c in _SETTINGS]
             continue
         how = "replace" if replace else _addition(_base_seeds(old), int(old.n_seeds),
                                                     _parse_seed_text(row.seeds), cell)
         if how in ("new", "replace"):
-            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS]] = [
+            cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS,
+                             *_SETTINGS]] = [
                 row.ours, row.std, row.n_seeds, row.n_errors, row.seeds,
-                *(getattr(row, c) for c in _ALARMS)]
+                *(getattr(row, c) for c in _ALARMS), *(getattr(row, c) for c in _SETTINGS)]
         elif how == "pool":
             mean, std = _pool(old, row)
             cells.loc[cell, ["ours", "std", "n_seeds", "n_errors", "seeds", *_ALARMS]] = [

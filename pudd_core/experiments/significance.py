@@ -6,8 +6,11 @@ column per method; method names are data, so any set of columns (the classic det
 SOTA methods, EK) goes through the same code.
 
 - Ranks within each block with :func:`scipy.stats.rankdata`: the highest accuracy gets rank
-  1, ties share the average of their ranks.
-- The Friedman statistic and p-value come from :func:`scipy.stats.friedmanchisquare`.
+  1, ties share the average of their ranks. Accuracies are ranked as the reports print them,
+  to :data:`REPORTED_DECIMALS` decimals (:func:`at_reported_precision`): two numbers a reader
+  sees as equal tie, and float noise (71.97738095238095 against ...094) never breaks a tie.
+- The Friedman statistic and p-value come from :func:`scipy.stats.friedmanchisquare`, on the
+  same rounded numbers.
 - The Nemenyi critical difference is ``CD = q_alpha * sqrt(k (k + 1) / (6 N))`` for *k*
   methods over *N* blocks, with ``q_alpha`` the studentized range quantile over ``sqrt(2)``
   (Demšar's Table 5a: 3.031 for k = 8 at alpha = 0.05). Two methods whose average ranks differ
@@ -40,10 +43,13 @@ from pudd_core._validation import ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import NDArray
 
 __all__ = [
     "FriedmanResult",
     "PairedResult",
+    "REPORTED_DECIMALS",
+    "at_reported_precision",
     "complete_blocks",
     "critical_difference",
     "friedman_nemenyi",
@@ -52,6 +58,29 @@ __all__ = [
     "rank_table",
     "wilcoxon_pair",
 ]
+
+
+#: The decimals of an accuracy (percent) as every report and table prints it: ranks, ties,
+#: wins and losses are taken at this precision.
+REPORTED_DECIMALS = 2
+
+
+def at_reported_precision(values: NDArray[np.float64],
+                          decimals: int = REPORTED_DECIMALS) -> NDArray[np.float64]:
+    """Accuracies (percent) rounded as the reports print them, before any rank is taken.
+
+    Every ranking of this module and of the claims check goes through it, so a tie is a tie
+    whatever the floating-point noise of the means behind it.
+
+    Examples
+    --------
+    >>> a = np.array([71.97738095238095, 71.97738095238094, 72.025])
+    >>> bool(a[0] == a[1]), bool(at_reported_precision(a)[0] == at_reported_precision(a)[1])
+    (False, True)
+    >>> at_reported_precision(np.array([76.0500, 76.0455])).tolist()  # equal as printed
+    [76.05, 76.05]
+    """
+    return np.asarray(values, dtype=np.float64).round(decimals)
 
 
 def nemenyi_q(n_methods: int, alpha: float = 0.05) -> float:
@@ -98,8 +127,11 @@ def complete_blocks(table: pd.DataFrame) -> pd.DataFrame:
     return table.apply(lambda c: c.astype(np.float64)).dropna(axis=0, how="any")
 
 
-def rank_table(table: pd.DataFrame, *, higher_is_better: bool = True) -> pd.DataFrame:
+def rank_table(table: pd.DataFrame, *, higher_is_better: bool = True,
+               decimals: int = REPORTED_DECIMALS) -> pd.DataFrame:
     """Rank the methods (columns) within each block (row): 1 is the best, ties averaged.
+
+    The values are compared to ``decimals`` decimals (:func:`at_reported_precision`).
 
     Examples
     --------
@@ -109,11 +141,13 @@ def rank_table(table: pd.DataFrame, *, higher_is_better: bool = True) -> pd.Data
          a    b    c
     0  1.0  2.0  3.0
     1  1.5  1.5  3.0
+    >>> rank_table(pd.DataFrame({"a": [72.0 + 1e-14], "b": [72.0]})).to_numpy().tolist()
+    [[1.5, 1.5]]
     """
     import pandas as pd
     from scipy import stats
 
-    values = table.to_numpy(np.float64)
+    values = at_reported_precision(table.to_numpy(np.float64), decimals)
     ranked = stats.rankdata(-values if higher_is_better else values, axis=1)
     return pd.DataFrame(ranked, index=table.index, columns=table.columns)
 
@@ -211,9 +245,9 @@ class FriedmanResult:
         >>> t = paper_table(2).pivot(index="dataset", columns="detector", values="accuracy")
         >>> print(friedman_nemenyi(t, blocks="datasets of Table 2").caption())
         Friedman test over 8 blocks (datasets of Table 2), 8 methods: tie-corrected
-        chi2 = 39.17, p = 1.8e-06 (Iman-Davenport F(7, 49) = 16.29, p = 7.4e-11); Nemenyi
-        critical difference CD = 3.712 at alpha = 0.05 (a bar joins methods whose average
-        ranks differ by less).
+        chi2 = 39.17, p = 1.8e-06 (Iman-Davenport F(7, 49) = 16.29, p = 7.4e-11, from the
+        tie-corrected chi2); Nemenyi critical difference CD = 3.712 at alpha = 0.05 (a bar
+        joins methods whose average ranks differ by less).
         """
         extra = f", {self.dropped} incomplete left out" if self.dropped else ""
         f, f_p = self.iman_davenport
@@ -221,16 +255,20 @@ class FriedmanResult:
         return (f"Friedman test over {self.n_blocks} blocks ({self.blocks}{extra}), "
                 f"{self.n_methods} methods: tie-corrected chi2 = {self.statistic:.2f}, "
                 f"p = {self.p_value:.2g} (Iman-Davenport F({k - 1}, {(k - 1) * (n - 1)}) = "
-                f"{f:.2f}, p = {f_p:.2g}); Nemenyi critical difference CD = "
+                f"{f:.2f}, p = {f_p:.2g}, from the tie-corrected chi2); Nemenyi critical "
+                f"difference CD = "
                 f"{self.critical_difference:.3f} at alpha = {self.alpha:g} (a bar joins methods "
                 "whose average ranks differ by less).")
 
 
 def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, blocks: str = "blocks",
-                     higher_is_better: bool = True) -> FriedmanResult:
+                     higher_is_better: bool = True,
+                     decimals: int = REPORTED_DECIMALS) -> FriedmanResult:
     """Friedman test and Nemenyi critical difference of a blocks × methods table.
 
-    Rows with a missing number are left out (counted in ``dropped``).
+    Rows with a missing number are left out (counted in ``dropped``). The ranks and the
+    statistic are taken on the values to ``decimals`` decimals (accuracies in percent, as
+    printed: :func:`at_reported_precision`).
 
     Raises
     ------
@@ -256,9 +294,9 @@ def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, blocks: str = 
     if n < 2:
         raise ParameterError("blocks", f"need at least 2 complete blocks (rows with every "
                                        f"method's number), got {n}")
-    ranks = rank_table(full, higher_is_better=higher_is_better).mean(axis=0)
+    ranks = rank_table(full, higher_is_better=higher_is_better, decimals=decimals).mean(axis=0)
     order = sorted(ranks.index, key=lambda m: (float(ranks[m]), list(full.columns).index(m)))
-    values = full.to_numpy(np.float64)
+    values = at_reported_precision(full.to_numpy(np.float64), decimals)
     if np.all(values == values[:, :1]):  # every block a tie: no evidence of a difference
         stat, p = 0.0, 1.0
     else:
@@ -286,12 +324,13 @@ class PairedResult:
         return self.wins + self.losses + self.ties
 
 
-def wilcoxon_pair(table: pd.DataFrame, a: str, b: str,
-                  alternative: str = "two-sided") -> PairedResult:
+def wilcoxon_pair(table: pd.DataFrame, a: str, b: str, alternative: str = "two-sided", *,
+                  decimals: int = REPORTED_DECIMALS) -> PairedResult:
     """Wilcoxon signed-rank test of ``a`` against ``b`` over the complete blocks.
 
-    Zero differences are dropped (``zero_method="wilcox"``); with no non-zero difference the
-    p-value is 1.
+    Both are compared to ``decimals`` decimals (:func:`at_reported_precision`), and so are
+    their differences, whose absolute values the test ranks. Zero differences are dropped
+    (``zero_method="wilcox"``); with no non-zero difference the p-value is 1.
 
     Examples
     --------
@@ -308,8 +347,9 @@ def wilcoxon_pair(table: pd.DataFrame, a: str, b: str,
             raise ParameterError("methods", f"no column {name!r}; columns are "
                                             f"{', '.join(map(str, table.columns))}")
     pair = complete_blocks(table[[a, b]])
-    diff = (pair[a] - pair[b]).to_numpy(np.float64)
-    diff = np.round(diff, 9)  # 71.59 - 71.59 is not always 0.0 in floating point
+    values = at_reported_precision(pair.to_numpy(np.float64), decimals)
+    # 71.59 - 71.58 is 0.010000000000005116: rounded again, equal differences tie
+    diff = at_reported_precision(values[:, 0] - values[:, 1], decimals)
     wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
     if wins + losses == 0:
         p = 1.0

@@ -30,9 +30,12 @@ A row whose label (or ``p_true``/``correct``) is empty is *unlabelled*: it belon
 chunk, but the detector does not see it. Rows are numbered from 0 after the header, as pandas
 numbers them; errors name the row and the column.
 
-Chunks: ``chunk_size`` consecutive rows, or ``time_column`` + ``window`` (a pandas offset
-alias: ``"1D"``, ``"6h"``, ``"30min"``, ``"W"``, ``"MS"``): each chunk holds the rows of one
-time window; empty windows (no rows at all) are skipped. Timestamps must be sorted
+Chunks: ``chunk_size`` consecutive rows, or ``time_column`` + ``window`` (any multiple of a
+pandas offset alias: ``"1D"``, ``"6h"``, ``"30min"``, ``"2W"``, ``"2MS"``): each chunk holds
+the rows of one bin of pandas' ``resample(window)``; empty bins (no rows at all) are skipped.
+Times are never guessed: text that is not ISO 8601 needs ``time_format``, numbers need
+``time_unit`` (:data:`~pudd_core.monitoring._windows.TIME_UNITS`), and UTC offsets on some
+rows only are refused. Timestamps must be sorted
 (non-decreasing): an unsorted log is **refused** (naming the first row out of order), not
 sorted, because sorting needs the whole file in memory; sort it first
 (``df.sort_values(col)``).

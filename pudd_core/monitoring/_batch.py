@@ -13,6 +13,7 @@ from pudd_core.monitoring._log import (
     BATCH_ROWS,
     LogFormat,
     batches,
+    check_source,
     estimate_rows,
     log_columns,
     name_of,
@@ -29,6 +30,8 @@ def monitor(
     *,
     chunk_size: int | None = None,
     window: str | None = None,
+    time_format: str | None = None,
+    time_unit: str | None = None,
     alpha: float = 1e-3,
     detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
     baselines: Sequence[str] = (),
@@ -59,8 +62,20 @@ def monitor(
         Rows per chunk (default 1000 without ``window``).
     window
         Chunk by time instead: a pandas offset alias (``"1D"``) cutting the format's
-        ``time_column``. Timestamps must be sorted; an unsorted log is refused (the package
-        docstring says why).
+        ``time_column``: the chunks are the non-empty bins of pandas' ``resample(window)``,
+        any multiple of any alias (``"2W"``, ``"2MS"``). A number instead cuts a numeric time
+        column into steps of its own unit. Timestamps must be sorted; an unsorted log is
+        refused (the package docstring says why).
+    time_format
+        The strftime format of a text time column (``"%d/%m/%Y %H:%M"``). Without it the text
+        must be ISO 8601; anything else is refused, never guessed (``01/03/2024`` is the 1st
+        of March or the 3rd of January). Times with a UTC offset are read in UTC; an offset on
+        some rows only is refused.
+    time_unit
+        What a numeric time column counts: ``"s"``, ``"ms"``, ``"us"``, ``"ns"`` (epoch
+        time), ``"year"`` (integer years) or ``"number"`` (plain numbers, for a numeric
+        window). Needed under an offset alias, and under a numeric window when the numbers
+        look like epoch time; never guessed from their size.
     alpha, detector_options, seed
         :class:`~pudd_core.detector.ChunkPUDD`'s threshold, other options and seed.
     variant
@@ -100,10 +115,12 @@ def monitor(
 
     start = time.perf_counter()
     check_positive_int("batch_rows", batch_rows)
-    m = Monitor(log_format, chunk_size=chunk_size, window=window, alpha=alpha,
+    m = Monitor(log_format, chunk_size=chunk_size, window=window, time_format=time_format,
+                time_unit=time_unit, alpha=alpha,
                 detector_options=detector_options, baselines=baselines, normalize=normalize,
                 tolerance=tolerance, record_windows=record_windows, seed=seed,
                 variant=variant, **columns)
+    check_source(source)
     name = name_of(source)
     fmt = m.start(log_columns(source))
     total = estimate_rows(source) if progress is not None else 0

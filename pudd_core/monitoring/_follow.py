@@ -6,7 +6,9 @@ The follower remembers where it is (the CSV's bytes read; the parts read), never
 from the start again, and hands out one line of JSON per tested chunk. Its state file holds
 the monitor, that position and the lines not yet written; it is replaced whole (write, then
 rename) after each read, before any of the read's lines is written, and a counter in its
-first bytes is advanced in place after each line. So a process killed at any moment and
+first bytes is advanced in place after each line. The state file is data (JSON and NumPy
+arrays with a checksum, :mod:`pudd_core.monitoring._state`), never a pickle, and it is held by
+one follower at a time (a lock beside it, ``STATE.lock``). So a process killed at any moment and
 started again with the same state file repeats no chunk and loses none, except in the few
 microseconds between writing a line and advancing the counter, where the line is written
 again (each line names its chunk).
@@ -25,7 +27,6 @@ import io
 import json
 import math
 import os
-import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,15 +35,22 @@ from pudd_core._validation import ParameterError
 from pudd_core.monitoring._incremental import Monitor
 from pudd_core.monitoring._log import BATCH_ROWS, batches
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan
+from pudd_core.monitoring._state import MAGIC, dumps, loads, write_atomic
 
 __all__ = ["Follower", "chunk_json"]
 
-#: The state file's first bytes (then 8 bytes: lines written of the saved outbox).
-MAGIC = b"PUDDFLW1"
+#: What a follower's state file holds (``_state``'s layout: its 8 bytes after the magic
+#: count the lines written of the saved outbox).
+STATE_KIND = "pudd-lab monitor --follow"
 #: Bytes of a CSV read per step at most (about 100k rows of a 10-class log).
 MAX_READ = 16 << 20
 #: Bytes at the start of a CSV whose hash is kept, to recognise the same log on a restart.
 HEAD_BYTES = 1 << 16
+#: Bytes before the position whose hash is checked before each read: the rows read last.
+TAIL_BYTES = 1 << 12
+#: What a follower does when its CSV is rotated (renamed away and replaced, or truncated):
+#: stop, saying so (the default), or go on with the new file from its first row.
+ON_ROTATION = ("stop", "continue")
 
 
 def chunk_json(span: ChunkSpan, record: ChunkRecord,
@@ -76,12 +84,35 @@ class _Position:
     offset: int = 0  # csv: bytes read, header included
     header: bytes = b""
     head_sha: str = ""  # csv: sha256 of the first min(offset, HEAD_BYTES) bytes
+    hashed: int = 0  # csv: how many bytes head_sha covers
     parts: list[str] = field(default_factory=list)  # parts: the names read, in order
+    head: bytes = b""  # csv: the first min(offset, TAIL_BYTES) bytes (a rewrite or a rotation?)
+    tail_sha: str = ""  # csv: sha256 of the TAIL_BYTES bytes before offset
+    dev: int = 0  # csv: the file's identity (device, inode), to see it replaced
+    ino: int = 0
+    files: int = 1  # csv: the files followed so far (1 + the rotations gone through)
+    sniff: bool = False  # csv: a new file whose first line may be the header (not read yet)
 
 
-def _head_sha(path: str, n: int) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read(min(n, HEAD_BYTES))).hexdigest()
+def _sha(fd: int, start: int, stop: int) -> str:
+    """SHA-256 of the file's bytes ``start:stop`` (fewer if it is shorter)."""
+    return hashlib.sha256(os.pread(fd, max(0, stop - start), start)).hexdigest()
+
+
+def _find_inode(folder: str, dev: int, ino: int) -> str | None:
+    """The path in ``folder`` of the file with this identity (a log renamed away), if any."""
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if (st.st_dev, st.st_ino) == (dev, ino) and entry.is_file(follow_symlinks=False):
+                    return entry.path
+    except OSError:
+        return None
+    return None
 
 
 class Follower:
@@ -92,10 +123,29 @@ class Follower:
     to; a state file written with another key is refused. Call :meth:`read` until it returns
     False (nothing new), write each of :attr:`outbox`'s lines and call :meth:`written` after
     each.
+
+    A CSV is read through an open file, and before each read the follower checks that the
+    bytes it read last are still there (the first 64 KiB and the last 4 KiB read) and that
+    the path still names that file. A log rotated by renaming it away and creating a new one
+    is read to its end first; then, as for one truncated (``copytruncate``), the follower
+    stops with a :class:`ParameterError` saying so (``on_rotation="stop"``) or goes on with
+    the new file from its first row, numbering its rows after the old ones
+    (``on_rotation="continue"``), a line in :attr:`notices` saying what happened. A log whose
+    rows already read were rewritten in place is always refused. On a restart, a log
+    renamed away while the follower was stopped is found in its folder and read to its end.
     """
 
     def __init__(self, source: str | os.PathLike[str], make_monitor: Callable[[], Monitor],
-                 key: Mapping[str, Any], state: str | os.PathLike[str] | None = None) -> None:
+                 key: Mapping[str, Any], state: str | os.PathLike[str] | None = None,
+                 on_rotation: str = "stop") -> None:
+        if on_rotation not in ON_ROTATION:
+            raise ParameterError("on_rotation", f"on_rotation must be 'stop' or 'continue', got "
+                                                f"{on_rotation!r}", ON_ROTATION)
+        self.on_rotation = on_rotation
+        #: What happened to the log that a person should hear of (rotations), in order;
+        #: the command line prints and clears them after each read.
+        self.notices: list[str] = []
+        self._log_fd: int | None = None
         self.source = os.path.abspath(os.fspath(source))
         kind = "parts" if os.path.isdir(self.source) else "csv"
         if kind == "csv" and not os.path.isfile(self.source):
@@ -105,35 +155,67 @@ class Follower:
         self.state = None if state is None else os.fspath(state)
         self.outbox: list[str] = []
         self._fd: int | None = None
+        self._lock_fd: int | None = None
         self._written = 0
-        if self.state is not None and os.path.exists(self.state):
-            self.monitor, self.pos = self._load(self.state)
-        else:
-            self.monitor, self.pos = make_monitor(), _Position(kind)
-            if kind == "csv":
-                with open(self.source, "rb") as fh:
-                    if fh.read(4) == b"PAR1":
-                        raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
-                                             "file, which cannot grow: follow a CSV, or a "
-                                             "folder that new Parquet parts are written to")
-            self._start()
+        if self.state is not None:
+            self._lock(self.state)
+        try:
+            if self.state is not None and os.path.exists(self.state):
+                self.monitor, self.pos = self._load(self.state)
+            else:
+                self.monitor, self.pos = make_monitor(), _Position(kind)
+                if kind == "csv":
+                    self._open(self.source)
+                    if os.pread(self._fd_log(), 4, 0) == b"PAR1":
+                            raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
+                                                 "file, which cannot grow: follow a CSV, or "
+                                                 "a folder that new Parquet parts are "
+                                                 "written to")
+                self._start()
+        except BaseException:
+            self.close()
+            raise
 
     # --- the state file ---------------------------------------------------------------------
+    def _lock(self, path: str) -> None:
+        """Hold ``path.lock`` while following: a second follower of the state is refused.
+
+        The lock is the kernel's (``flock``), so it goes with the process, however it ends;
+        the file keeps the holder's process id for the message.
+        """
+        import fcntl
+
+        lock = f"{path}.lock"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise ParameterError("state", f"the lock file {lock} of --state {path} cannot be "
+                                          f"opened ({exc.strerror}); remove it if it is a "
+                                          "link or not a file, or give another state path") \
+                from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ParameterError("state", f"--state {path} is in use by process {holder} "
+                                          "(another monitor --follow); stop it first, or give "
+                                          "another state path") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        self._lock_fd = fd
+
     def _load(self, path: str) -> tuple[Monitor, _Position]:
         with open(path, "rb") as fh:
             raw = fh.read()
-        if raw[:len(MAGIC)] != MAGIC:
+        saved = loads(raw, kind=STATE_KIND, where=f"--state {path}")
+        written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
+        if not (isinstance(saved, dict) and isinstance(saved.get("monitor"), Monitor)
+                and isinstance(saved.get("pos"), _Position)
+                and isinstance(saved.get("outbox"), list)
+                and 0 <= written <= len(saved["outbox"])):
             raise ParameterError("state", f"--state {path} is not a state file of monitor "
                                           "--follow; give a new path, or the file it wrote")
-        try:
-            saved = pickle.loads(raw[len(MAGIC) + 8:])
-            written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
-        except Exception as exc:  # a truncated or foreign file
-            raise ParameterError("state", f"--state {path} cannot be read ({exc}); give a "
-                                          "new path") from None
-        if not isinstance(saved, dict) or not isinstance(saved.get("monitor"), Monitor):
-            raise ParameterError("state", f"--state {path} is not a state file of monitor "
-                                          "--follow")
         if saved["key"] != self.key:
             diff = [f"{k}: {saved['key'].get(k)!r} there, {v!r} here"
                     for k, v in self.key.items() if saved["key"].get(k) != v]
@@ -141,31 +223,24 @@ class Follower:
                                  f"other options ({'; '.join(diff)}); give the same log and "
                                  "options, or a new state path")
         pos: _Position = saved["pos"]
-        if pos.kind == "csv":
-            size = os.path.getsize(self.source)
-            if size < pos.offset or _head_sha(self.source, pos.offset) != pos.head_sha:
-                raise ParameterError("state", f"{self.source} is not the log --state {path} "
-                                     f"was written for: its first {pos.offset:,} bytes, "
-                                     "read then, have changed (the log was rewritten or "
-                                     "replaced); give a new state path")
+        self.monitor, self.pos = saved["monitor"], pos
         self.outbox = list(saved["outbox"][written:])
         self._written = written
-        self._fd = os.open(path, os.O_WRONLY)
+        self._fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        if pos.kind == "csv":
+            self._reopen(path)
         return saved["monitor"], pos
 
     def _save(self) -> None:
         """Replace the state file whole: the monitor, the position, the lines to write."""
         if self.state is None:
             return
-        blob = pickle.dumps({"key": self.key, "pos": self.pos, "monitor": self.monitor,
-                             "outbox": self.outbox}, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp = f"{self.state}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(MAGIC + bytes(8) + blob)
-        os.replace(tmp, self.state)  # a kill mid-write leaves the last state whole
+        write_atomic(self.state, dumps({"key": self.key, "pos": self.pos,
+                                        "monitor": self.monitor, "outbox": self.outbox},
+                                       kind=STATE_KIND))
         if self._fd is not None:
             os.close(self._fd)
-        self._fd = os.open(self.state, os.O_WRONLY)
+        self._fd = os.open(self.state, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         self._written = 0
 
     def written(self) -> None:
@@ -176,10 +251,16 @@ class Follower:
             os.pwrite(self._fd, self._written.to_bytes(8, "little"), len(MAGIC))
 
     def close(self) -> None:
-        """Close the state file (it stays, ready for a restart)."""
+        """Close the state file (it stays, ready for a restart) and let go of its lock."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None
 
     # --- reading ----------------------------------------------------------------------------
     def _start(self) -> None:
@@ -199,17 +280,131 @@ class Follower:
         from pudd_core.monitoring._log import MAX_HEADER_BYTES
         from pudd_core.streams.user import csv_header
 
-        with open(self.source, "rb") as fh:
-            line = fh.readline(MAX_HEADER_BYTES)
-        if not line.endswith(b"\n"):
+        raw = os.pread(self._fd_log(), MAX_HEADER_BYTES, 0)
+        cut = raw.find(b"\n")
+        if cut < 0:
             return False  # the header is still being written
+        line = raw[:cut + 1]
         csv_header(line, self.source)
         names = pd.read_csv(io.BytesIO(line), nrows=0).columns
         self.monitor.start([str(c) for c in names])
         self.pos.header = line
         self.pos.offset = len(line)
-        self.pos.head_sha = _head_sha(self.source, self.pos.offset)
+        self._mark()
         return True
+
+    # --- the CSV's identity: the same file, the same bytes ----------------------------------
+    def _fd_log(self) -> int:
+        assert self._log_fd is not None
+        return self._log_fd
+
+    def _open(self, path: str) -> None:
+        """Follow the file at ``path`` (through an open descriptor: a rename cannot lose it)."""
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+        self._log_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        st = os.fstat(self._log_fd)
+        self.pos.dev, self.pos.ino = st.st_dev, st.st_ino
+
+    def _mark(self) -> None:
+        """Remember the bytes read so far: the head (hash and first bytes) and the tail."""
+        fd, off = self._fd_log(), self.pos.offset
+        if self.pos.hashed < HEAD_BYTES or not self.pos.head_sha:
+            self.pos.hashed = min(off, HEAD_BYTES)
+            self.pos.head_sha = _sha(fd, 0, self.pos.hashed)
+        if len(self.pos.head) < min(off, TAIL_BYTES):
+            self.pos.head = os.pread(fd, min(off, TAIL_BYTES), 0)
+        self.pos.tail_sha = _sha(fd, max(0, off - TAIL_BYTES), off)
+
+    def _change(self, fd: int) -> str | None:
+        """None if the file behind ``fd`` still holds the bytes read; else what happened.
+
+        ``"rewritten"``: the same file still starts with the rows read first, but bytes read
+        since changed; ``"truncated"``: the same file was cut and written anew (logrotate's
+        copytruncate); ``"undecided"``: cut, and what it holds so far is the start of what
+        was read (no whole row yet to tell which); ``"replaced"``: another file.
+        """
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != (self.pos.dev, self.pos.ino):
+            return "replaced"
+        if self._same_bytes(fd):
+            return None
+        now = os.pread(fd, len(self.pos.head), 0)
+        if not self.pos.head.startswith(now):
+            return "truncated"
+        rows = now[len(self.pos.header):] if now.startswith(self.pos.header) else b""
+        if len(now) < len(self.pos.head) and b"\n" not in rows:
+            return "undecided"  # no whole row yet to tell a rewrite from a new file
+        return "rewritten"
+
+    def _same_bytes(self, fd: int) -> bool:
+        """Whether the file behind ``fd`` holds the bytes read (its head and its tail)."""
+        off = self.pos.offset
+        return (os.fstat(fd).st_size >= off
+                and _sha(fd, 0, min(off, HEAD_BYTES)) == self.pos.head_sha
+                and _sha(fd, max(0, off - TAIL_BYTES), off) == self.pos.tail_sha)
+
+    def _reopen(self, state: str) -> None:
+        """On a restart: find the log the state was written for, or say what became of it."""
+        self._log_fd = os.open(self.source, os.O_RDONLY | os.O_CLOEXEC)
+        change = self._change(self._fd_log())
+        if change == "replaced":  # renamed away while stopped? read it to its end first
+            old = _find_inode(os.path.dirname(self.source), self.pos.dev, self.pos.ino)
+            if old is not None:
+                fd = os.open(old, os.O_RDONLY | os.O_CLOEXEC)
+                if self._change(fd) is None:
+                    os.close(self._fd_log())
+                    self._log_fd = fd
+                    self.notices.append(f"{self.source} was rotated while stopped: reading the "
+                                        f"old file, now {old}, to its end first")
+                    return
+                os.close(fd)
+            st = os.fstat(self._fd_log())
+            self.pos.dev, self.pos.ino = st.st_dev, st.st_ino  # (the path's file, for now)
+            if self.pos.offset > len(self.pos.header) and self._same_bytes(self._fd_log()):
+                return  # the same log, copied back: its rows read are all there
+        if change is not None and change != "undecided":  # (undecided: the reads decide)
+            self._rotated(change, f" (--state {state} was written for the log before)",
+                          same_fd=True)
+
+    def _rotated(self, change: str, where: str = "", same_fd: bool = False) -> None:
+        """The log was rotated, truncated or rewritten: stop, saying so, or follow the new file.
+
+        ``same_fd``: the open descriptor already shows the new file (a truncation, or a
+        replacement found on a restart); otherwise the path is opened anew.
+        """
+        row, off = self.monitor.next_row, self.pos.offset
+        what = {"replaced": "replaced by another file (rotated: renamed away or deleted, and "
+                            "created anew)",
+                "truncated": "truncated and written anew (rotated in place, as logrotate's "
+                             "copytruncate does)",
+                "rewritten": "rewritten in place: bytes already read have changed"}[change]
+        if change == "rewritten":
+            raise ParameterError(
+                "source", f"{self.source} was {what}{where}, after row {row:,} (byte {off:,}). "
+                "A followed log may only grow: rows already read are final. If labels are "
+                "being filled into rows written earlier, run the monitor without --follow on "
+                "the rewritten file (Monitor.rewind() in the library)")
+        if self.on_rotation == "stop":
+            raise ParameterError(
+                "source", f"{self.source} was {what}{where}, after row {row:,} (byte {off:,} of "
+                "the old file, read to its end where it could be): stopped. To go on with the "
+                "new file from its first row, its rows numbered after these, run the same "
+                "command with --on-rotation continue (the state is kept); to start over, give "
+                "a new --state")
+        if not same_fd:
+            self._open(self.source)
+        else:
+            st = os.fstat(self._fd_log())
+            self.pos.dev, self.pos.ino = st.st_dev, st.st_ino
+        self.pos.offset, self.pos.sniff = 0, True  # its header line, if any, skipped
+        self.pos.head, self.pos.head_sha, self.pos.hashed = b"", "", 0
+        self.pos.files += 1
+        self._mark()
+        self._save()  # the switch is kept: a restart goes on in the new file
+        self.notices.append(f"{self.source} was {what}{where} after row {row:,}: following the "
+                            f"new file from its first row as row {row:,} (file "
+                            f"{self.pos.files} of this log)")
 
     def _parts(self) -> list[tuple[str, str]]:
         names = sorted(n for n in os.listdir(self.source)
@@ -238,22 +433,26 @@ class Follower:
 
         if not self.pos.header and not self._csv_header():
             return False
-        size = os.path.getsize(self.source)
-        if size < self.pos.offset:
-            raise ParameterError("source", f"{self.source} is shorter ({size:,} bytes) than "
-                                 f"the {self.pos.offset:,} bytes already read: it was "
-                                 "truncated or replaced; a followed log may only grow")
-        if size == self.pos.offset:
+        fd = self._fd_log()
+        if self.pos.sniff and not self._sniff(fd):
             return False
-        with open(self.source, "rb") as fh:
-            fh.seek(self.pos.offset)
-            data = fh.read(min(size - self.pos.offset, MAX_READ))
+        size = os.fstat(fd).st_size
+        if size != self.pos.offset:
+            change = self._change(fd)
+            if change == "replaced":  # (a copied-back state): the path's file is another
+                change = "truncated"
+            if change == "undecided":
+                return False
+            if change is not None:
+                self._rotated(change, same_fd=True)
+                return True
+        data = os.pread(fd, min(max(size - self.pos.offset, 0), MAX_READ), self.pos.offset)
         cut = data.rfind(b"\n")
-        if cut < 0:  # a partial last line waits for its newline
+        if cut < 0:  # nothing new, or a partial last line that waits for its newline
             if len(data) == MAX_READ:
                 raise ParameterError("source", f"{self.source}: no line end in "
                                      f"{MAX_READ:,} bytes after byte {self.pos.offset:,}")
-            return False
+            return self._moved_on()
         body = data[:cut + 1]
         fmt = self.monitor.format
         assert fmt is not None
@@ -261,14 +460,41 @@ class Follower:
         try:
             frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=fmt.columns,
                                 float_precision="round_trip", **CSV_MISSING)
-        except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+        except (UnicodeDecodeError, pd.errors.ParserError, ValueError) as exc:
             raise ParameterError("source", f"{self.source} could not be read near row {row}: "
                                            f"{' '.join(str(exc).split())}") from None
         self.monitor.feed(frame)
-        hashed = min(self.pos.offset, HEAD_BYTES)
         self.pos.offset += len(body)
-        if hashed < HEAD_BYTES:
-            self.pos.head_sha = _head_sha(self.source, self.pos.offset)
+        self._mark()
+        return True
+
+    def _sniff(self, fd: int) -> bool:
+        """Skip a new file's header line once it is there; False while it may still come.
+
+        A file rotated in starts with the log's header line or with rows; until it holds
+        more bytes than a prefix of the header, which one cannot be told.
+        """
+        header = self.pos.header
+        first = os.pread(fd, len(header), 0)
+        if len(first) < len(header) and header.startswith(first):
+            return False
+        self.pos.sniff = False
+        if first == header:
+            self.pos.offset = len(header)
+            self._mark()
+        return True
+
+    def _moved_on(self) -> bool:
+        """Whether the path names another file now that the open one is read to its end."""
+        try:
+            st = os.stat(self.source)
+        except FileNotFoundError:
+            return False  # renamed away, the new one not created yet
+        if (st.st_dev, st.st_ino) == (self.pos.dev, self.pos.ino):
+            return False
+        left = os.fstat(self._fd_log()).st_size - self.pos.offset
+        self._rotated("replaced", f" (a last line of {left:,} bytes without its newline was "
+                                  "left in the old file)" if left > 0 else "")
         return True
 
     def _read_part(self) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -18,6 +17,7 @@ from pudd_core._validation import (
     ParameterError,
     check_bool,
     check_open_unit,
+    check_option_names,
     check_positive_int,
     check_seed,
     finite_float,
@@ -29,13 +29,12 @@ from pudd_core.monitoring._log import (
 )
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE, Scored, Scorer
+from pudd_core.monitoring._state import dumps, loads, write_atomic
 from pudd_core.monitoring._windows import Windows
 
-#: The format of a saved monitor state (:meth:`Monitor.save`); raised whenever what a state
-#: holds changes (2: the detector's history keeps each chunk's sorted values; 3: and, with
-#: ``refit="doubling"``, cumulative counts per fitted prefix).
-STATE_FORMAT = 3
-_STATE_TAG = "pudd-lab monitor state"
+#: What a saved monitor state holds (:meth:`Monitor.save`), named in the file; its layout's
+#: version is :data:`pudd_core.monitoring._state.FORMAT` (4: data, no longer a pickle).
+STATE_KIND = "pudd-lab monitor"
 
 __all__ = ["VARIANTS", "Monitor", "RecordWindows", "Variant"]
 
@@ -88,9 +87,8 @@ class _Chunks:
         self.record_windows = record_windows
         self.base_dets: dict[str, Any] = {}
         if baselines:  # river is imported only when a baseline is asked for (seconds, 100 MB)
-            from pudd_core.experiments.baselines import feed_errors, make
+            from pudd_core.experiments.baselines import make
 
-            self.feed_errors = feed_errors
             self.base_dets = {b: make(b, seed=seed) for b in baselines}
         self.base_hits: dict[str, list[tuple[int, ...]]] = {b: [] for b in self.base_dets}
         self.spans: list[ChunkSpan] = []
@@ -194,8 +192,10 @@ class _Chunks:
         if self.record_windows == "all" or (self.record_windows == "alarms" and alarm):
             record, tests = window_record(det), cut_tests(scan) if scan is not None else ()
         t1 = time.perf_counter()
+        if self.base_dets:
+            from pudd_core.experiments.baselines import feed_errors
         for name, bdet in self.base_dets.items():
-            hits = self.feed_errors(bdet, (~ok).astype(np.int64))
+            hits = feed_errors(bdet, (~ok).astype(np.int64))
             if hits:
                 self.base_dets[name] = bdet.clone()
             self.base_hits[name].append(hits)
@@ -234,6 +234,26 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
         raise ParameterError("log_format", f"monitor() has no argument {unknown[0]!r}; the "
                                            f"log's columns are named by {', '.join(fields)}")
     return LogFormat(**columns)
+
+
+def _detector_options(given: Any) -> dict[str, Any]:
+    """``detector_options`` as a dict of ChunkPUDD options; the monitor's own ones refused."""
+    import inspect
+
+    try:
+        options = dict(given or {})
+    except (TypeError, ValueError):
+        raise ParameterError("detector_options", "detector_options must map ChunkPUDD option "
+                                                 "names to values, e.g. {'cut_points': 'all'}, "
+                                                 f"got {given!r:.80}") from None
+    for key in options:
+        if key in ("alpha", "seed"):
+            raise ParameterError("detector_options", f"{key} is the monitor's own argument, "
+                                                     f"not a detector option: pass {key}= "
+                                                     f"(--{key}), not detector_options")
+    valid = [p for p in inspect.signature(ChunkPUDD).parameters if p not in ("alpha", "seed")]
+    check_option_names("detector_options", "ChunkPUDD", options, valid)
+    return options
 
 
 def _median(u: NDArray[np.float64]) -> float:
@@ -303,7 +323,15 @@ DISAGREEMENT_WARNING = 0.01
 def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> tuple[str, ...]:
     """What the monitor inferred and chose, in words; warns where the log contradicts itself."""
     fmt = scorer.fmt
+    scorer.check_top_score(final=True)
     notes = list(scorer.notes)
+    if scorer.binary and fmt.pred is None and fmt.correct is None and scorer.p_min >= 0.5:
+        msg = (f"column {fmt.proba_columns[0]!r}, read as P(positive), is never below 0.5: if "
+               "it is the score of the predicted class (a Hugging Face pipeline's score), the "
+               "reading is wrong; give the predicted labels and read it with binary_top_score "
+               "(--binary-top-score ... --pred ...)")
+        warnings.warn(msg, stacklevel=3)
+        notes.append(msg)
     if fmt.pred is not None or fmt.correct is not None:
         col = fmt.pred if fmt.pred is not None else fmt.correct
         what = "the model's decisions" if fmt.pred is not None else "the 0/1 column"
@@ -374,6 +402,8 @@ class Monitor:
         *,
         chunk_size: int | None = None,
         window: str | None = None,
+        time_format: str | None = None,
+        time_unit: str | None = None,
         alpha: float = 1e-3,
         detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
         baselines: Sequence[str] = (),
@@ -399,6 +429,11 @@ class Monitor:
         if (self.given.time_column is None) != (window is None):
             raise ParameterError("window", "chunking by time needs both time_column "
                                            "(--time-column) and window (--window)")
+        if window is None and (time_format is not None or time_unit is not None):
+            given = "time_format" if time_format is not None else "time_unit"
+            raise ParameterError(given, f"{given} (--{given.replace('_', '-')}) says how to "
+                                        "read the time column, for chunks by time: give "
+                                        "time_column and window too")
         if window is not None and chunk_size is not None:
             raise ParameterError("chunk_size", "chunk by rows (chunk_size) or by time "
                                                "(window), not both")
@@ -411,9 +446,10 @@ class Monitor:
         self.chunk_size = chunk_size
         self.alpha = float(alpha)
         self.options = tuple(sorted({**VARIANTS[variant],
-                                     **dict(detector_options or {})}.items()))
+                                     **_detector_options(detector_options)}.items()))
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
-        self.windows = Windows(window) if window is not None else None
+        self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
+                        if window is not None else None)
         self.chunks = _Chunks(det, _baseline_names(baselines), seed, self.windows,
                               record_windows)
         self.normalize, self.tolerance = normalize, tolerance
@@ -444,9 +480,15 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        names = list(rows.keys()) if isinstance(rows, Mapping) else list(rows.columns)
+        if isinstance(rows, Mapping):
+            names = [str(c) for c in rows.keys()]
+        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
+            names = [str(c) for c in rows.columns]
+        else:
+            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
+                                         f"Series, got {type(rows).__name__}")
         fmt = self.start(names)
-        n = len(rows) if n is None else n
+        rows, n = self._checked(rows, names, fmt, n)
         if n == 0:
             return ()
         assert self.scorer is not None
@@ -467,6 +509,41 @@ class Monitor:
         self.next_row = offset + n
         return tuple(self.chunks.records[i] for i in tested)
 
+    def _checked(self, rows: Any, names: list[str], fmt: LogFormat,
+                 n: int | None) -> tuple[Any, int]:
+        """The rows with every column the format reads, all ``n`` long; else named errors."""
+        import pandas as pd
+
+        missing = [c for c in fmt.columns if c not in names]
+        if missing:
+            raise ParameterError("rows", f"the rows from row {self.next_row} have no column "
+                                         f"{missing[0]!r}, which the format reads (from the "
+                                         "log's first rows): every batch needs the columns "
+                                         f"{', '.join(fmt.columns)}")
+        if isinstance(rows, Mapping):
+            cols = {}
+            for c in fmt.columns:
+                v = rows[c]
+                try:
+                    cols[c] = v if isinstance(v, pd.Series) else pd.Series(v)
+                except (TypeError, ValueError) as err:
+                    raise ParameterError("rows", f"column {c!r} must be a Series or an array "
+                                                 f"of values, got {type(v).__name__} ({err})"
+                                         ) from None
+            lengths = {c: len(v) for c, v in cols.items()}
+            rows = cols
+        else:
+            lengths = dict.fromkeys(fmt.columns, len(rows))
+        expected = next(iter(lengths.values())) if n is None else n
+        check_positive_int("n", expected, minimum=0)
+        odd = [c for c, k in lengths.items() if k != expected]
+        if odd:
+            shown = ", ".join(f"{c!r}: {k}" for c, k in lengths.items())
+            raise ParameterError("rows", f"the columns fed have different lengths ({shown}"
+                                         f"{f'; n={n}' if n is not None else ''}): every column "
+                                         "needs one value per row")
+        return rows, int(expected)
+
     def finish(self) -> tuple[ChunkRecord, ...]:
         """The log has ended: test the open chunk (or let it wait with the pending tail)."""
         if self.finished:
@@ -474,19 +551,34 @@ class Monitor:
         self.finished = True
         return tuple(self.chunks.records[i] for i in self.chunks.close())
 
+    def _unlabelled(self) -> _Open | None:
+        """The first untested chunk with a row whose label is missing (waiting, or open)."""
+        c = self.chunks
+        if c.waiting:  # a waiting chunk's last row has no label
+            return c.waiting[0]
+        if c.open.n and not all(part.all() for part in c.open.lab):
+            return c.open
+        return None
+
     @property
     def resume_row(self) -> int:
-        """The first row of the pending tail (else :attr:`next_row`): rewind's row."""
-        return self.chunks.waiting[0].first_row if self.chunks.waiting else self.next_row
+        """The row :meth:`rewind` would feed again from (else :attr:`next_row`)."""
+        first = self._unlabelled()
+        return self.next_row if first is None else first.first_row
 
     def rewind(self) -> int:
-        """Drop the chunks waiting for labels, and the open one; the row to feed again from.
+        """Drop the untested chunks from the first with a missing label; the row to feed from.
 
-        Call it when the pending tail's labels have arrived, then feed the log from there.
+        That chunk is the first waiting for labels, or else the open chunk if one of its rows
+        has none: neither was tested, so it is dropped whole and read again from its first
+        row (every row before it is final). Call it when labels have arrived, then feed the
+        log from the row it returns; a monitor fed this way gives the batch monitor's result
+        on the log as it stands then, chunk for chunk. Without a missing label it changes
+        nothing and returns :attr:`next_row`.
         """
-        if not self.chunks.waiting:
+        first = self._unlabelled()
+        if first is None:
             return self.next_row
-        first = self.chunks.waiting[0]
         if self.order is not None:
             self.order.last = first.prev_time
         self.chunks.waiting = []
@@ -544,36 +636,35 @@ class Monitor:
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the whole state to ``path`` (a pickle: restore only files you wrote).
+        """Write the whole state to ``path``, replacing it whole (a kill mid-write keeps the old).
 
-        The file records its format (:data:`STATE_FORMAT`): a later version of the monitor
-        whose state differs refuses it by name instead of resuming from a state it misreads.
+        The file is data, not code (:mod:`pudd_core.monitoring._state`: JSON and NumPy
+        arrays, with a checksum and the format's version), so restoring a file from anyone
+        can at worst be refused. A later version of the monitor whose state differs refuses
+        it by name instead of resuming from a state it misreads.
         """
-        tmp = f"{os.fspath(path)}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump((_STATE_TAG, STATE_FORMAT, self), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)  # a kill mid-write leaves the last state whole
+        write_atomic(path, dumps(self, kind=STATE_KIND))
 
     @classmethod
     def restore(cls, path: str | os.PathLike[str]) -> Monitor:
-        """The monitor saved at ``path`` (by :meth:`save`), ready for the rows after it."""
+        """The monitor saved at ``path`` (by :meth:`save`), ready for the rows after it.
+
+        Raises
+        ------
+        ParameterError
+            With ``param="path"`` for a file that is not such a state (another file, a
+            pickle of an earlier version, damaged or altered bytes), saying what to do.
+        """
         where = os.fspath(path)
-        earlier = ParameterError(
-            "path", f"{where} holds a monitor state saved by another version of PUDD Lab "
-                    f"(this one reads format {STATE_FORMAT}): start again without it (the "
-                    "monitor reads the log from its first row), or resume with the version "
-                    "that wrote it")
         try:
             with open(path, "rb") as fh:
-                state = pickle.load(fh)
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
-                ValueError, IndexError) as err:
-            raise ParameterError("path", f"{where} holds no saved monitor this version can "
-                                         f"read ({type(err).__name__}: {err})") from None
-        if isinstance(state, cls):  # written before states recorded their format
-            raise earlier
-        if not (isinstance(state, tuple) and len(state) == 3 and state[0] == _STATE_TAG):
+                raw = fh.read()
+        except OSError as exc:
+            raise ParameterError("path", f"{where} cannot be read ({exc.strerror})") from None
+        try:
+            state = loads(raw, kind=STATE_KIND, where=where)
+        except ParameterError as err:
+            raise ParameterError("path", str(err)) from None
+        if not isinstance(state, cls):
             raise ParameterError("path", f"{where} holds no saved monitor")
-        if state[1] != STATE_FORMAT or not isinstance(state[2], cls):
-            raise earlier
-        return state[2]
+        return state

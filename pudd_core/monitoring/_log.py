@@ -13,8 +13,8 @@ from pudd_core._validation import ParameterError, check_column_names
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BATCH_ROWS", "LogFormat", "batches", "estimate_rows", "guess_columns", "log_columns",
-           "name_of", "read_log_head"]
+__all__ = ["BATCH_ROWS", "LogFormat", "batches", "check_source", "estimate_rows", "guess_columns",
+           "log_columns", "name_of", "read_log_head"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
 BATCH_ROWS = 131_072
@@ -30,6 +30,12 @@ class LogFormat:
     (the probability of the true class) with ``correct`` (0/1) or ``pred`` (the predicted
     label, compared with ``label``). ``time_column`` holds the timestamps for time windows.
 
+    A log that keeps only the score of the predicted class (a Hugging Face pipeline's
+    ``label`` and ``score``) lacks what PUDD needs, the probability of the *true* class,
+    except for a binary model: there it is the score where the prediction is right and one
+    minus it where it is wrong. ``binary_top_score`` names that column, with ``pred`` (the
+    predicted label) and ``label`` (the true one); a third class in either is refused.
+
     A binary model may log one probability column, as scikit-learn's ``predict_proba[:, 1]``:
     P(positive class). ``positive_label`` names the positive class's label value; without it,
     a single ``<prefix><class>`` column names it, else it is inferred from the labels where
@@ -44,7 +50,8 @@ class LogFormat:
     --------
     >>> LogFormat(label="y", proba_prefix="p_").resolve(["y", "p_a", "p_b", "ts"])
     LogFormat(label='y', proba_prefix=None, proba_columns=('p_a', 'p_b'), classes=('a', 'b'), \
-p_true=None, correct=None, pred=None, time_column=None, positive_label=None)
+p_true=None, correct=None, pred=None, time_column=None, positive_label=None, \
+binary_top_score=None)
     >>> LogFormat(label="y", proba_prefix="score").resolve(["y", "score"]).proba_columns
     ('score',)
     """
@@ -58,11 +65,13 @@ p_true=None, correct=None, pred=None, time_column=None, positive_label=None)
     pred: str | None = None
     time_column: str | None = None
     positive_label: str | None = None
+    binary_top_score: str | None = None
 
     def __post_init__(self) -> None:
         if self.positive_label is not None and not isinstance(self.positive_label, str):
             object.__setattr__(self, "positive_label", str(self.positive_label))
-        for name in ("label", "proba_prefix", "p_true", "correct", "pred", "time_column"):
+        for name in ("label", "proba_prefix", "p_true", "correct", "pred", "time_column",
+                     "binary_top_score"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise ParameterError(name, f"{name} must be a column name (text), got "
@@ -82,7 +91,7 @@ p_true=None, correct=None, pred=None, time_column=None, positive_label=None)
     def columns(self) -> list[str]:
         """Every column read from the file, once each."""
         names = [self.label, *self.proba_columns, self.p_true, self.correct, self.pred,
-                 self.time_column]
+                 self.time_column, self.binary_top_score]
         return list(dict.fromkeys(n for n in names if n is not None))
 
     def resolve(self, names: Sequence[str]) -> LogFormat:
@@ -124,7 +133,18 @@ def name_of(source: Any) -> str:
     return str(getattr(source, "name", "uploaded log"))
 
 
+def check_source(source: Any) -> None:
+    """Refuse what is no log: not a path, an open binary file, bytes or a DataFrame."""
+    if isinstance(source, str | os.PathLike | bytes) or type(source).__name__ == "DataFrame":
+        return
+    if not (hasattr(source, "read") and hasattr(source, "seek")):
+        raise ParameterError("source", "the log must be a path, an open binary file, bytes "
+                                       f"or a pandas DataFrame, got {source!r:.80} "
+                                       f"(a {type(source).__name__})")
+
+
 def _open(source: Any) -> Any:
+    check_source(source)
     if isinstance(source, str | os.PathLike):
         if not os.path.isfile(source):
             raise FileNotFoundError(f"no prediction log at {os.fspath(source)}: give the path "
@@ -409,11 +429,14 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
             raise ParameterError(param, f"the log has no column {col!r} (given as {param}); "
                                         f"its columns: {', '.join(names)}")
 
-    forms = sum(x is not None for x in (proba_prefix, proba_columns, p_true))
+    top = fmt.binary_top_score
+    forms = sum(x is not None for x in (proba_prefix, proba_columns, p_true, top))
     if forms != 1:
         raise ParameterError(
             "proba_prefix", "say where the probabilities are: exactly one of proba_prefix "
-            "(--proba-prefix), proba_columns (--proba-columns) or p_true (--p-true)")
+            "(--proba-prefix), proba_columns (--proba-columns), p_true (--p-true) or, for a "
+            "binary model's score of its predicted class, binary_top_score "
+            "(--binary-top-score)")
     need(label, "label")
     need(time_column, "time_column")
     need(correct, "correct")
@@ -424,6 +447,19 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
     if pred is not None and label is None:
         raise ParameterError("label", "with pred, give the label column too (--label)")
     positive = fmt.positive_label
+    if top is not None:
+        need(top, "binary_top_score")
+        if label is None or pred is None:
+            raise ParameterError("binary_top_score", "binary_top_score (--binary-top-score) "
+                                                     "is the score of the predicted class: give "
+                                                     "the predicted label (pred, --pred) and "
+                                                     "the true one (label, --label) with it")
+        if positive is not None:
+            raise ParameterError("positive_label", "positive_label (--positive-label) goes "
+                                                   "with a single P(positive) column; "
+                                                   "binary_top_score needs none")
+        return LogFormat(label=label, pred=pred, binary_top_score=top,
+                         time_column=time_column)
     if p_true is not None:
         need(p_true, "p_true")
         if correct is None and pred is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,12 @@ class LabelMap:
             else:
                 idx = self.numbers.get_indexer(labels.to_numpy(dtype=np.float64))
         else:
-            idx = self.text.get_indexer(labels.astype(str).str.strip())
+            text = labels.astype(str).str.strip()
+            idx = self.text.get_indexer(text)
+            if (idx < 0).any():  # "café" composed or decomposed is one class (Unicode NFC)
+                miss = np.flatnonzero(idx < 0)
+                nfc = pd.Index([unicodedata.normalize("NFC", c) for c in self.fmt.classes])
+                idx[miss] = nfc.get_indexer(text.iloc[miss].str.normalize("NFC"))
         bad = np.flatnonzero(idx < 0)
         if bad.size:
             i = int(bad[0])
@@ -254,6 +260,12 @@ class Scorer:
         self.negative_shown: Any = None
         self.positive_seen = False
         self.notes: list[str] = []
+        # a single column read as P(positive): its least value and, with decisions, how many
+        # labelled rows decide the other class where it is above 0.5 (a top-class score?)
+        self.p_min = math.inf
+        self.n_decided = self.n_against = 0
+        self.top_classes: list[Any] = []  # binary_top_score: the (at most two) classes seen
+        self.top_shown: list[Any] = []  # and their values as the log writes them
         if self.binary and fmt.positive_label is not None:
             self.notes.append(
                 f"column {fmt.proba_columns[0]!r} is read as P({fmt.label} = "
@@ -263,6 +275,8 @@ class Scorer:
         """PU-index, correctness and the labelled mask of one batch's ``n`` rows."""
         if self.fmt.p_true is not None:
             return self._shortcut(frame, n, offset)
+        if self.fmt.binary_top_score is not None:
+            return self._top(frame, n, offset)
         if self.binary:
             return self._binary(frame, n, offset)
         return self._classes(frame, n, offset)
@@ -333,12 +347,17 @@ class Scorer:
         is_pos[pos] = self._is_positive(lab_col.iloc[pos], offset + pos, fmt.label, "label")
         u = np.where(is_pos, 1.0 - p, p)
         says_pos = p > 0.5  # a tie goes to the negative class, as the two-column arg-max
+        if pos.size:
+            self.p_min = min(self.p_min, float(p[pos].min()))
         decided = self._decided(frame, labelled, offset)
         if fmt.pred is not None:
             self._pred_missing(frame, labelled, offset)
             dec = np.zeros(n, dtype=bool)
             dec[pos] = self._is_positive(frame[fmt.pred].iloc[pos], offset + pos, fmt.pred,
                                          "pred")
+            self.n_decided += pos.size
+            self.n_against += int((~dec[pos] & says_pos[pos]).sum())
+            self.check_top_score(final=False)
             ok = (dec == is_pos) & labelled
             return Scored(u, ok, labelled, labelled, labelled & (dec != says_pos))
         if decided is not None:
@@ -374,6 +393,77 @@ class Scorer:
         if decided is not None:
             return Scored(u, decided, labelled, labelled, labelled & (decided != hits))
         return Scored(u, hits & labelled, labelled)
+
+    def _top(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+        """A binary model's score of its predicted class: p(true) is it, or one minus it."""
+        fmt = self.fmt
+        name, label, pred = fmt.binary_top_score, fmt.label, fmt.pred
+        assert name is not None and label is not None and pred is not None
+        score = numbers(frame[name], name, offset, "binary_top_score")
+        labelled = ~_missing(frame[label])
+        self._pred_missing(frame, labelled, offset)
+        _check_unit(np.where(labelled, score, 0.5), [name], offset, "binary_top_score")
+        low = np.flatnonzero(labelled & (score < 0.5))
+        if low.size:
+            i = int(low[0])
+            raise ParameterError(
+                "binary_top_score", f"row {offset + i}, column {name!r}: {score[i]:.6g} is "
+                "below 0.5, but the score of a binary model's predicted class is the larger "
+                "of its two probabilities; if the column is P(positive), give it with "
+                "proba_columns (--proba-columns)")
+        pos = np.flatnonzero(labelled)
+        truth = _keys(frame[label].iloc[pos])
+        said = _keys(frame[pred].iloc[pos])
+        self._two_classes(truth, said, frame[label].iloc[pos], frame[pred].iloc[pos],
+                          offset + pos)
+        ok = np.zeros(n, dtype=bool)
+        ok[pos] = np.asarray(truth == said, dtype=bool)
+        u = np.where(ok, 1.0 - score, score)  # right: 1 - score; wrong: the other class's
+        return Scored(np.where(labelled, u, 0.0), ok, labelled)
+
+    def _two_classes(self, truth: NDArray[Any], said: NDArray[Any], labels: pd.Series,
+                     preds: pd.Series, rows: NDArray[np.int64]) -> None:
+        """The labels and decisions name at most two classes (a top score's condition)."""
+        fmt = self.fmt
+        for keys, values, column in ((truth, labels, fmt.label), (said, preds, fmt.pred)):
+            for i, key in enumerate(keys.tolist()):
+                if key in self.top_classes:
+                    continue
+                if len(self.top_classes) == 2:
+                    shown = ", ".join(repr(plain(v)) for v in self.top_shown)
+                    raise ParameterError(
+                        "binary_top_score", f"row {rows[i]}, column {column!r}: "
+                        f"{plain(values.iloc[i])!r} is a third class after {shown}: the score "
+                        "of the predicted class gives the probability of the true class only "
+                        "for a binary model; log every class's probability (--proba-prefix)")
+                self.top_classes.append(key)
+                self.top_shown.append(values.iloc[i])
+
+    def check_top_score(self, *, final: bool) -> None:
+        """Refuse a single column read as P(positive) that is a top-class score instead.
+
+        Such a column is never below 0.5, and the model decides the other class on rows where
+        it is above 0.5 (its score for that class). Checked from 200 decided rows on, and at
+        the end of the log (``final``) on any number.
+        """
+        fmt = self.fmt
+        if not (self.binary and fmt.pred is not None and self.p_min >= 0.5):
+            return
+        if not final and self.n_decided < 200:
+            return
+        if self.n_against < max(1, 0.01 * self.n_decided):
+            return
+        col = fmt.proba_columns[0]
+        raise ParameterError(
+            "binary_top_score",
+            f"column {col!r} is never below 0.5 (at least {self.p_min:.3g} over "
+            f"{self.n_decided:,} labelled rows), and the decisions in {fmt.pred!r} are the "
+            f"other class on {self.n_against:,} of them where it is above 0.5: it holds the "
+            "score of the predicted class (as a Hugging Face pipeline logs label and score), "
+            "not P(positive). PUDD needs the probability of the true class: log every class's "
+            "probability (--proba-prefix), or, for a binary model, where it is the score when "
+            "the prediction is right and 1 - score when it is wrong, read the column as "
+            f"--binary-top-score {col} --pred {fmt.pred} (binary_top_score=)")
 
     # --- helpers ---------------------------------------------------------------------------
     def _sum_to_one(self, cols: list[NDArray[np.floating[Any]]],
@@ -463,6 +553,8 @@ def _key(value: Any) -> Any:
     if isinstance(value, int | float | np.integer | np.floating):
         return float(value)
     text = str(value).strip()
+    if not text.isascii():  # "café" composed or decomposed is one label (NFC)
+        text = unicodedata.normalize("NFC", text)
     try:
         return float(text)
     except ValueError:

@@ -25,6 +25,7 @@ __all__ = [
     "REFERENCES",
     "REGIMES",
     "Regime",
+    "RowRole",
     "SOTA_DETECTORS",
     "SOTA_LEARNERS",
     "SOTA_METHODS",
@@ -34,6 +35,7 @@ __all__ = [
     "paper_accuracy",
     "paper_entries",
     "paper_table",
+    "row_role",
 ]
 
 #: Dataset names of the tables, in the paper's column order (``ps`` is ``powersupply``).
@@ -59,6 +61,28 @@ REGIMES: tuple[Regime, ...] = get_args(Regime)
 SOTA_LEARNERS = ("amf", "ns", "adlter")
 #: SOTA methods run as a detector resetting Table 2's 5-DNN ensemble, like PUDD.
 SOTA_DETECTORS = ("mcd-dd",)
+#: What a row of a table of accuracies is (:func:`row_role`).
+RowRole = Literal["reference", "learner", "detector"]
+
+
+def row_role(name: str) -> RowRole:
+    """What row ``name`` of a table of accuracies is: the one rule every comparison follows.
+
+    ``"reference"`` (:data:`REFERENCES`: no detector, the oracle): shown beside a ranking,
+    never ranked, never counted. ``"learner"`` (:data:`SOTA_LEARNERS`: AMF, NS, ADLTER adapt
+    by themselves and raise no alarms): ranked as one of Table 2's methods, as the paper
+    ranks them, never counted as a detector (whose alarms pay or not). ``"detector"``: every
+    other row (PUDD-x, EK-x, the classic detectors, MCD-DD).
+
+    Examples
+    --------
+    >>> [row_role(n) for n in ("oracle", "none", "ns", "pudd-3", "mcd-dd", "ek-5")]
+    ['reference', 'reference', 'learner', 'detector', 'detector', 'detector']
+    """
+    if name in REFERENCES:
+        return "reference"
+    return "learner" if name in SOTA_LEARNERS else "detector"
+
 #: SOTA methods not run here -> why; their Table 2 rows are the paper's numbers only.
 SOTA_NOT_RUN: Mapping[str, str] = MappingProxyType({
     "iwe": "IWE (Jiao et al., IEEE TAI 2024) is not implemented: only its abstract could be "

@@ -89,6 +89,13 @@ def _answer_first_open_question(page: Any, heading: str) -> None:
         _settled(page, heading)
         assert_no_exception(page)
         assert page.locator('[data-testid="stAlert"]').count() > before, "no feedback shown"
+        # committed: the clicked (first) option stays ticked, greyed, and is named
+        answered = _questions(page).nth(i).get_by_role("radio")
+        assert [answered.nth(j).is_checked() for j in range(answered.count())] == [
+            j == 0 for j in range(answered.count())], "the chosen option is not ticked"
+        assert answered.first.is_disabled()
+        chosen = options.first.inner_text().strip()
+        assert page.get_by_text(f"You chose: {chosen}", exact=False).count() >= 1
         return
     pytest.fail("no open question on the page")
 
@@ -150,3 +157,45 @@ def test_lesson1_try_it_yourself_opens_the_explorer_in_the_lessons_state(
                                       "n_chunks")} == {
         "dataset": cfg.dataset, "regime": cfg.regime, "pudd": "3", "baselines": "ddm",
         "chunk_size": str(cfg.chunk_size), "n_chunks": str(cfg.n_chunks)}
+
+
+def _checked(page: Any) -> list[bool]:
+    """Whether each option of the page's first question is ticked, as the browser has it."""
+    radios = _questions(page).first.get_by_role("radio")
+    return [bool(radios.nth(i).is_checked()) for i in range(radios.count())]
+
+
+def test_lesson2_a_committed_answer_stays_ticked_and_answering_again_keeps_the_new_one(
+    projector: Any, app_url: str  
+) -> None:
+    # the sequence that lost lesson 2's answer in two full walks: right, Answer again, wrong
+    page = projector
+    spec = LESSONS[1]
+    question = views.pu_points(0).question()
+    right = question.answers[0]
+    wrong = next(i for i in range(len(question.options)) if i not in question.answers)
+    page.goto(f"{app_url}/{spec.url_path}")
+    _settled(page, spec.title)
+    options = _questions(page).first.locator("label")
+    for choice, alert in ((right, "Right."), (wrong, "Not quite")):
+        options.nth(choice).click()
+        _settled(page, spec.title)
+        assert_no_exception(page)
+        main = page.locator('[data-testid="stMain"]')
+        assert main.locator(f'[data-testid="stAlert"]:has-text("{alert}")').count() == 1
+        assert _checked(page) == [i == choice for i in range(len(question.options))]
+        assert main.get_by_text(f"You chose: {question.options[choice]}").count() == 1
+        if choice == right:
+            page.get_by_role("button", name="Answer again").click()
+            _settled(page, spec.title)
+            assert not any(_checked(page)), "Answer again left an option ticked"
+            assert main.locator('[data-testid="stAlert"]').count() == 0
+    # the answer survives another rerun (a slider moved) and a trip to another lesson
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
+        has_text=LESSONS[0].title).click()
+    _settled(page, LESSONS[0].title)
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
+        has_text=spec.title).click()
+    _settled(page, spec.title)
+    assert _checked(page) == [i == wrong for i in range(len(question.options))]
+    assert page.locator('[data-testid="stAlert"]:has-text("Not quite")').count() == 1

@@ -170,3 +170,67 @@ def test_a_run_too_long_to_play_draws_its_whole_charts_with_ui_chart(
     drawn_here = {el.proto.id.split("-", 2)[2] for el in charts(at)}
     if chart_js() is not None:  # else st.plotly_chart drew them
         assert {"monitor_trace", "monitor_minp"} <= drawn_here
+
+
+def test_the_time_format_and_unit_controls_read_what_the_library_reads(tmp_path: Path) -> None:
+    """Day-first text and epoch milliseconds: refused by name until the format or the unit is
+    chosen, then the library's chunks; a format or unit that does not fit is an error."""
+    frame = pd.read_parquet(EXAMPLE).head(3000)
+    day_first = tmp_path / "dayfirst.csv"
+    frame.assign(ts=frame.ts.dt.strftime("%d/%m/%Y %H:%M")).to_csv(day_first, index=False)
+    at = _use_path(_open(), day_first)
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    shown = at.error[0].value.replace("\\", "")
+    assert "column 'ts', row 0 ('01/01/2024 00:00')" in shown and "--time-format" in shown
+    at.text_input(key="monitor_time_format").set_value("%d/%m/%Y %H:%M").run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    expected = monitor(day_first, label="label", proba_prefix="proba_", time_column="ts",
+                       window="6h", time_format="%d/%m/%Y %H:%M")
+    assert player(at)["spec"]["last"] == expected.n_chunks
+    at.text_input(key="monitor_time_format").set_value("%m-%d").run(timeout=TIMEOUT)
+    assert "not matching time_format" in at.error[0].value.replace("\\", "")
+    at.text_input(key="monitor_time_format").set_value("").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_time_unit").set_value("epoch seconds").run(timeout=TIMEOUT)
+    assert "holds text" in at.error[0].value.replace("\\", "")
+
+    epoch = tmp_path / "epoch.csv"
+    frame.assign(ts=frame.ts.astype("int64") // 10**6).to_csv(epoch, index=False)
+    at = _use_path(_open(), epoch)
+    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    assert "--time-unit" in at.error[0].value.replace("\\", "")
+    at.selectbox(key="monitor_time_unit").set_value("epoch milliseconds").run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    assert player(at)["spec"]["last"] == expected.n_chunks
+
+
+def test_a_hugging_face_log_is_refused_as_p_positive_and_read_as_a_binary_top_score(
+        tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    p1 = np.clip(np.where(y == 1, rng.beta(5, 2, n), rng.beta(2, 5, n)), 0, 1)
+    names = np.array(["NEGATIVE", "POSITIVE"])
+    pred = (p1 > 0.5).astype(int)
+    path = tmp_path / "hf.csv"
+    pd.DataFrame({"y_true": names[y], "label": names[pred],
+                  "score": np.where(pred == 1, p1, 1 - p1)}).to_csv(path, index=False)
+    at = _use_path(_open(), path)
+    # the guesses: the true label, one score column P(positive), decisions in `label`
+    at.radio(key="monitor_form").set_value(
+        "Label + one column P(positive) (a binary model)").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_label").set_value("y_true").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_proba_column").set_value("score").run(timeout=TIMEOUT)
+    at.text_input(key="monitor_positive").set_value("POSITIVE").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_pred").set_value("label").run(timeout=TIMEOUT)
+    shown = at.error[0].value.replace("\\", "")
+    assert "never below 0.5" in shown and "probability of the true class" in shown
+    at.radio(key="monitor_form").set_value(
+        "Label + the predicted label and its score (a binary model's top class)").run(
+        timeout=TIMEOUT)
+    at.selectbox(key="monitor_label").set_value("y_true").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_top_pred").set_value("label").run(timeout=TIMEOUT)
+    at.selectbox(key="monitor_top_score").set_value("score").run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    expected = monitor(path, label="y_true", pred="label", binary_top_score="score",
+                       chunk_size=1000)
+    assert player(at)["spec"]["last"] == expected.n_chunks == 3

@@ -154,3 +154,33 @@ def test_the_examples_of_allowed_path_hold() -> None:
 
     result = doctest.testmod(ui.monitor, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_no_path_error_or_caption_shows_where_the_allowed_folders_lie(
+        folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 32: a path error printed the server's absolute allowed folder to any visitor
+    allowed, _ = folders
+    monkeypatch.setenv(SERVER_DIRS_ENV, str(allowed))
+    for text in ("../private/credentials.csv", "/etc/passwd.csv", "nothing.csv", "log.txt"):
+        at = _page_with_path(text)
+        shown = _everything_shown(at)
+        assert at.error and str(allowed.parent) not in shown, (text, shown)
+        assert os.path.realpath(allowed.parent) not in shown
+    assert "`logs`" in " ".join(c.value for c in at.caption)  # the folder by its name
+
+
+def test_a_variable_allowing_the_whole_file_system_is_warned_about(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # issue 32: PUDD_SERVER_DIRS=/ gave no warning
+    import ui.monitor
+
+    monkeypatch.setattr(ui.monitor, "_WARNED", set())
+    for value in ("/", os.path.expanduser("~")):
+        monkeypatch.setenv(SERVER_DIRS_ENV, value)
+        with caplog.at_level("WARNING", logger="pudd_lab"):
+            at = _page_with_path("")
+        [warning] = [w.value for w in at.warning if SERVER_DIRS_ENV in w.value]
+        assert "any visitor of this page can read every .csv and .parquet file" in warning
+        assert any(SERVER_DIRS_ENV in r.getMessage() for r in caplog.records)
+    monkeypatch.setenv(SERVER_DIRS_ENV, str(tmp_path))
+    assert not [w for w in _page_with_path("").warning if SERVER_DIRS_ENV in w.value]

@@ -143,3 +143,20 @@ def test_a_cell_of_scattered_seeds_is_written_as_every_report_and_read_back(tmp_
     old["seeds"] = "0,3"
     old.to_csv(csv, index=False)
     assert read_ek_ablation(csv)[0]["seeds"].tolist() == ["0,3"]
+
+
+def test_cli_fig5_add_refuses_rows_of_another_stream_length_before_any_run(tmp_path, capsys):
+    small = ["reproduce", "--fig5", "--classifier", "gnb", "--datasets", "sea0", "--regimes",
+             "incremental", "--executor", "serial", "--seeds", "1", "--out", str(tmp_path)]
+    assert main([*small, "--n-chunks", "12", "--detectors", "pudd-3,ek-3",
+                 "--store", str(tmp_path / "store")]) == 0
+    before = (tmp_path / "fig5_ek.csv").read_bytes()
+    capsys.readouterr()
+    other = tmp_path / "other"
+    for length in (["--n-chunks", "8"], []):  # shorter, or the paper's full lengths
+        code = main([*small, *length, "--detectors", "none", "--add", "--store", str(other)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("error: --add:") and "12 chunks" in err
+        assert "--n-chunks" in err and "Traceback" not in err
+    assert not other.exists() or not list(other.rglob("*.parquet"))
+    assert (tmp_path / "fig5_ek.csv").read_bytes() == before

@@ -79,9 +79,26 @@ def test_unknown_parameter_raises_with_the_valid_parameters():
         make("ddm", window=10)
 
 
-def test_river_parameter_checks_still_apply():
-    with pytest.raises(ValueError, match="Alpha must be between 0 and 1"):
-        make("kswin", alpha=2.0)
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("kswin", {"alpha": 2.0}, r"alpha must lie in \(0, 1\), got 2.0"),
+    # river accepted these (issue 32): ADWIN then never alarms, KSWIN's generator fails later
+    ("adwin", {"delta": -1}, r"delta must lie in \(0, 1\), got -1"),
+    ("kswin", {"seed": -3}, r"seed must be None or an integer >= 0, got -3"),
+    ("adwin", {"clock": 0}, r"clock"),
+    ("ph", {"mode": "sideways"}, r"mode must be one of 'up', 'down', 'both'"),
+    ("ddm", {"drift_threshold": float("nan")}, r"drift_threshold must be finite"),
+    ("hddmw", {"lambda_val": 0}, r"lambda_val must lie in \(0, 1\]"),
+])
+def test_a_baseline_option_out_of_range_is_refused_by_name(name, params, message):
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.detectors import make_detector
+
+    seed = params.pop("seed", None)
+    with pytest.raises(ParameterError, match=message):
+        make(name, seed=seed, **params)
+    if "alpha" not in params:  # make_detector's alpha is the runner's threshold (PUDD's)
+        with pytest.raises(ParameterError, match=message):
+            make_detector(name, seed=seed, **params)
 
 
 @pytest.mark.parametrize("seed", range(20))

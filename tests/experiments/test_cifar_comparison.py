@@ -178,3 +178,32 @@ def test_a_saved_report_reads_back_and_the_references_merge_in(tmp_path):
     (tmp_path / "x.csv").write_text("detector,accuracy\npudd-3,80\n")
     with pytest.raises(ValueError, match="no column classifier"):
         read_comparison(tmp_path / "x.csv")
+
+
+def test_the_mean_delay_is_over_every_detected_drift_and_an_old_report_says_it_lacks_it(
+        tmp_path):
+    import math
+
+    import pandas as pd
+
+    from pudd_core.experiments.cifar_comparison import (
+        _example_runs,
+        comparison_report,
+        read_comparison,
+    )
+
+    report = comparison_report(_example_runs())
+    cells = report.cells.set_index("detector")
+    # PUDD-3, seed 0: alarms 8 and 13 against drifts 8, 11, 18 -> delays 0 and 2; seed 1 none
+    # DDM, seed 0: alarm 5 before the first drift (false), 9 detects drift 8 -> delay 1
+    assert cells.loc["pudd-3", "delay"] == 1.0 and cells.loc["ddm", "delay"] == 1.0
+    assert "| mean delay (chunks) |" in report.markdown()
+    _, csv = report.save(tmp_path, "cmd")
+    pd.read_csv(csv).drop(columns=["delay"]).to_csv(csv, index=False)
+    old, _ = read_comparison(csv)
+    assert old.cells["delay"].isna().all()
+    text = old.markdown()
+    assert "| PUDD-3 | 82.00 ± 1.41 | 2 | 1.0 | 2 of 6 (33 %) | 2 | — |" in text
+    assert "not recorded, this report was written before reports kept it" in text
+    assert not math.isnan(read_comparison(report.save(tmp_path / "new")[1])[0].cells.loc[
+        0, "delay"])

@@ -271,3 +271,71 @@ def test_r_says_where_a_detector_does_not_beat_doing_nothing():
     assert "ADWIN 1 of 3" in r.finding and "PUDD-5" not in r.finding
     above = pd.concat([cells, refs.assign(accuracy=50.0)])
     assert _by_id(check_claims(above, "ours"))["R"].verdict == "holds"
+
+
+# --- one rule for every claim: references and learners are not ranked detectors (issue 36) --
+def _with_references_and_learners() -> pd.DataFrame:
+    """Table 1 (4 cases, both regimes) and Table 2 (2 streams) with every kind of row.
+
+    Table 1's ten ranked rows read 80 - 0.1 j (ADWIN first), except PUDD-5 at 90 on d0 and
+    d1 and PUDD-1 at 90 on d2; -O is 1 point below -I. Beside them: no detector (60 in -I,
+    95 in -O), the oracle on d0 and d1 only (99, 99.5) and NS, a learner (97, 98), each of
+    which would top every case or flip -I/-O if it were ranked or counted. Table 2: PUDD-1/3/5
+    at 90, MCD-DD at 84, the learners AMF, NS, ADLTER at 80, no detector at 85, the oracle
+    at 99.
+    """
+    rows = []
+    best = {"d0": "pudd-5", "d1": "pudd-5", "d2": "pudd-1", "d3": None}
+    for regime, shift in (("incremental", 0.0), ("train-once", -1.0)):
+        for dataset, top in best.items():
+            for j, det in enumerate((*CLASSIC_DETECTORS, *PUDD_DETECTORS)):
+                acc = (90.0 if det == top else 80.0 - 0.1 * j) + shift
+                rows.append((1, "gnb", det, dataset, regime, acc))
+            rows.append((1, "gnb", "none", dataset, regime, 60.0 if shift == 0 else 95.0))
+            rows.append((1, "gnb", "ns", dataset, regime, 97.0 if shift == 0 else 98.0))
+            if dataset in ("d0", "d1"):
+                rows.append((1, "gnb", "oracle", dataset, regime, 99.0 if shift == 0 else 99.5))
+    for dataset in ("sea0", "sine"):
+        for det, acc in (("pudd-1", 90.0), ("pudd-3", 90.0), ("pudd-5", 90.0), ("mcd-dd", 84.0),
+                         ("amf", 80.0), ("ns", 80.0), ("adlter", 80.0), ("none", 85.0),
+                         ("oracle", 99.0)):
+            rows.append((2, "dnn-ensemble", det, dataset, "incremental", acc))
+    return pd.DataFrame(rows, columns=["table", "classifier", "detector", "dataset", "regime",
+                                       "accuracy"])
+
+
+def test_every_claim_ignores_the_references_and_counts_no_learner_as_a_detector():
+    checks = _by_id(check_claims(_with_references_and_learners(), "ours"))
+    # 2a/2b: the 10 ranked rows on all 4 cases; top 1 by hand: PUDD-1 on d2, PUDD-5 on d0, d1
+    for cid in ("2a", "2b"):
+        assert checks[cid].finding == ("over 4 cases with 10 rows: top 1 (ties counted for "
+                                       "each) 1, 0, 2; unique top 1 1, 0, 2"), cid
+        assert checks[cid].verdict == "holds"  # PUDD-5 top as often as PUDD-1 and PUDD-3
+    # 1a: a PUDD row first on d0, d1, d2 (the oracle and NS would be first everywhere)
+    assert checks["1a"].finding.startswith("3 of 4 cases")
+    # 5a: the 40 detector cells, each -I one point above -O (no detector and NS flip it)
+    assert checks["5a"].finding == ("-I above -O in 40 of 40 (classifier, detector, dataset) "
+                                    "cells, below in 0; mean +1.00 points")
+    # 3a, 3d: the learners are three of Table 2's SOTA methods, ranked as the paper ranks them
+    assert checks["3a"].finding.startswith("2 of 2 datasets (without IWE)")
+    assert "MCD-DD 4, AMF 6, NS 6, ADLTER 6" in checks["3d"].finding
+    assert "Oracle" not in checks["3d"].finding and "No detector" not in checks["3d"].finding
+    # R: Table 1's 40 -O cells are at or below no detector's 95, none of the -I ones; Table
+    # 2's MCD-DD twice (84 < 85); the learners at 80 are not detectors whose alarms failed
+    r = checks["R"]
+    assert r.finding.startswith("42 of 88 cells run beside a no-detector row are at or below "
+                                "it: Table 1 with GNB: 40 of 80 cells at or below it (")
+    assert r.finding.endswith("Table 2 with DNN ensemble (5 DNNs, soft vote): 2 of 8 cells at "
+                              "or below it (MCD-DD 2 of 2)")
+    assert not any(f"{name} " in r.finding for name in ("AMF", "NS", "ADLTER", "Oracle"))
+
+
+def test_claims_compare_accuracies_as_printed_so_float_noise_is_a_tie():
+    cells = _with_references_and_learners()
+    # PUDD-3 1e-14 above PUDD-5 where they are level as printed: still a tie for first
+    noisy = cells.copy()
+    at = (noisy["table"] == 1) & (noisy["dataset"] == "d0") & (noisy["detector"] == "pudd-3")
+    noisy.loc[at, "accuracy"] = 90.0 + 1e-14
+    checks = _by_id(check_claims(noisy, "ours"))
+    assert checks["2a"].finding == ("over 4 cases with 10 rows: top 1 (ties counted for "
+                                    "each) 1, 1, 2; unique top 1 1, 0, 1")

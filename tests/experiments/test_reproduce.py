@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from pudd_core.experiments.reproduce import (
+    SETTING_COLUMNS,
     detector_label,
     merge_reports,
     read_report,
@@ -204,7 +205,7 @@ def test_report_lists_every_paper_row_of_the_datasets_and_regimes_run(summaries)
     assert list(report.cells.columns) == ["detector", "dataset", "regime", "paper", "ours",
                                           "difference", "std", "n_seeds", "n_errors",
                                           "seeds", "alarms", "drifts", "detected",
-                                          "false_alarms", "delay"]
+                                          "false_alarms", "delay", *SETTING_COLUMNS]
 
 
 def test_report_rejects_a_cell_that_mixes_settings_unless_configs_select_the_runs():
@@ -516,3 +517,49 @@ def test_alarm_counts_and_references_survive_save_and_read_and_an_old_report_has
     pooled = merge_reports(earlier, reproduction_report(runs.assign(seed=1), 1, "gnb"))
     assert _cell(pooled, "ddm").n_seeds == 2 and np.isnan(_cell(pooled, "ddm").alarms)
     assert _cell(pooled, "none").alarms == 0
+
+
+# --- a report records its cells' settings; --add refuses others by name (issue 36) ----------
+def test_the_frozen_head_bug_is_a_setting_add_refuses_to_mix_before_any_run():
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.reproduce import check_addition
+
+    frozen = '{"reproduce_frozen_head": true}'
+    base = reproduction_report(pd.DataFrame([_run("pudd", classifier="dnn", seed=s,
+                                                  classifier_options=frozen)
+                                             for s in (0, 1)]), 1, "dnn")
+    assert base.cells.set_index("detector").loc["pudd-3", "classifier_options"] == frozen
+    fixed = reproduction_configs(1, "dnn", [2], datasets=["sea0"], detectors=["pudd-3"])
+    with pytest.raises(ParameterError, match="classifier_options=.*--reproduce-frozen-head"):
+        check_addition(base, fixed)
+    with pytest.raises(ParameterError, match="classifier_options"):  # whatever the seeds
+        check_addition(base, fixed, replace=True)
+    check_addition(base, reproduction_configs(1, "dnn", [2], datasets=["sea0"],
+                                              detectors=["pudd-3"], reproduce_frozen_head=True))
+    # the library's merge refuses the same, whichever way the cells come
+    other = reproduction_report(pd.DataFrame([_run("ddm", classifier="dnn", seed=2)]), 1, "dnn")
+    with pytest.raises(ParameterError, match="classifier_options"):
+        merge_reports(base, other)
+
+
+def test_an_old_report_tells_its_settings_by_its_caveats_or_is_refused(tmp_path):
+    from pudd_core._validation import ParameterError
+    from pudd_core.experiments.reproduce import check_addition
+
+    runs = pd.DataFrame([_run("pudd", seed=s, n_chunks=20) for s in (0, 1)])
+    md, csv = reproduction_report(runs, 1, "gnb").save(tmp_path)
+    assert "n_chunks=20" in md.read_text()  # the caveat naming the non-default setting
+    pd.read_csv(csv).drop(columns=list(SETTING_COLUMNS)).to_csv(csv, index=False)
+    old = read_report(csv, 1, "gnb")
+    assert old.cells.set_index("detector").loc["pudd-3", "n_chunks"] == "20"
+    assert old.cells.set_index("detector").loc["ddm", "n_chunks"] == ""  # not run
+    check_addition(old, reproduction_configs(1, "gnb", [2], datasets=["sea0"],
+                                             detectors=["pudd-3"], n_chunks=20))
+    with pytest.raises(ParameterError, match="n_chunks=20; these runs have n_chunks=default"):
+        check_addition(old, reproduction_configs(1, "gnb", [2], datasets=["sea0"],
+                                                 detectors=["pudd-3"]))
+    md.unlink()  # without its Markdown nothing tells them
+    with pytest.raises(ParameterError, match="does not say with which"):
+        check_addition(read_report(csv, 1, "gnb"),
+                       reproduction_configs(1, "gnb", [2], datasets=["sea0"],
+                                            detectors=["pudd-3"], n_chunks=20))

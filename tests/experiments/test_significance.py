@@ -124,6 +124,8 @@ def test_the_statistic_is_tie_corrected_and_iman_davenport_follows_from_it():
     assert p == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
     text = r.caption()
     assert "tie-corrected chi2" in text and f"Iman-Davenport F(2, 10) = {f:.2f}" in text
+    # the caption says which chi2 the F comes from (Demšar's eq. 2 takes the plain one)
+    assert f"p = {p:.2g}, from the tie-corrected chi2)" in text
 
 
 def test_iman_davenport_is_infinite_when_every_block_ranks_alike():
@@ -168,3 +170,60 @@ def test_holm_by_hand():
     # sorted 0.01, 0.03, 0.04 -> 3*0.01, max(0.03, 2*0.03), max(0.06, 1*0.04)
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+# --- ranks at the reported precision: float noise never breaks a tie (issue 36, item 2) -----
+def test_a_tie_broken_by_float_noise_is_ranked_as_a_tie():
+    # block 0: a and b equal as printed (71.98) but 1e-14 apart, c first; then a>b>c, c>b>a
+    t = pd.DataFrame({"a": [71.97738095238095, 80.0, 70.0],
+                      "b": [71.97738095238094, 79.0, 71.0],
+                      "c": [72.025, 78.0, 72.0]})
+    assert t.loc[0, "a"] != t.loc[0, "b"]
+    assert rank_table(t).to_numpy().tolist() == [[2.5, 2.5, 1.0], [1.0, 2.0, 3.0],
+                                                 [3.0, 2.0, 1.0]]
+    r = friedman_nemenyi(t)
+    # by hand: a (2.5 + 1 + 3) / 3, b (2.5 + 2 + 2) / 3, c (1 + 3 + 1) / 3
+    assert r.ranks.to_dict() == pytest.approx({"a": 6.5 / 3, "b": 6.5 / 3, "c": 5 / 3})
+    # 12N/(k(k+1)) * sum (R_j - 2)^2 = 3 * (1/36 + 1/36 + 1/9) = 0.5, over the tie correction
+    # 1 - (2^3 - 2) / (N (k^3 - k)) = 1 - 6/72: chi2 = 6/11 (0.667 with the tie broken)
+    assert r.statistic == pytest.approx(6 / 11)
+    # the Wilcoxon pair sees the same tie: a against b is one win, one loss, one tie
+    pair = wilcoxon_pair(t, "a", "b")
+    assert (pair.wins, pair.losses, pair.ties) == (1, 1, 1)
+
+
+def test_equal_differences_tie_in_the_wilcoxon_ranks_whatever_their_float_noise():
+    # 71.59 - 71.58 and 90.07 - 90.06 are both 0.01 as printed, not as computed
+    t = pd.DataFrame({"a": [71.59, 90.07, 65.0, 70.0], "b": [71.58, 90.06, 64.0, 68.0]})
+    assert 71.59 - 71.58 != 90.07 - 90.06
+    got = wilcoxon_pair(t, "a", "b", "greater")
+    ranks = stats.rankdata([0.01, 0.01, 1.0, 2.0])  # 1.5, 1.5, 3, 4: all positive, W = 10
+    want = stats.wilcoxon([0.01, 0.01, 1.0, 2.0], alternative="greater")
+    assert ranks.tolist() == [1.5, 1.5, 3.0, 4.0]
+    assert got.p_value == pytest.approx(want.pvalue) and got.wins == 4
+
+
+def test_the_committed_table2_ranks_tie_powersupply_as_printed():
+    from pudd_core.paper import PUDD_DETECTORS, SOTA_METHODS
+    from pudd_core.views.reproduction import committed_cells
+
+    cells = committed_cells()
+    cells = cells[(cells["table"] == 2) & cells["detector"].isin((*SOTA_METHODS,
+                                                                  *PUDD_DETECTORS))]
+    table = cells.pivot(index="dataset", columns="detector", values="accuracy").dropna()
+    assert table.shape == (7, 7)  # the 7 comparable streams, IWE not run
+    ps = table.loc["powersupply"]
+    assert 0 < abs(ps["mcd-dd"] - ps["pudd-3"]) < 1e-13
+    # MCD-DD, PUDD-1 and PUDD-3 are 71.98 as printed (their means differ by 1.4e-14)
+    assert rank_table(table).loc["powersupply", ["mcd-dd", "pudd-1", "pudd-3"]].nunique() == 1
+    r = friedman_nemenyi(table)
+    # at the reported precision PUDD-3 and PUDD-5 also tie on elec2 (76.05) and sine (91.83)
+    assert r.ranks.round(2).to_dict() == {"pudd-5": 2.64, "pudd-3": 2.79, "adlter": 3.71,
+                                          "mcd-dd": 3.86, "pudd-1": 4.14, "ns": 4.43,
+                                          "amf": 6.43}
+    assert round(r.statistic, 2) == 14.54
+    # the issue's numbers (only the float noise removed): PUDD-3 2.64, MCD-DD 3.86, chi2 14.47
+    fine = friedman_nemenyi(table, decimals=9)
+    assert fine.ranks.round(2)[["pudd-3", "mcd-dd"]].to_dict() == {"pudd-3": 2.64,
+                                                                  "mcd-dd": 3.86}
+    assert round(fine.statistic, 2) == 14.47

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -269,3 +272,164 @@ def test_lesson6_question_from_the_interest_process() -> None:
     share = course.flipped_share(drift.positive_classes[d - 1], drift.positive_classes[d])
     assert q.options[q.answers[0]] in (f"{share:.0%}", "40% or more")
     assert course.cifar_question([(0, 1, 2)] * 3, [], drift.class_names) is None
+
+
+# --- each lesson at many seeds: the sentence on the page against its numbers -------------------
+SEEDS = tuple(range(20))  # a part of the class's 50 seeds: the tests' time, not the page's
+
+
+def _counts_in(sentence: str, spread: course.Spread) -> dict[str, int]:
+    """The count the sentence gives each verdict, read back from its words."""
+    found = {}
+    for verdict, phrase in spread.phrases.items():
+        match = re.search(re.escape(phrase) + r" in (\d+)[,.]", sentence)
+        assert match, f"{phrase!r} not counted in {sentence!r}"
+        found[verdict] = int(match.group(1))
+    return found
+
+
+def _check_sentence(spread: course.Spread, seed: int, verdict: str,
+                    recount: dict[str, int]) -> None:
+    """The page's sentence for the run at ``seed`` says the recounted numbers and its verdict."""
+    text = spread.sentence(seed, verdict)
+    assert _counts_in(text, spread) == recount
+    assert sum(recount.values()) == len(spread.seeds)
+    assert f"({len(spread.seeds)} runs)" in text
+    assert text.endswith(f"is one of the {recount[verdict]} where {spread.phrases[verdict]}.")
+
+
+def test_a_spread_counts_its_verdicts_and_says_where_an_outside_seed_falls() -> None:
+    s = course.Spread((3, 4, 5), ("x", "y", "x"), {"x": "X held", "y": "Y held"})
+    assert (s.count("x"), s.share("y"), s.verdict_at(5), s.verdict_at(6)) == (2, 1 / 3, "x", None)
+    assert _counts_in(s.sentence(4, "y"), s) == {"x": 2, "y": 1}
+    assert "seeds 3–5 (3 runs)" in s.sentence(4, "y")
+    assert s.sentence(60, "x").endswith("This run (seed 60) is not one of them; in it X held.")
+    with pytest.raises(ParameterError, match="verdict must be one of"):
+        s.sentence(3, "z")
+    with pytest.raises(ValueError, match="no phrase"):
+        course.Spread((1,), ("z",), {"x": "X"})
+
+
+def _first(delay: int | None) -> float:
+    return math.inf if delay is None else delay
+
+
+def test_lesson1_who_alarmed_first_at_each_seed_and_the_sentence_agree_with_each_run() -> None:
+    cfg = course.DelayConfig()
+    spread = course.delay_spread(cfg, seeds=SEEDS)
+    recount = dict.fromkeys(course.DELAY_VERDICTS, 0)
+    for seed, verdict in zip(spread.seeds, spread.verdicts, strict=True):
+        les = course.delay_lesson(replace(cfg, seed=seed))
+        ddm, pudd = _first(les.delay_predictions(les.ddm)), _first(les.delay_predictions(les.pudd))
+        expected = "pudd" if pudd < ddm else "ddm" if ddm < pudd else "tie"
+        assert verdict == expected == les.verdict(), seed
+        recount[expected] += 1
+    for seed in (0, 7):
+        _check_sentence(spread, seed, spread.verdicts[seed], recount)
+    # the page reads the class seeds' spread from the store: the same verdicts
+    assert course.STORE.is_file()
+    assert course.delay_spread(cfg).verdicts[: len(SEEDS)] == spread.verdicts
+
+
+def test_lesson3_alarm_and_best_cut_at_each_seed_are_the_chi2_tests_and_the_sentence_agrees() -> (
+    None
+):
+    alarm, cut = course.cut_spreads(SEEDS)
+    recount_alarm = dict.fromkeys(course.ALARM_VERDICTS, 0)
+    recount_cut = dict.fromkeys(course.CUT_VERDICTS, 0)
+    for i, seed in enumerate(SEEDS):
+        les = course.cut_lesson(seed)
+        p = {}  # each cut's p-value straight from the chi-square test, not from les.test
+        for c in {*les.tested_cuts, *les.options}:
+            p[c] = pu_chi2_test(np.concatenate(les.u[:-c]), np.concatenate(les.correct[:-c]),
+                                np.concatenate(les.u[-c:]), np.concatenate(les.correct[-c:]),
+                                seed=seed).p_value
+        a = "alarm" if min(p[c] for c in (1, 2, 4, 8)) < course.CUT_ALPHA else "quiet"
+        b = "drift" if p[les.n_new] == min(p[c] for c in les.options) else "other"
+        assert (alarm.verdicts[i], cut.verdicts[i]) == (a, b) == les.verdicts(), seed
+        drift_option = les.options.index(les.n_new)
+        assert (drift_option in les.question().answers) == (b == "drift")
+        recount_alarm[a] += 1
+        recount_cut[b] += 1
+    _check_sentence(alarm, 0, alarm.verdicts[0], recount_alarm)
+    _check_sentence(cut, 3, cut.verdicts[3], recount_cut)
+    stored = course.cut_spreads()
+    assert [s.verdicts[: len(SEEDS)] for s in stored] == [alarm.verdicts, cut.verdicts]
+
+
+def test_lesson5_the_share_of_chunks_alarming_at_each_seed_is_the_questions_answer() -> None:
+    spread = course.study_spread(SEEDS[:10])
+    recount = dict.fromkeys(course.STUDY_VERDICTS, 0)
+    for i, seed in enumerate(SEEDS[:10]):
+        study = course.stationary_study(seed)
+        # each chunk's smallest p-value, from the per-cut record rather than the chunk summary
+        min_p = study.cut_p.groupby("chunk")["p_value"].min()
+        hits, n = int((min_p < 0.05).sum()), len(study.chunk_p)
+        verdict = "none" if hits == 0 else "few" if hits <= 0.1 * n else "many"
+        q = course.threshold_question(study, 0.05)
+        assert spread.spread.verdicts[i] == verdict, seed
+        assert q.answers == ({"none": 0, "few": 1, "many": 2}[verdict],)
+        assert (spread.tested[i], spread.hits_005[i]) == (n, hits)
+        assert spread.hits_1e3[i] == int((min_p < 1e-3).sum())
+        recount[verdict] += 1
+    _check_sentence(spread.spread, 0, spread.spread.verdicts[0], recount)
+    stored = course.study_spread()
+    assert stored.spread.verdicts[:10] == spread.spread.verdicts
+    assert (stored.tested[:10], stored.hits_005[:10], stored.hits_1e3[:10]) == (
+        spread.tested, spread.hits_005, spread.hits_1e3)
+    loose, strict = spread.rates()
+    assert loose == sum(spread.hits_005) / sum(spread.tested) >= strict
+    assert f"{loose:.1%} alarmed at α = 0.05 and {strict:.1%} at α = 10⁻³" in spread.rates_text()
+
+
+@pytest.mark.parametrize("lesson", ["1", "3", "5"])
+def test_at_the_class_seed_the_default_run_shows_the_lessons_point(lesson: str) -> None:
+    # seed 0 is what every student sees first: the defaults were chosen so that it agrees
+    # with the lesson's point (scripts/course_defaults.py, docs/teaching.md)
+    if lesson == "1":
+        assert course.delay_lesson(course.DelayConfig()).verdict() == "pudd"
+    elif lesson == "3":
+        assert course.cut_lesson(0).verdicts() == ("alarm", "drift")
+    else:
+        assert course.study_verdict(course.stationary_study(0)) == "many"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{not json", "is not JSON"), ('{"seeds": [0, 1]}', "is not a store of the course"),
+    ("[]", "is not a store of the course"), ("\udcff", "is not JSON"),
+])
+def test_a_broken_spread_store_is_refused_naming_the_command_that_rewrites_it(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    from pudd_core.views.course import spread
+
+    path = tmp_path / "spreads.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(ValueError, match=f"{message}.*scripts/course_defaults.py --write"):
+        spread.stored_entry("lesson1", "x", path)
+    assert spread.stored_entry("lesson1", "x", tmp_path / "missing.json") is None
+    bad = {"verdicts": ["pudd"] * 3}
+    with pytest.raises(ValueError, match="must list 50 verdicts"):
+        spread.verdicts_from(bad, "verdicts", course.DELAY_VERDICTS)
+    with pytest.raises(ValueError, match="no phrase"):
+        spread.verdicts_from({"verdicts": ["maybe"] * 50}, "verdicts", course.DELAY_VERDICTS)
+
+
+def test_the_teachers_guide_quotes_the_stored_spreads_of_the_chosen_defaults() -> None:
+    # docs/teaching.md's tables are scripts/course_defaults.py's output: its chosen rows must
+    # say what the store (the pages' counts) says
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "teaching.md").read_text()
+    chosen = re.findall(r"^\| (.+?) \*\*\(chosen\)\*\* \| (\S+) \| (\d+) of 50 \|$", guide, re.M)
+    names = [c[0].split(",")[0].split(" (")[0] for c in chosen]
+    assert names == ["sea20", "mixed", "60 chunks of 500"]
+    lesson1 = course.delay_spread(course.DelayConfig())
+    alarm, cut = course.cut_spreads()
+    both = sum(a == "alarm" and c == "drift"
+               for a, c in zip(alarm.verdicts, cut.verdicts, strict=True))
+    study = course.study_spread()
+    assert [(v, int(n)) for _, v, n in chosen] == [
+        (lesson1.verdicts[0], lesson1.count("pudd")),
+        (f"{alarm.verdicts[0]}+{cut.verdicts[0]}", both),
+        (study.spread.verdicts[0], study.spread.count("many"))]
+    loose, strict = study.rates()
+    assert f"alarm rates {loose:.1%} at 0.05, {strict:.1%} at 10⁻³) **(chosen)**" in guide

@@ -9,8 +9,24 @@ nothing here draws or knows Streamlit.
 
 from __future__ import annotations
 
-from pudd_core.views.course.cuts import CutLesson, cut_lesson
-from pudd_core.views.course.delay import LESSON1_STREAMS, DelayConfig, DelayLesson, delay_lesson
+from pudd_core.views.course.cuts import (
+    ALARM_VERDICTS,
+    CUT_ALPHA,
+    CUT_STREAMS,
+    CUT_VERDICTS,
+    CutLesson,
+    cut_lesson,
+    cut_spreads,
+)
+from pudd_core.views.course.delay import (
+    DELAY_VERDICTS,
+    LESSON1_STREAMS,
+    DelayConfig,
+    DelayLesson,
+    delay_lesson,
+    delay_setting,
+    delay_spread,
+)
 from pudd_core.views.course.interests import cifar_question, flipped_share
 from pudd_core.views.course.power import (
     PowerComparison,
@@ -20,20 +36,42 @@ from pudd_core.views.course.power import (
 )
 from pudd_core.views.course.probabilities import PUPoints, pu_points
 from pudd_core.views.course.questions import Feedback, Question, option_of
+from pudd_core.views.course.spread import CLASS_SEEDS, STORE, Spread, spread_of, write_store
 from pudd_core.views.course.thresholds import (
     STUDY_CHUNK_SIZE,
     STUDY_CHUNKS,
+    STUDY_VERDICTS,
     SWEEP_CHUNKS,
     SWEEP_DATASET,
     FloorEffect,
+    StudySpread,
     Sweep,
     drifting_sweep,
     floor_effect,
     stationary_study,
+    study_spread,
+    study_verdict,
     threshold_question,
 )
 
 __all__ = [
+    "ALARM_VERDICTS",
+    "CLASS_SEEDS",
+    "CUT_ALPHA",
+    "CUT_STREAMS",
+    "CUT_VERDICTS",
+    "DELAY_VERDICTS",
+    "STUDY_VERDICTS",
+    "Spread",
+    "StudySpread",
+    "cut_spreads",
+    "STORE",
+    "delay_setting",
+    "delay_spread",
+    "write_store",
+    "spread_of",
+    "study_spread",
+    "study_verdict",
     "CutLesson",
     "DelayConfig",
     "DelayLesson",

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from pudd_core.experiments.runner import RunResult, run_experiment, run_stream
 from pudd_core.streams.synth import SPECS
 from pudd_core.views.course.questions import Question, option_of
+from pudd_core.views.course.spread import (
+    CLASS_SEEDS,
+    Spread,
+    spread_of,
+    stored_entry,
+    verdicts_from,
+)
 from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
 
 __all__ = [
     "DelayConfig",
+    "DELAY_VERDICTS",
     "DelayLesson",
     "LESSON1_STREAMS",
     "delay_lesson",
+    "delay_setting",
+    "delay_spread",
 ]
 
 
@@ -33,9 +44,9 @@ class DelayConfig:
     drift come from the drift alone; the same runs are the explorer's (:meth:`explorer`).
     """
 
-    dataset: str = "sea10"
+    dataset: str = "sea20"  # chosen by data: docs/teaching.md, scripts/course_defaults.py
     seed: int = 0
-    chunk_size: int = 500
+    chunk_size: int = 750
     n_chunks: int = 20
 
     def explorer(self) -> ExplorerConfig:
@@ -73,6 +84,16 @@ class DelayLesson:
         log = next(c for c in run.chunks if c.chunk_index == chunk)
         within = log.detections[0] + 1 if log.detections else self.config.chunk_size
         return (chunk - self.drift) * self.config.chunk_size + within
+
+    def verdict(self) -> str:
+        """Which detector alarmed first after the drift: ``"pudd"``, ``"ddm"`` or ``"tie"``.
+
+        Counted in predictions since the drift; a detector that never alarmed after it is later
+        than any that did, and two that never alarmed tie.
+        """
+        delays = [self.delay_predictions(r) for r in (self.pudd, self.ddm)]
+        pudd, ddm = (np.inf if d is None else d for d in delays)
+        return "pudd" if pudd < ddm else "ddm" if ddm < pudd else "tie"
 
     def error_rates(self) -> tuple[float, float]:
         """Mean chunk error rate of the (never retrained) model before and after the drift."""
@@ -119,12 +140,47 @@ class DelayLesson:
         )
 
 
+#: Lesson 1's verdicts (:meth:`DelayLesson.verdict`) in words, the lesson's point first.
+DELAY_VERDICTS: dict[str, str] = {
+    "pudd": "PUDD-3 alarmed first after the drift",
+    "ddm": "DDM alarmed first",
+    "tie": "neither was first (the same delay, or no alarm from either)",
+}
+
+
+def delay_setting(config: DelayConfig) -> str:
+    """The stored spreads' name of ``config``'s stream (its seed left out)."""
+    return f"{config.dataset}, {config.n_chunks} chunks of {config.chunk_size}"
+
+
+def delay_spread(config: DelayConfig, seeds: Iterable[int] = CLASS_SEEDS, *,
+                 stored: bool = True) -> Spread:
+    """Which detector alarmed first at every seed of ``seeds``, with ``config``'s stream.
+
+    At the class seeds a stored spread is read (``stored``; :data:`spread.STORE`) when
+    there is one for the stream, else computed.
+
+    Examples
+    --------
+    >>> s = delay_spread(DelayConfig("sea0", chunk_size=250), seeds=range(3))
+    >>> s.verdicts == tuple(delay_lesson(DelayConfig("sea0", seed=i, chunk_size=250)).verdict()
+    ...                     for i in range(3))
+    True
+    """
+    chosen = tuple(int(s) for s in seeds)
+    entry = stored_entry("lesson1", delay_setting(config)) if stored else None
+    if entry is not None and chosen == CLASS_SEEDS:
+        return verdicts_from(entry, "verdicts", DELAY_VERDICTS)
+    return spread_of(lambda seed: delay_lesson(replace(config, seed=seed)).verdict(),
+                     DELAY_VERDICTS, chosen)
+
+
 def delay_lesson(config: DelayConfig) -> DelayLesson:
     """Run lesson 1: PUDD-3 and DDM on the same stream, model and seed.
 
     Examples
     --------
-    >>> les = delay_lesson(DelayConfig("sea0", seed=2))
+    >>> les = delay_lesson(DelayConfig("sea0", seed=2, chunk_size=500))
     >>> les.drift, les.first_alarm(les.ddm), les.delay_predictions(les.ddm)
     (10, 10, 168)
     >>> les.question().answers

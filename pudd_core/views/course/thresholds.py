@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,9 +18,12 @@ from pudd_core.experiments.sweep import (
     threshold_sweep,
 )
 from pudd_core.views.course.questions import Question, option_of
+from pudd_core.views.course.spread import CLASS_SEEDS, Spread, stored_entry, verdicts_from
 
 __all__ = [
+    "STUDY_VERDICTS",
     "FloorEffect",
+    "StudySpread",
     "STUDY_CHUNKS",
     "STUDY_CHUNK_SIZE",
     "SWEEP_CHUNKS",
@@ -28,15 +32,19 @@ __all__ = [
     "drifting_sweep",
     "floor_effect",
     "stationary_study",
+    "study_spread",
+    "study_verdict",
     "threshold_question",
 ]
 
 
-#: Lesson 5's stream without drift: this many chunks of this many predictions.
-STUDY_CHUNKS, STUDY_CHUNK_SIZE = 40, 500
+#: Lesson 5's stream without drift: this many chunks of this many predictions (chosen by
+#: data: docs/teaching.md, scripts/course_defaults.py).
+STUDY_CHUNKS, STUDY_CHUNK_SIZE = 60, 500
 
 
-def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS) -> FalseAlarmStudy:
+def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS,
+                     chunk_size: int = STUDY_CHUNK_SIZE) -> FalseAlarmStudy:
     """PUDD's tests on SEA without drift (Gaussian NB), for the threshold lesson.
 
     Examples
@@ -45,8 +53,80 @@ def stationary_study(seed: int = 0, *, n_chunks: int = STUDY_CHUNKS) -> FalseAla
     >>> list(study.chunk_p.columns), bool((study.chunk_p["min_p"] <= 1).all())
     (['chunk', 'min_p', 'n_cuts'], True)
     """
-    return false_alarm_study("sea0", "gnb", n_chunks=n_chunks, chunk_size=STUDY_CHUNK_SIZE,
+    return false_alarm_study("sea0", "gnb", n_chunks=n_chunks, chunk_size=chunk_size,
                              seed=seed)
+
+
+#: Lesson 5's verdicts (:func:`study_verdict`): the question's options, the point first.
+STUDY_VERDICTS: dict[str, str] = {
+    "many": "more than 10% of the tested chunks alarmed at α = 0.05",
+    "few": "up to 10% of them alarmed",
+    "none": "none alarmed",
+}
+
+
+def study_verdict(study: FalseAlarmStudy, alpha: float = 0.05) -> str:
+    """How many of the study's chunks alarm at ``alpha``, in the question's three ranges.
+
+    ``"none"``, ``"few"`` (at most 10%) or ``"many"``: :func:`threshold_question`'s options.
+    """
+    n = len(study.chunk_p)
+    hits = int((study.chunk_p["min_p"] < alpha).sum())
+    return ("none", "few", "many")[option_of(hits, [0, 0.1 * n, np.inf])]
+
+
+@dataclass(frozen=True)
+class StudySpread:
+    """Lesson 5's stream without drift at many seeds: the verdict, and alarms at two α."""
+
+    spread: Spread
+    tested: tuple[int, ...]
+    hits_005: tuple[int, ...]
+    hits_1e3: tuple[int, ...]
+
+    def rates(self) -> tuple[float, float]:
+        """The share of all tested chunks (every seed) alarming at α = 0.05 and at 10⁻³."""
+        total = sum(self.tested)
+        return sum(self.hits_005) / total, sum(self.hits_1e3) / total
+
+    def rates_text(self) -> str:
+        """The pooled rates, and what they make of a long stream, in words."""
+        loose, strict = self.rates()
+        return (f"Of all {sum(self.tested):,} chunks tested at these {len(self.tested)} seeds, "
+                f"{loose:.1%} alarmed at α = 0.05 and {strict:.1%} at α = 10⁻³: on a stream of "
+                f"1,000 chunks without drift, about {round(1000 * loose):,} false alarms "
+                f"against {round(1000 * strict):,}.")
+
+
+def study_spread(seeds: Iterable[int] = CLASS_SEEDS, *, n_chunks: int = STUDY_CHUNKS,
+                 chunk_size: int = STUDY_CHUNK_SIZE, stored: bool = True) -> StudySpread:
+    """:func:`stationary_study` at every seed of ``seeds``.
+
+    At the class seeds a stored spread (:data:`spread.STORE`) is read when ``stored`` and
+    there is one for these settings, else computed.
+
+    Examples
+    --------
+    >>> s = study_spread(range(2), n_chunks=6)
+    >>> s.spread.verdicts == tuple(study_verdict(stationary_study(i, n_chunks=6))
+    ...                            for i in range(2))
+    True
+    """
+    chosen = tuple(int(s) for s in seeds)
+    entry = stored_entry("lesson5", f"{n_chunks} chunks of {chunk_size}") if stored else None
+    if entry is not None and chosen == CLASS_SEEDS:
+        counts = [tuple(int(v) for v in entry.get(k, ())) for k in ("tested", "hits_005",
+                                                                   "hits_1e3")]
+        if any(len(c) != len(CLASS_SEEDS) for c in counts):
+            raise ValueError("the stored lesson 5 spread must count every class seed: run "
+                             "scripts/course_defaults.py --write")
+        return StudySpread(verdicts_from(entry, "verdicts", STUDY_VERDICTS), *counts)
+    studies = [stationary_study(s, n_chunks=n_chunks, chunk_size=chunk_size) for s in chosen]
+    return StudySpread(
+        Spread(chosen, tuple(study_verdict(st) for st in studies), STUDY_VERDICTS),
+        tuple(len(st.chunk_p) for st in studies),
+        tuple(int((st.chunk_p["min_p"] < 0.05).sum()) for st in studies),
+        tuple(int((st.chunk_p["min_p"] < 1e-3).sum()) for st in studies))
 
 
 #: Lesson 5's drifting stream and its length (one of the Threshold lab's lengths).
