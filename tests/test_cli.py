@@ -565,3 +565,23 @@ def test_reproduce_add_refuses_a_report_whose_columns_it_would_drop_or_cannot_re
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --add:") and what in err
     assert "Traceback" not in err and _no_runs(other)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["monitor", "--help"], ["datasets", "--help"]])
+def test_help_imports_no_heavy_library(argv):
+    """``--help`` reads the parser only: river's detectors, pandas, scikit-learn and torch stay
+    unimported (river's registry cost 1.2 s of every ``monitor --help``; BENCHMARKS.md)."""
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys\n"
+            f"sys.argv = ['pudd_core', *{argv!r}]\n"
+            "try:\n    runpy.run_module('pudd_core', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "heavy = {'river.drift', 'sklearn', 'torch', 'pandas', 'streamlit'}\n"
+            "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=__import__("pathlib").Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+    assert "usage:" in out.stdout
