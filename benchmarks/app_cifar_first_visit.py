@@ -2,7 +2,7 @@
 
 Starts ``streamlit run app.py`` with a new, empty ``$PUDD_CACHE_DIR`` (no decoded images, no
 backbone built: the pretrained backbone ships with the package) and headless Chromium
-(tests/app/_browser.py, as the browser tests do), opens ``/cifar10-cd`` at its defaults (seed
+(harness/browser.py, as the browser tests do), opens ``/cifar10-cd`` at its defaults (seed
 0, 10 chunks, PUDD-3 and DDM with pretrained-cnn) and records, from the request, when the
 title, the transition matrix, the chunk's images, the first detector chart (PUDD-3's run) and
 both runs (no progress bar left) appear. Each round is a new server with a new cache. The
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import headless_browser, load_average, machine, positive_int
-from tests.app._browser import SERVER_LOGS, assert_no_exception, open_page, serve
+from harness.browser import SERVER_LOGS, assert_no_exception, open_page, serve
 
 _SEEN = """() => {
   const titles = [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(e => e.textContent);

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.app._browser import SERVER_LOGS, assert_no_exception, open_page, serve, settle
+from harness.browser import SERVER_LOGS, assert_no_exception, open_page, serve, settle
 from tests.app.test_browser import _screenshot, _wait_for_work
 
 pytestmark = [pytest.mark.browser, pytest.mark.datasets]
