@@ -36,6 +36,8 @@ CASES = [
     ("bench_sota", ["--from-store", "/no/such/store"], "--from-store"),
     ("bench_sota", ["--n-chunks", "0"], "--n-chunks"),
     ("app_capacity", ["--class-size", "0"], "--class-size"),
+    ("app_cifar_first_visit", ["--rounds", "0"], "--rounds"),
+    ("app_cifar_first_visit", ["--rounds", "two"], "--rounds"),
     ("bench_monitor_long", ["--rows", "1e8"], "--rows"),
     ("bench_monitor_long", ["--chunk-size", "-5"], "--chunk-size"),
     ("bench_monitor", ["--log", "/no/such/log.parquet"], "--log"),
