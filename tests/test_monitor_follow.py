@@ -62,6 +62,7 @@ def _make() -> Monitor:
     return Monitor(FMT, chunk_size=250)
 
 
+@pytest.mark.integration
 @settings(max_examples=15, deadline=None)
 @given(cuts=st.lists(st.integers(1, 10**6), min_size=1, max_size=12, unique=True),
        restart=st.integers(0, 12))
@@ -142,6 +143,7 @@ def _stop(proc: subprocess.Popen) -> str:
     return proc.err.read_text()  # type: ignore[attr-defined]
 
 
+@pytest.mark.integration
 def test_a_writer_process_and_the_follower_give_the_batch_chunks(tmp_path):
     frame = _log()
     src, path, out = tmp_path / "all.csv", tmp_path / "log.csv", tmp_path / "out.jsonl"
@@ -157,6 +159,7 @@ def test_a_writer_process_and_the_follower_give_the_batch_chunks(tmp_path):
     assert _lines(out) == expected
 
 
+@pytest.mark.integration
 def test_killed_mid_way_and_started_again_it_repeats_and_loses_nothing(tmp_path):
     frame = _log()
     src, path = tmp_path / "all.csv", tmp_path / "log.csv"
@@ -188,6 +191,7 @@ def test_killed_mid_way_and_started_again_it_repeats_and_loses_nothing(tmp_path)
     assert _lines(third) == []
 
 
+@pytest.mark.integration
 def test_a_folder_of_parquet_parts_read_once_each_in_name_order(tmp_path):
     frame = _log()
     folder = tmp_path / "parts"

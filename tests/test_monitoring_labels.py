@@ -44,12 +44,15 @@ _LABEL = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(labels=st.lists(_LABEL, max_size=40), string_dtype=st.booleans())
-def test_text_labels_read_by_their_distinct_values_as_row_by_row(labels, string_dtype):
-    values = pd.Series(labels, dtype="string" if string_dtype else object)
-    assert _missing(values).tolist() == _missing_by_row(values).tolist()
-    labelled = values[~_missing_by_row(values)]
-    want = _indices_by_row(labelled)
+@given(labels=st.lists(_LABEL, max_size=40),
+       dtype=st.sampled_from(["object", "string", "category"]))
+def test_text_labels_read_by_their_distinct_values_as_row_by_row(labels, dtype):
+    """Object, string and Categorical columns (Parquet text labels come dictionary-encoded)."""
+    values = pd.Series(labels, dtype=dtype)
+    reference = values.astype(object) if dtype == "category" else values
+    assert _missing(values).tolist() == _missing_by_row(reference).tolist()
+    labelled = values[~_missing_by_row(reference)]
+    want = _indices_by_row(reference[~_missing_by_row(reference)])
     fmt = LogFormat(label="y", proba_columns=tuple(f"p{k}" for k in range(len(CLASSES))),
                     classes=CLASSES)
     lm = LabelMap(fmt.resolve(["y", *fmt.proba_columns]))
@@ -63,3 +66,29 @@ def test_text_labels_read_by_their_distinct_values_as_row_by_row(labels, string_
             raise AssertionError("a label without a column was accepted")
     else:
         assert lm(labelled, rows).tolist() == want.tolist()
+
+
+def test_a_parquet_log_with_text_labels_gives_the_dataframe_result(tmp_path):
+    """Its label column comes dictionary-encoded (a Categorical), the result row for row the
+    same as the same log read as a DataFrame of strings, blanks and missing labels included."""
+    from pudd_core import monitor
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    y = rng.integers(0, 3, n)
+    shape = np.ones((n, 3))
+    shape[np.arange(n), y] += np.where(np.arange(n) < n // 2, 12.0, 3.0)
+    g = rng.gamma(shape)
+    p = g / g.sum(axis=1, keepdims=True)
+    names = np.array(["cat", "dog", "café"], dtype=object)
+    label = names[y].copy()
+    label[rng.choice(n, 30, replace=False)] = " "  # blank: not labelled
+    label[rng.choice(n, 30, replace=False)] = None
+    frame = pd.DataFrame({"label": label, **{f"proba_{c}": p[:, k] for k, c in
+                                             enumerate(names)}})
+    frame.to_parquet(tmp_path / "log.parquet")
+    a = monitor(tmp_path / "log.parquet", label="label", proba_prefix="proba_", chunk_size=250)
+    b = monitor(frame, label="label", proba_prefix="proba_", chunk_size=250)
+    assert a.to_frame().drop(columns=["ms"], errors="ignore").equals(
+        b.to_frame().drop(columns=["ms"], errors="ignore"))
+    assert a.alarms == b.alarms and a.n_rows == n

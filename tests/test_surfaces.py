@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (command, option) -> argument lists that must be refused; "{tmp}" is a fresh folder.
 BAD: dict[tuple[str, str], list[list[str]]] = {
     ("datasets", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
+    ("backbone", "--out"): [["--out", "{tmp}/file.txt"], ["--out", "{tmp}/file.txt/sub"]],
+    ("backbone", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
     ("run", "--dataset"): [["--dataset", "nope"], ["--dataset", ""]],
     ("run", "--classifier"): [["--classifier", "svm"]],
     ("run", "--detector"): [["--detector", "magic"]],

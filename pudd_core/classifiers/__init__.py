@@ -19,7 +19,15 @@ from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier, resolve_device
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
 from pudd_core.classifiers._gbdt import ADLTERClassifier, NSClassifier
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
-from pudd_core.classifiers._pretrain import BackboneInfo, cached_backbone, pretrained_backbone
+from pudd_core.classifiers._pretrain import (
+    BackboneInfo,
+    PretrainRecipe,
+    backbone_paths,
+    build_backbone,
+    cached_backbone,
+    pretrained_backbone,
+    shipped_backbone,
+)
 from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
@@ -35,10 +43,14 @@ __all__ = [
     "GNBClassifier",
     "IMAGE_CLASSIFIERS",
     "NSClassifier",
+    "PretrainRecipe",
     "PretrainedCNNClassifier",
+    "SEEDED_CLASSIFIERS",
     "TABULAR_CLASSIFIERS",
     "TORCH_CLASSIFIERS",
     "VFDTClassifier",
+    "backbone_paths",
+    "build_backbone",
     "cached_backbone",
     "classifier_class",
     "compatible_classifiers",
@@ -47,6 +59,7 @@ __all__ = [
     "pretrained_backbone",
     "resnet18_network",
     "resolve_device",
+    "shipped_backbone",
     "small_cnn_network",
 ]
 
@@ -56,7 +69,7 @@ class _Entry(NamedTuple):
     description: str
     images: bool = False  # input (3, 32, 32) images rather than (d,) feature vectors
     torch: bool = False  # a torch network: takes a seed and a device
-    seeded: bool = False  # takes a seed without being a torch network (gnb, vfdt: deterministic)
+    seeded: bool = False  # draws from a seed without being a torch network (amf, ns, adlter)
     fixed: Mapping[str, object] = MappingProxyType({})
 
 
@@ -91,6 +104,12 @@ IMAGE_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.i
 TABULAR_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if not e.images)
 #: The torch networks (they take ``seed`` and ``device``).
 TORCH_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.torch)
+#: The classifiers whose training depends on their seed: the networks (initial weights, batch
+#: order) and the randomised trees (AMF's Mondrian splits, NS's and ADLTER's 80 % subsamples).
+#: Gaussian naive Bayes and the Hoeffding tree (river's ``HoeffdingTreeClassifier`` takes no
+#: seed: its splits follow the Hoeffding bound) are deterministic.
+SEEDED_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items()
+                                            if e.torch or e.seeded)
 
 
 def _either(names: tuple[str, ...]) -> str:

@@ -116,7 +116,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``run`` command."""
+    """Add the ``run`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["run", "--detector", "ddm", "--alpha", "1e-5"])
+    >>> args.dataset, args.detector, args.alpha
+    ('sea0', 'ddm', 1e-05)
+    """
     from pudd_core.paper import REGIMES
 
     def detectors() -> tuple[str, ...]:

@@ -5,5 +5,6 @@ configurations and keeps their results in a Parquet store; ``reproduce`` lists t
 the paper's Tables 1 and 2 and reports against them; ``sweep`` studies PUDD's threshold and
 false alarms; ``evaluation`` scores a run against its true drifts; ``detectors`` is the
 registry of every detector a run can use (and how the chunk loop feeds it); ``baselines``
-names river's detectors; ``cost`` estimates a run's wall-clock time before it starts.
+names river's detectors; ``cost`` estimates a run's wall-clock time before it starts;
+``seeding`` says which parts of a run depend on its seed.
 """

@@ -45,7 +45,7 @@ def _text_codes(values: pd.Series) -> tuple[NDArray[np.intp], list[str]]:
 
 
 def _missing(values: pd.Series) -> NDArray[np.bool_]:
-    if values.dtype == object or str(values.dtype) == "string":
+    if values.dtype == object or str(values.dtype) in ("string", "category"):
         codes, text = _text_codes(values)
         blank = np.array([t == "" for t in text] + [True], dtype=bool)
         return np.asarray(blank[codes], dtype=bool)  # code -1: the last entry, missing

@@ -21,6 +21,7 @@ from pudd_core.experiments.runner import RunConfig, run_experiment, run_stream
 from pudd_core.streams import get_info
 
 
+@pytest.mark.integration
 def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
     cfgs = [RunConfig("sea0", "gnb", d, seed=3, n_chunks=15) for d in ("pudd", "adwin", "ddm")]
     cfgs.append(RunConfig("sine", "gnb", "pudd", seed=3, n_chunks=12))  # the registry's stream
@@ -35,6 +36,7 @@ def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
                                       [c.p_value for c in b.chunks])
 
 
+@pytest.mark.integration
 def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
     good = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=8)
     bad = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=1)  # a run needs two chunks
@@ -44,6 +46,7 @@ def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
         run_experiments([good, bad], streams=[None])
 
 
+@pytest.mark.integration
 def test_the_workers_exit_when_their_server_is_killed(tmp_path):
     """Issue 25, item 11: a SIGKILLed server left its workers (~480 MB) alive for an hour."""
     import os
@@ -319,6 +322,7 @@ class _StopPressed(Exception):
     pass
 
 
+@pytest.mark.integration
 def test_a_run_in_the_child_equals_the_run_here_with_the_same_progress():
     cfg = RunConfig("sea0", "gnb", "pudd", seed=2, n_chunks=10)
     here, there = [], []
@@ -337,6 +341,7 @@ def test_a_run_in_the_child_equals_the_run_here_with_the_same_progress():
     assert not _alive(pid)
 
 
+@pytest.mark.integration
 def test_an_error_in_the_child_is_raised_here_with_its_parameter():
     from pudd_core._validation import ParameterError
 
@@ -352,6 +357,7 @@ def test_an_error_in_the_child_is_raised_here_with_its_parameter():
         child.stop()
 
 
+@pytest.mark.integration
 def test_stop_pressed_during_a_call_ends_the_child_and_the_next_call_starts_another():
     def stop(done: int, total: int) -> None:
         if done >= 2:
@@ -371,6 +377,7 @@ def test_stop_pressed_during_a_call_ends_the_child_and_the_next_call_starts_anot
         child.stop()
 
 
+@pytest.mark.integration
 def test_the_child_exits_when_idle():
     child = pool.Child(idle_s=1.0)
     assert child.call(sum, [1, 2, 3]) == 6
@@ -386,6 +393,7 @@ def test_the_child_exits_when_idle():
     assert child.call(sum, [4]) == 4  # a new one for the next call
 
 
+@pytest.mark.integration
 def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
     child = pool.Child(idle_s=30)
     try:
@@ -396,3 +404,41 @@ def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
         assert child.call(max, 1, 2) == 2  # the child still serves
     finally:
         child.stop()
+
+
+# What a Streamlit server does before a page's script runs (streamlit's ScriptRunner, "Install
+# the fake module as the __main__ module"): sys.modules["__main__"] becomes a module whose
+# __file__ is the app's script, with the script's folder on sys.path. A child started then must
+# not run the app's script again: in bare mode it writes ~240 "missing ScriptRunContext"
+# warnings per start to the server's log (issue 34, item 6).
+_AS_THE_SERVER = """
+import sys, types
+from pathlib import Path
+root = Path.cwd()
+sys.path.insert(0, str(root))
+main = types.ModuleType("__main__")
+main.__file__ = str(root / "app.py")
+sys.modules["__main__"] = main
+from pudd_core.experiments import pool
+from tests.experiments._child_probe import loaded
+child = pool.Child(idle_s=30)
+try:
+    print(child.call(loaded, "streamlit", "ui", "torch"))
+finally:
+    child.stop()
+"""
+
+
+def test_a_child_started_during_a_page_run_never_runs_the_app_or_imports_streamlit():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _AS_THE_SERVER], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    log = done.stdout + done.stderr  # the child writes to the same stderr as its parent
+    assert done.returncode == 0, log
+    assert "missing ScriptRunContext" not in log
+    assert done.stdout.strip().splitlines()[-1] == str(
+        {"streamlit": False, "ui": False, "torch": False})
