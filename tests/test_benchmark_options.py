@@ -53,6 +53,10 @@ CASES = [
     ("bench_follow", ["--rate", "5.5"], "--rate"),
     ("bench_follow", ["--rows", "-1"], "--rows"),
     ("bench_follow", ["--chunk-size", "0"], "--chunk-size"),
+    ("bench_calibration", ["--chunks", "100", "0"], "--chunks"),
+    ("bench_calibration", ["--chunk-size", "-1"], "--chunk-size"),
+    ("bench_calibration", ["--resamples", "x"], "--resamples"),
+    ("bench_calibration", ["--variants", "calibrated,nope"], "--variants"),
 ]
 
 
