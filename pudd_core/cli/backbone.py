@@ -78,7 +78,16 @@ def _backbone(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``backbone`` command."""
+    """Add the ``backbone`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["backbone", "--out", "weights", "--json"])
+    >>> args.out, args.json, args.data_dir
+    ('weights', True, None)
+    """
     cmd = commands.add_parser(
         "backbone", parents=[common],
         help="show the pretrained CIFAR backbone of pretrained-cnn (shipped with the package), "
