@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (command, option) -> argument lists that must be refused; "{tmp}" is a fresh folder.
 BAD: dict[tuple[str, str], list[list[str]]] = {
     ("datasets", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
+    ("backbone", "--out"): [["--out", "{tmp}/file.txt"], ["--out", "{tmp}/file.txt/sub"]],
+    ("backbone", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
     ("run", "--dataset"): [["--dataset", "nope"], ["--dataset", ""]],
     ("run", "--classifier"): [["--classifier", "svm"]],
     ("run", "--detector"): [["--detector", "magic"]],
@@ -127,8 +129,29 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--proba-array", "proba_1", "--classes", "a,a"],
         ["--proba-array", "proba_1", "--positive-label", "1"],
         ["--proba-prefix", "proba_", "--proba-array", "proba_1"], ["--proba-array", ""]],
+    # issue 35: alpha chosen on the first rows (the log has 24: six chunks of 4)
+    ("monitor", "--calibrate-on"): [
+        ["--calibrate-on", "x"], ["--calibrate-on", "0", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "4", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "10", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "24", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "400", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "8"],
+        ["--time-column", "ts", "--window", "1h", "--calibrate-on", "8",
+         "--false-alarm-rate", "0.01"],
+        ["--follow", "--calibrate-on", "8", "--false-alarm-rate", "0.01"]],
+    ("monitor", "--false-alarm-rate"): [
+        ["--false-alarm-rate", "0.01"], ["--false-alarm-rate", "x"],
+        *[["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", r]
+          for r in ("0", "1", "-0.1", "1.5", "nan", "inf")],
+        ["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", "1e-9",
+         "--resamples", "2"]],
+    ("monitor", "--resamples"): [
+        ["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", "0.01",
+         "--resamples", r] for r in ("0", "-3", "x")],
 }
-for _option in ("--time-format", "--time-unit"):  # these read the probability columns by prefix
+for _option in ("--time-format", "--time-unit", "--calibrate-on", "--false-alarm-rate",
+                "--resamples"):  # these read the probability columns by prefix
     BAD[("monitor", _option)] = [["--proba-prefix", "proba_", *c]
                                  for c in BAD[("monitor", _option)]]
 #: Commands whose options another suite owns, with where their bad-input cases live, and the
