@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from pudd_core.monitoring import Follower
 
 
 def three_class_log(n: int, seed: int = 0) -> pd.DataFrame:
@@ -24,3 +32,30 @@ def three_class_log(n: int, seed: int = 0) -> pd.DataFrame:
                          columns=["proba_0", "proba_1", "proba_2"])
     frame.insert(0, "label", y)
     return frame
+
+
+def follow_in_pieces(path: Path, text: bytes, cuts: list[int], start: Callable[[], Follower],
+                     restart: int) -> list[dict]:
+    """The lines of a follower (``start()``) of ``path`` as ``text`` is appended in pieces.
+
+    The pieces end at ``cuts`` (inside a row, or inside the header); after piece ``restart``
+    the follower is killed with lines still to write and started again from its state.
+    """
+    f = start()
+    lines: list[dict] = []
+    for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(text)], strict=True)):
+        with open(path, "ab") as fh:
+            fh.write(text[a:b])
+        while True:
+            while f.outbox:
+                lines.append(json.loads(f.outbox[0]))
+                f.written()
+            if not f.read():
+                break
+            if i == restart and len(f.outbox) > 1:  # killed with lines still to write
+                lines.append(json.loads(f.outbox[0]))
+                f.written()
+                f.close()
+                f = start()
+    f.close()
+    return lines

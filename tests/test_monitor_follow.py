@@ -25,7 +25,7 @@ from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.cli import main
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
-from tests._logs import three_class_log
+from tests._logs import follow_in_pieces, three_class_log
 
 ROOT = Path(__file__).resolve().parents[1]
 FMT = LogFormat(label="label", proba_prefix="proba_")
@@ -73,23 +73,8 @@ def test_bytes_appended_cut_anywhere_give_the_batch_chunks(tmp_path_factory, cut
     cuts = sorted(c % len(text) for c in cuts)
     path, state = folder / "log.csv", folder / "state"
     path.write_bytes(b"")
-    f = Follower(path, _make, _key(), state)
-    lines: list[dict] = []
-    for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(text)], strict=True)):
-        with open(path, "ab") as fh:  # a piece may end inside a row, or inside the header
-            fh.write(text[a:b])
-        while True:
-            while f.outbox:
-                lines.append(json.loads(f.outbox[0]))
-                f.written()
-            if not f.read():
-                break
-            if i == restart and len(f.outbox) > 1:  # killed with lines still to write
-                lines.append(json.loads(f.outbox[0]))
-                f.written()
-                f.close()
-                f = Follower(path, _make, _key(), state)
-    f.close()
+    lines = follow_in_pieces(path, text, cuts, lambda: Follower(path, _make, _key(), state),
+                             restart)
     assert lines == _expected(frame)
 
 

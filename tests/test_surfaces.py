@@ -123,6 +123,12 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--binary-top-score", "proba_1", "--pred", "pred"],
         ["--binary-top-score", "score", "--pred", "pred", "--positive-label", "1"],
         ["--binary-top-score", "score", "--pred", "ts"]],
+    ("monitor", "--proba-array"): [  # the log has no array column: each case is refused
+        ["--proba-array", "nope"], ["--proba-array", "proba_1"], ["--proba-array", "ts"],
+        ["--proba-array", "label"], ["--proba-array", "proba_1", "--classes", "a"],
+        ["--proba-array", "proba_1", "--classes", "a,a"],
+        ["--proba-array", "proba_1", "--positive-label", "1"],
+        ["--proba-prefix", "proba_", "--proba-array", "proba_1"], ["--proba-array", ""]],
     # issue 35: alpha chosen on the first rows (the log has 24: six chunks of 4)
     ("monitor", "--calibrate-on"): [
         ["--calibrate-on", "x"], ["--calibrate-on", "0", "--false-alarm-rate", "0.01"],

@@ -64,7 +64,14 @@ SOURCES = ("The example log", "Upload a file", "A path on the server")
 SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
 FORMS = ("Label + one probability column per class",
          "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)",
-         "Label + the predicted label and its score (a binary model's top class)")
+         "Label + the predicted label and its score (a binary model's top class)",
+         "Label + one column holding an array of every class's probabilities")
+ARRAY = "monitor_proba_array"
+ARRAY_CLASSES = "monitor_array_classes"
+#: What the page reads: the file types (a text log may be compressed) and how it names them.
+LOG_SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+LOG_TYPES = "CSV, JSON lines or Parquet file (CSV and JSON lines may be .gz, .bz2, .xz)"
 TOP_SCORE = "monitor_top_score"
 TOP_PRED = "monitor_top_pred"
 PROBA_COLUMN = "monitor_proba_column"
@@ -76,7 +83,7 @@ VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
                   "the authors' (clamp_min=5)": "authors"}
 GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
 MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
-                TIME_COLUMN, TIME_FORMAT, TIME_UNIT, TOP_SCORE, TOP_PRED)
+                TIME_COLUMN, TIME_FORMAT, TIME_UNIT, TOP_SCORE, TOP_PRED, ARRAY, ARRAY_CLASSES)
 #: Columns the preview shows (a log may have thousands).
 PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
@@ -109,8 +116,9 @@ def max_upload_mb() -> int:
 def choose_log() -> Log | None:
     """The example, an upload or a path; ``None`` (with a message) until one is usable."""
     choice = st.radio("Prediction log", SOURCES, key=SOURCE, horizontal=True,
-                      help="A CSV or Parquet file: a label column and one probability column "
-                           "per class (or p_true with correct), optionally a timestamp.")
+                      help=f"A {LOG_TYPES}: a label column and one probability column "
+                           "per class (or an array of them, or p_true with correct), "
+                           "optionally a timestamp.")
     if choice == SOURCES[0]:
         st.caption(f"`{EXAMPLE.relative_to(ROOT)}`: Gaussian naive Bayes tested then trained "
                    "on the SEA stream, whose concept changes at rows 2,700, 5,700, 8,700 and "
@@ -120,8 +128,9 @@ def choose_log() -> Log | None:
         return Log(EXAMPLE.name, f"example:{EXAMPLE.stat().st_mtime_ns}", path=str(EXAMPLE))
     if choice == SOURCES[1]:
         file = st.file_uploader(
-            f"CSV or Parquet file (up to {max_upload_mb()} MB; larger logs: give a path on "
-            "the server, or use `python -m pudd_core monitor`)", type=["csv", "parquet"],
+            f"{LOG_TYPES} (up to {max_upload_mb()} MB; larger logs: give a path on "
+            "the server, or use `python -m pudd_core monitor`)",
+            type=[s.lstrip(".") for s in (*LOG_SUFFIXES, *COMPRESSED_SUFFIXES)],
             key=UPLOAD)
         if file is None:
             st.info("Upload a prediction log, or pick the example log above.",
@@ -141,7 +150,8 @@ def choose_log() -> Log | None:
     st.caption(f"{len(roots)} allowed folder{'s' if len(roots) > 1 else ''} ("
                + ", ".join(messages.code(Path(r).name or r) for r in roots)
                + f", set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
-    text = st.text_input("Path of a .csv or .parquet file in an allowed folder", key=PATH,
+    text = st.text_input("Path of a .csv, .jsonl or .parquet file (a text log may be "
+                         "compressed: .csv.gz ...) in an allowed folder", key=PATH,
                          placeholder="predictions.parquet").strip()
     if not text:
         st.info("Type the path of a log in one of the allowed folders.",
@@ -244,10 +254,13 @@ def allowed_path(text: str, roots: list[str]) -> Path:
         raise ParameterError(  # the folders are not named: they are the server's business
             "path", f"{text!r} is outside the folders this app may read (named above); put "
                     "the log in one of them.")
-    if resolved.suffix not in (".csv", ".parquet") or not resolved.is_file():
+    name = resolved.name.lower()
+    for compressed in COMPRESSED_SUFFIXES:
+        name = name.removesuffix(compressed)
+    if not name.endswith(LOG_SUFFIXES) or not resolved.is_file():
         raise ParameterError(
-            "path", f"{text!r} is not a .csv or .parquet file in the allowed folders; "
-            "check the path.")
+            "path", f"{text!r} is not a .csv, .jsonl, .ndjson or .parquet file (.gz, .bz2, "
+            ".xz, .zst for a compressed text log) in the allowed folders; check the path.")
     if not os.access(resolved, os.R_OK):
         raise ParameterError("path", f"{text!r} cannot be read by the app (permissions).")
     return resolved
@@ -280,6 +293,12 @@ def _index(options: list[str], value: Any) -> int:
     return options.index(value) if value in options else 0
 
 
+def _column(where: Any, label: str, columns: list[str], key: str, guess: Any,
+            why: str | None = None) -> Any:
+    """A column chosen in a select box, the guessed one first selected (else the first)."""
+    return where.selectbox(label, columns, key=key, index=_index(columns, guess), help=why)
+
+
 def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     """Preview, guesses and the column controls; ``None`` (with a message) if incomplete."""
     columns = [str(c) for c in frame.columns]
@@ -305,12 +324,13 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         else:
             st.markdown("No column looked like a label or probabilities: choose them below.")
     guessed_form = (0 if guess["proba_prefix"] is not None else
+                    4 if guess["proba_array"] is not None else
                     1 if guess["proba_column"] is not None else
                     2 if guess["p_true"] is not None else 0)
     cols = st.columns(3)
     form = cols[0].radio("Columns", FORMS, key=FORM, index=guessed_form)
     kwargs: dict[str, Any] = {}
-    if form in FORMS[:2]:
+    if form in (*FORMS[:2], FORMS[4]):
         kwargs["label"] = cols[1].selectbox(
             "Label column", columns, key=LABEL, placeholder="Choose the true-label column",
             index=columns.index(guess["label"]) if guess["label"] in columns else None)
@@ -319,6 +339,16 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
                 "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
                 key=PREFIX, help="`proba_` takes proba_<class> for each class value of the "
                                  "label.")
+        elif form == FORMS[4]:
+            kwargs["proba_array"] = _column(
+                cols[2], "Probability arrays column", columns, ARRAY, guess["proba_array"],
+                "One array per row, a place per class: a JSON lines field `[0.1, 0.9]`, a "
+                "Parquet list column, or a CSV cell holding a JSON array.")
+            classes = [c.strip() for c in cols[2].text_input(
+                "Classes in the arrays' order (empty: 0 .. K-1)", key=ARRAY_CLASSES,
+                placeholder="cat,dog,bird").split(",") if c.strip()]
+            if classes:
+                kwargs["classes"] = tuple(classes)
         else:
             kwargs["proba_columns"] = (cols[2].selectbox(
                 "P(positive) column", columns, key=PROBA_COLUMN,
@@ -342,16 +372,14 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             "Label column (the true class)", columns, key=LABEL,
             placeholder="Choose the true-label column",
             index=columns.index(guess["label"]) if guess["label"] in columns else None)
-        kwargs["pred"] = cols[1].selectbox(
-            "Predicted label column", columns, key=TOP_PRED,
-            index=_index(columns, guess["pred"]),
-            help="The class the model chose (a Hugging Face pipeline's `label`).")
-        kwargs["binary_top_score"] = cols[2].selectbox(
-            "Score of the predicted class", columns, key=TOP_SCORE,
-            index=_index(columns, guess["proba_column"]),
-            help="A Hugging Face pipeline's `score`. PUDD needs the probability of the true "
-                 "class: for a binary model it is this score where the prediction is right "
-                 "and 1 − score where it is wrong; a third class is refused.")
+        kwargs["pred"] = _column(
+            cols[1], "Predicted label column", columns, TOP_PRED, guess["pred"],
+            "The class the model chose (a Hugging Face pipeline's `label`).")
+        kwargs["binary_top_score"] = _column(
+            cols[2], "Score of the predicted class", columns, TOP_SCORE, guess["proba_column"],
+            "A Hugging Face pipeline's `score`. PUDD needs the probability of the true class: "
+            "for a binary model it is this score where the prediction is right and 1 − score "
+            "where it is wrong; a third class is refused.")
     else:
         kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
                                              columns, key=P_TRUE,

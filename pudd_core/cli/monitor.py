@@ -25,7 +25,7 @@ def _log_format(args: argparse.Namespace) -> LogFormat:
         label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
         classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
         time_column=args.time_column, positive_label=args.positive_label,
-        binary_top_score=args.binary_top_score)
+        binary_top_score=args.binary_top_score, proba_array=args.proba_array)
 
 
 def _monitor(args: argparse.Namespace) -> int:
@@ -263,13 +263,18 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                     "with correct/pred). Rows are numbered from 0 after the header. Rows at "
                     "the end without a label are reported as pending. Timestamps must be "
                     "sorted: an unsorted log is refused.")
-    mon.add_argument("file", help="the log: a .csv or .parquet file")
+    mon.add_argument("file", help="the log: a .csv, .jsonl (JSON lines) or .parquet file; a "
+                                  "text log may be compressed (.gz, .bz2, .xz, .zst)")
     mon.add_argument("--label", default=None, help="the true-label column")
     form = mon.add_mutually_exclusive_group()
     form.add_argument("--proba-prefix", default=None, metavar="PREFIX",
                       help="probability columns PREFIX<class>, e.g. proba_ for proba_0, proba_1")
     form.add_argument("--proba-columns", default=None, metavar="C1,C2,...",
                       help="probability columns in class order (labels 0..K-1 unless --classes)")
+    form.add_argument("--proba-array", default=None, metavar="COLUMN",
+                      help="one column holding every class's probabilities as an array per row "
+                           "(a JSON lines field, a Parquet list column, a CSV cell "
+                           "\"[0.1, 0.9]\"), in class order (labels 0..K-1 unless --classes)")
     form.add_argument("--p-true", default=None, metavar="COLUMN",
                       help="shortcut: the probability of the true class (with --correct or "
                            "--pred)")
@@ -279,7 +284,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                            "p(true class) is the score where the prediction is right, else "
                            "1 - score")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
-                     help="with --proba-columns: each column's label value")
+                     help="with --proba-columns: each column's label value; with "
+                          "--proba-array: each place's")
     mon.add_argument("--positive-label", default=None, metavar="VALUE",
                      help="a single probability column is P(positive class): the positive "
                           "label (inferred for 0/1, -1/1 and false/true labels)")

@@ -1,6 +1,8 @@
 """Following a log that keeps growing, fed to the incremental monitor as it grows.
 
-The log is a CSV that rows are appended to, or a folder of Parquet parts.
+The log is a CSV or JSON lines file (``.jsonl``, ``.ndjson``: one JSON object per line) that
+rows are appended to, or a folder of Parquet parts. A compressed file is refused: it does not
+grow by rows appended (a compressor writes its stream whole, or in blocks that end with it).
 
 The follower remembers where it is (the CSV's bytes read; the parts read), never reads the log
 from the start again, and hands out one line of JSON per tested chunk. Its state file holds
@@ -33,7 +35,14 @@ from typing import Any
 
 from pudd_core._validation import ParameterError
 from pudd_core.monitoring._incremental import Monitor
-from pudd_core.monitoring._log import BATCH_ROWS, batches
+from pudd_core.monitoring._log import (
+    BATCH_ROWS,
+    COMPRESSIONS,
+    JSON_LINES,
+    JSON_LINES_SUFFIXES,
+    batches,
+    compression_of,
+)
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan
 from pudd_core.monitoring._state import MAGIC, dumps, loads, write_atomic
 
@@ -92,6 +101,7 @@ class _Position:
     ino: int = 0
     files: int = 1  # csv: the files followed so far (1 + the rotations gone through)
     sniff: bool = False  # csv: a new file whose first line may be the header (not read yet)
+    started: bool = False  # JSON lines: the columns read from the first line (no header)
 
 
 def _sha(fd: int, start: int, stop: int) -> str:
@@ -152,6 +162,8 @@ class Follower:
             raise FileNotFoundError(f"no prediction log at {os.fspath(source)}: give a CSV file "
                                     "that rows are appended to, or a folder of Parquet parts")
         self.key = {"source": self.source, "kind": kind, **key}
+        #: A JSON lines log (by its suffix): each line one row, no header line.
+        self.json_lines = kind == "csv" and self.source.lower().endswith(JSON_LINES_SUFFIXES)
         self.state = None if state is None else os.fspath(state)
         self.outbox: list[str] = []
         self._fd: int | None = None
@@ -166,6 +178,7 @@ class Follower:
                 self.monitor, self.pos = make_monitor(), _Position(kind)
                 if kind == "csv":
                     self._open(self.source)
+                    self._followable(os.fspath(source))
                     if os.pread(self._fd_log(), 4, 0) == b"PAR1":
                             raise ParameterError("source", f"{os.fspath(source)} is a Parquet "
                                                  "file, which cannot grow: follow a CSV, or "
@@ -175,6 +188,21 @@ class Follower:
         except BaseException:
             self.close()
             raise
+
+    def _followable(self, given: str) -> None:
+        """Refuse a compressed log (by its suffix or its first bytes): it cannot be followed."""
+        method = compression_of(os.pread(self._fd_log(), 8, 0))
+        suffix = next((sfx for _, name, sfx in COMPRESSIONS
+                       if self.source.lower().endswith(sfx)), None)
+        if method is None and suffix is None:
+            return
+        what = f"{method}-compressed" if method else f"named as compressed ({suffix})"
+        raise ParameterError(
+            "follow", f"{given} is {what}: a compressed file cannot be followed (it does not "
+            "grow by appending rows; its compressor writes it as a whole). Follow the "
+            "uncompressed log the service writes (CSV or JSON lines), before it is compressed "
+            "(logrotate's compress and delaycompress act on rotated files only), or run the "
+            "monitor without --follow on the compressed file")
 
     # --- the state file ---------------------------------------------------------------------
     def _lock(self, path: str) -> None:
@@ -275,6 +303,8 @@ class Follower:
                 self.monitor.start(pq.ParquetFile(parts[0][1]).schema_arrow.names)
 
     def _csv_header(self) -> bool:
+        if self.json_lines:
+            return self._json_start()
         import pandas as pd
 
         from pudd_core.monitoring._log import MAX_HEADER_BYTES
@@ -290,6 +320,29 @@ class Follower:
         self.monitor.start([str(c) for c in names])
         self.pos.header = line
         self.pos.offset = len(line)
+        self._mark()
+        return True
+
+    def _json_start(self) -> bool:
+        """A JSON lines log's columns from its first line (rows start at byte 0)."""
+        from pudd_core.monitoring._log import MAX_HEADER_BYTES
+
+        raw = os.pread(self._fd_log(), MAX_HEADER_BYTES, 0)
+        cut = raw.find(b"\n")
+        if cut < 0:
+            return False  # the first row is still being written
+        try:
+            first = json.loads(raw[:cut])
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ParameterError("source", f"{self.source}: its first line is not a JSON object "
+                                           f"({exc}); a JSON lines log holds one object per "
+                                           "line") from None
+        if not isinstance(first, dict):
+            raise ParameterError("source", f"{self.source}: its first line is a JSON "
+                                           f"{type(first).__name__}, not an object; a JSON lines "
+                                           "log holds one object (column -> value) per line")
+        self.monitor.start([str(c) for c in first])
+        self.pos.started = True
         self._mark()
         return True
 
@@ -431,7 +484,7 @@ class Follower:
 
         from pudd_core.streams.user import CSV_MISSING
 
-        if not self.pos.header and not self._csv_header():
+        if not (self.pos.header or self.pos.started) and not self._csv_header():
             return False
         fd = self._fd_log()
         if self.pos.sniff and not self._sniff(fd):
@@ -458,8 +511,12 @@ class Follower:
         assert fmt is not None
         row = self.monitor.next_row
         try:
-            frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=fmt.columns,
-                                float_precision="round_trip", **CSV_MISSING)
+            if self.json_lines:
+                frame = pd.read_json(io.BytesIO(body), **JSON_LINES).reindex(
+                    columns=fmt.columns)  # a key left out of every row read: missing values
+            else:
+                frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=fmt.columns,
+                                    float_precision="round_trip", **CSV_MISSING)
         except (UnicodeDecodeError, pd.errors.ParserError, ValueError) as exc:
             raise ParameterError("source", f"{self.source} could not be read near row {row}: "
                                            f"{' '.join(str(exc).split())}") from None

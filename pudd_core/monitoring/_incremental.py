@@ -337,7 +337,7 @@ def _notes(scorer: Scorer, chunks: _Chunks, pending: tuple[ChunkSpan, ...]) -> t
         what = "the model's decisions" if fmt.pred is not None else "the 0/1 column"
         notes.append(f"right and wrong predictions: {what} in column {col!r} (the error rates, "
                      "the baselines and PUDD's misclassified column)")
-    elif fmt.proba_columns:
+    elif fmt.proba_columns or fmt.proba_array:
         rule = "P(positive) > 0.5" if len(fmt.proba_columns) == 1 else "the arg-max"
         notes.append(f"right and wrong predictions: {rule} of the probabilities; give the model's "
                      "own decisions with pred (--pred) if it decides otherwise (a threshold)")

@@ -13,8 +13,9 @@ from pudd_core._validation import ParameterError, check_column_names
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BATCH_ROWS", "LogFormat", "batches", "check_source", "estimate_rows", "guess_columns",
-           "log_columns", "name_of", "read_log_head"]
+__all__ = ["BATCH_ROWS", "LogFormat", "Shape", "batches", "check_source", "compression_of",
+           "estimate_rows", "guess_columns", "head_bytes", "log_columns", "name_of",
+           "read_log_head", "shape_of"]
 
 #: Rows read per batch (bounded memory: a batch of a 10-class log is about 10 MB).
 BATCH_ROWS = 131_072
@@ -43,6 +44,11 @@ class LogFormat:
     ``correct`` may accompany any form: then they, not the arg-max, say which predictions are
     wrong.
 
+    A serving stack may log every class's probabilities as one array per row: ``proba_array``
+    names that column (a JSON lines field ``"proba": [0.1, 0.9]``, a Parquet ``list<float>``
+    column, or a CSV cell holding a JSON array ``"[0.1, 0.9]"``), its places in the order of
+    ``classes`` (default ``0 .. K-1``, K the arrays' length).
+
     A format as given may name a prefix; :meth:`resolve` checks it against the log's columns
     and returns the format as read (``proba_columns`` and ``classes`` filled in, no prefix).
 
@@ -51,7 +57,7 @@ class LogFormat:
     >>> LogFormat(label="y", proba_prefix="p_").resolve(["y", "p_a", "p_b", "ts"])
     LogFormat(label='y', proba_prefix=None, proba_columns=('p_a', 'p_b'), classes=('a', 'b'), \
 p_true=None, correct=None, pred=None, time_column=None, positive_label=None, \
-binary_top_score=None)
+binary_top_score=None, proba_array=None)
     >>> LogFormat(label="y", proba_prefix="score").resolve(["y", "score"]).proba_columns
     ('score',)
     """
@@ -66,12 +72,13 @@ binary_top_score=None)
     time_column: str | None = None
     positive_label: str | None = None
     binary_top_score: str | None = None
+    proba_array: str | None = None
 
     def __post_init__(self) -> None:
         if self.positive_label is not None and not isinstance(self.positive_label, str):
             object.__setattr__(self, "positive_label", str(self.positive_label))
         for name in ("label", "proba_prefix", "p_true", "correct", "pred", "time_column",
-                     "binary_top_score"):
+                     "binary_top_score", "proba_array"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise ParameterError(name, f"{name} must be a column name (text), got "
@@ -90,8 +97,8 @@ binary_top_score=None)
     @property
     def columns(self) -> list[str]:
         """Every column read from the file, once each."""
-        names = [self.label, *self.proba_columns, self.p_true, self.correct, self.pred,
-                 self.time_column, self.binary_top_score]
+        names = [self.label, *self.proba_columns, self.proba_array, self.p_true, self.correct,
+                 self.pred, self.time_column, self.binary_top_score]
         return list(dict.fromkeys(n for n in names if n is not None))
 
     def resolve(self, names: Sequence[str]) -> LogFormat:
@@ -113,15 +120,131 @@ def _column_name(param: str, value: Any) -> str:
 
 
 # --- reading --------------------------------------------------------------------------------
-def _is_parquet(source: Any) -> bool:
+#: Compressions read, told by their first bytes (pandas' ``compression="infer"`` goes by the
+#: suffix alone; an upload or a file object may have none): pandas' name for each, its suffix.
+COMPRESSIONS = ((b"\x1f\x8b", "gzip", ".gz"), (b"BZh", "bz2", ".bz2"),
+                (b"\xfd7zXZ\x00", "xz", ".xz"), (b"\x28\xb5\x2f\xfd", "zstd", ".zst"))
+#: Suffixes of JSON lines logs (one JSON object per line); a log whose first byte is ``{``
+#: is read so too, whatever its name.
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a log file is written: ``"csv"``, ``"jsonl"`` or ``"parquet"``, and compressed how.
+
+    ``compression`` is pandas' name for it (``"gzip"``, ``"bz2"``, ``"xz"``, ``"zstd"``) or
+    None. Told from the bytes (compression, Parquet's ``PAR1``, a JSON object's ``{``) and the
+    name (``.jsonl``, ``.ndjson``), so an upload without a name reads as a path does.
+    """
+
+    kind: str
+    compression: str | None = None
+
+
+def _peek(source: Any, n: int) -> bytes:
+    """The first ``n`` bytes of a path or a seekable binary file (left where it was)."""
     if isinstance(source, str | os.PathLike):
         with open(source, "rb") as fh:
-            head = fh.read(4)
-    else:
-        pos = source.tell()
-        head = source.read(4)
-        source.seek(pos)
-    return bool(head == b"PAR1")
+            return fh.read(n)
+    pos = source.tell()
+    head = source.read(n)
+    source.seek(pos)
+    return head.encode("utf-8") if isinstance(head, str) else bytes(head)
+
+
+def _decompressed(source: Any, compression: str) -> Any:
+    """A binary file object reading ``source`` decompressed (the caller closes it)."""
+    import bz2
+    import gzip
+    import lzma
+
+    fh = source if not isinstance(source, str | os.PathLike) else open(source, "rb")  # noqa: SIM115
+    if fh is source:
+        fh.seek(0)
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=fh, mode="rb")
+    if compression == "bz2":
+        return bz2.BZ2File(fh, "rb")
+    if compression == "xz":
+        return lzma.LZMAFile(fh, "rb")
+    import zstandard  # type: ignore[import-not-found]  # (optional: _check_zstd asks first)
+
+    return zstandard.ZstdDecompressor().stream_reader(fh, closefd=fh is not source)
+
+
+def _check_zstd(name: str) -> None:
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        raise ParameterError("source", f"{name} is zstd-compressed, and reading zstd needs the "
+                                       "Python package zstandard, which is not installed: "
+                                       "`pip install zstandard`, or decompress the file "
+                                       "(`zstd -d`) and give the log inside") from None
+
+
+def head_bytes(source: Any, n: int = 1 << 16) -> bytes:
+    """The first ``n`` bytes of a log as written, decompressed if it is compressed."""
+    compression = compression_of(_peek(source, 8))
+    if compression is None:
+        return _peek(source, n)
+    if compression == "zstd":
+        _check_zstd(name_of(source))
+    pos = None if isinstance(source, str | os.PathLike) else source.tell()
+    fh = _decompressed(source, compression)
+    try:
+        return bytes(fh.read(n))
+    except (OSError, EOFError, ValueError) as exc:
+        raise ParameterError("source", f"{name_of(source)} is {compression}-compressed but "
+                                       f"cannot be decompressed ({exc})") from None
+    finally:
+        fh.close()
+        if pos is not None:
+            source.seek(pos)
+
+
+def compression_of(first: bytes) -> str | None:
+    r"""The pandas name of the compression whose magic bytes ``first`` starts with, or None.
+
+    Examples
+    --------
+    >>> compression_of(b"\x1f\x8b\x08"), compression_of(b"label,proba_0")
+    ('gzip', None)
+    """
+    return next((name for magic, name, _ in COMPRESSIONS if first.startswith(magic)), None)
+
+
+def shape_of(source: Any) -> Shape:
+    r"""How a log (a path or an open binary file) is written; a clear error if it cannot be read.
+
+    Examples
+    --------
+    >>> shape_of(io.BytesIO(b'{"label": 1, "proba": [0.2, 0.8]}\n'))
+    Shape(kind='jsonl', compression=None)
+    """
+    name = name_of(source)
+    first = _peek(source, 8)
+    compression = compression_of(first)
+    head = head_bytes(source, 1 << 12) if compression else first
+    if head[:4] == b"PAR1":
+        if compression:
+            raise ParameterError("source", f"{name} is a {compression}-compressed Parquet file: "
+                                           "Parquet compresses its own columns; decompress the "
+                                           "file and give the .parquet inside")
+        return Shape("parquet")
+    stem = name.lower()
+    for _, _, suffix in COMPRESSIONS:
+        stem = stem.removesuffix(suffix)
+    if stem.endswith(JSON_LINES_SUFFIXES) or head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+        return Shape("jsonl", compression)
+    return Shape("csv", compression)
+
+
+#: How every JSON lines log is read: values as written (no type guessing from the column's
+#: name or content: a column named ``date`` stays text, read by the time options), floats to
+#: the last bit as a CSV's ``float_precision="round_trip"``.
+JSON_LINES: dict[str, Any] = {"lines": True, "dtype": False, "convert_dates": False,
+                              "keep_default_dates": False, "precise_float": True}
 
 
 def name_of(source: Any) -> str:
@@ -173,9 +296,13 @@ def log_columns(source: Any) -> list[str]:
     """
     import pandas as pd
 
+    rows = 1
     if not isinstance(source, pd.DataFrame):
         src = _open(source)
-        if _is_parquet(src):
+        kind = shape_of(src).kind
+        # a JSON lines row may leave out a key (a label not there yet): the first rows' keys
+        rows = 200 if kind == "jsonl" else 1
+        if kind == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
 
@@ -190,16 +317,20 @@ def log_columns(source: Any) -> list[str]:
             finally:
                 if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
                     src.seek(0)
-    return [str(c) for c in read_log_head(source, 1).columns]
+    return [str(c) for c in read_log_head(source, rows).columns]
 
 
 def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
-    r"""The first ``n_rows`` rows of a CSV or Parquet log (or a DataFrame), for a preview.
+    r"""The first ``n_rows`` rows of a log (CSV, JSON lines or Parquet, or a DataFrame).
+
+    A CSV or JSON lines file may be compressed (gzip, bz2, xz, zstd: told by its first bytes).
 
     Examples
     --------
     >>> read_log_head(io.BytesIO(b"label,proba_0,proba_1\n1,0.2,0.8\n"), 5).shape
     (1, 3)
+    >>> read_log_head(io.BytesIO(b'{"label": 1, "proba": [0.2, 0.8]}\n'), 5).shape
+    (1, 2)
     """
     import pandas as pd
     import pyarrow as pa
@@ -212,7 +343,8 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
         return source.head(n_rows)
     src = _open(source)
     try:
-        if _is_parquet(src):
+        shape = shape_of(src)
+        if shape.kind == "parquet":
             import pyarrow.parquet as pq
 
             pf = pq.ParquetFile(src)
@@ -221,40 +353,58 @@ def read_log_head(source: Any, n_rows: int = 200) -> pd.DataFrame:
             if batch is None:
                 return pf.schema_arrow.empty_table().to_pandas()
             return pa.Table.from_batches([batch]).to_pandas()
-        csv_header(_first_line(src), name)  # the stream reader's checks: binary, duplicates
-        return pd.read_csv(src, nrows=n_rows, **CSV_MISSING)
+        if shape.kind == "jsonl":
+            frame = pd.read_json(src, nrows=n_rows, compression=shape.compression,
+                                 **JSON_LINES)
+            check_column_names([str(c) for c in frame.columns], name)
+            return frame
+        # the stream reader's checks (binary, duplicates) on the first line as written
+        csv_header(_first_line(src, shape.compression), name)
+        return pd.read_csv(src, nrows=n_rows, compression=shape.compression, **CSV_MISSING)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            pa.ArrowException) as exc:
-        raise ParameterError("source", f"{name} is neither a readable CSV nor a "
+            pa.ArrowException, EOFError) as exc:
+        raise ParameterError("source", f"{name} is neither a readable CSV, JSON lines nor "
                                        f"Parquet file: {' '.join(str(exc).split())}") from None
+    except ValueError as exc:  # (ParameterError is one: let it through)
+        if isinstance(exc, ParameterError):
+            raise
+        raise ParameterError("source", f"{name} could not be read as JSON lines (one JSON "
+                                       "object per line): "
+                                       f"{' '.join(str(exc).split())}") from None
     finally:
         if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
             src.seek(0)
 
 
 def estimate_rows(source: Any) -> int:
-    """The log's rows: exact for a DataFrame or Parquet, estimated from the size for a CSV."""
+    """The log's rows: exact for a DataFrame or Parquet, estimated from the size for a text log.
+
+    A compressed log's size is guessed (four times the file's) unless it holds less than
+    64 KiB of text: the estimate is for a progress bar only.
+    """
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
         return len(source)
     src = _open(source)
     try:
-        if _is_parquet(src):
+        shape = shape_of(src)
+        if shape.kind == "parquet":
             import pyarrow.parquet as pq
 
             return int(pq.ParquetFile(src).metadata.num_rows)
         if isinstance(src, str | os.PathLike):
-            with open(src, "rb") as fh:
-                sample = fh.read(1 << 16)
             size = os.path.getsize(src)
         else:
             pos = src.tell()
-            sample = src.read(1 << 16)
             size = src.seek(0, os.SEEK_END)
             src.seek(pos)
+        sample = head_bytes(src, 1 << 16)
+        if shape.compression is not None:  # the whole text, or a guess: a ratio of 4
+            size = len(sample) if len(sample) < (1 << 16) else 4 * size
         lines = max(sample.count(b"\n"), 1)
-        return max(int(size / (len(sample) / lines)) - 1, 0)
+        header = 1 if shape.kind == "csv" else 0
+        return max(int(size / (max(len(sample), 1) / lines)) - header, 0)
     finally:
         if not isinstance(src, str | os.PathLike) and hasattr(src, "seek"):
             src.seek(0)
@@ -264,8 +414,12 @@ def estimate_rows(source: Any) -> int:
 MAX_HEADER_BYTES = 1 << 24
 
 
-def _first_line(src: Any) -> bytes:
-    """A CSV's first line (its header), as bytes; the reader is left where it was."""
+def _first_line(src: Any, compression: str | None) -> bytes:
+    """A CSV's first line (its header), as bytes, decompressed; the reader is left where it was."""
+    if compression is not None:
+        head = head_bytes(src, MAX_HEADER_BYTES)
+        cut = head.find(b"\n")
+        return head if cut < 0 else head[:cut + 1]
     if isinstance(src, str | os.PathLike):
         with open(src, "rb") as fh:
             return fh.readline(MAX_HEADER_BYTES)
@@ -281,7 +435,9 @@ def batches(source: Any, columns: list[str], batch_rows: int,
 
     ``labels``: columns of class labels; a Parquet text column among them comes
     dictionary-encoded (a pandas Categorical: a few distinct strings, not a Python string
-    per row, which cost a text-labelled log about a third of its time).
+    per row, which cost a text-labelled log about a third of its time). A Parquet list column
+    (an array of probabilities per row) comes as an Arrow-backed Series, read without a
+    Python object per row.
     """
     import pandas as pd
 
@@ -291,14 +447,20 @@ def batches(source: Any, columns: list[str], batch_rows: int,
             yield len(part), part
         return
     src = _open(source)
-    if _is_parquet(src):
+    shape = shape_of(src)
+    if shape.kind == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
+
+        def series(col: Any) -> pd.Series:
+            if pa.types.is_list(col.type) or pa.types.is_large_list(col.type) \
+                    or pa.types.is_fixed_size_list(col.type):
+                return pd.Series(pd.arrays.ArrowExtensionArray(col))
+            return col.to_pandas()
 
         pf = pq.ParquetFile(src)
         # one thread: decoding row groups in parallel keeps several in memory at once (peak
         # RSS 501 MB against 425 MB on a 10M-row log) and is no faster here (7.7 s vs 7.4 s)
-        import pyarrow as pa
-
         coded = {c for c in labels if c is not None}
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False):
             out = {}
@@ -307,13 +469,20 @@ def batches(source: Any, columns: list[str], batch_rows: int,
                 if c in coded and (pa.types.is_string(col.type)
                                    or pa.types.is_large_string(col.type)):
                     col = col.dictionary_encode()
-                out[c] = col.to_pandas()
+                out[c] = series(col)
             yield batch.num_rows, out
+        return
+    if shape.kind == "jsonl":
+        with pd.read_json(src, chunksize=batch_rows, compression=shape.compression,
+                          **JSON_LINES) as reader:
+            for part in reader:  # a key left out of every row of a batch: missing values
+                yield len(part), part.reindex(columns=columns)
         return
     from pudd_core.streams.user import CSV_MISSING
 
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
-                         float_precision="round_trip", **CSV_MISSING)
+                         float_precision="round_trip", compression=shape.compression,
+                         **CSV_MISSING)
     with reader:
         for part in reader:
             yield len(part), part
@@ -360,8 +529,8 @@ def _probability_prefix(numeric: Sequence[str]) -> tuple[int, str] | None:
 def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     """Guess the label, probability, decision and time columns of a log from its first rows.
 
-    Returns ``{"label", "proba_prefix", "proba_column", "p_true", "correct", "pred",
-    "time_column", "why"}``; ``why`` says in words how each guess was made (the app shows
+    Returns ``{"label", "proba_prefix", "proba_column", "proba_array", "p_true", "correct",
+    "pred", "time_column", "why"}``; ``why`` says in words how each guess was made (the app shows
     it). The names looked for are those of common monitoring tools (scikit-learn, NannyML,
     Evidently, Arize, whylogs, SageMaker); the cost is linear in the number of columns.
 
@@ -379,13 +548,16 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     >>> g = guess_columns(pd.DataFrame({"target": [1, 0], "prediction": [0.8, 0.4]}))
     >>> g["label"], g["proba_column"], g["pred"]
     ('target', 'prediction', None)
+    >>> guess_columns(pd.DataFrame({"label": [1], "proba": [[0.2, 0.8]]}))["proba_array"]
+    'proba'
     """
     import pandas as pd
 
     cols = [str(c) for c in head.columns]
     why: list[str] = []
     out: dict[str, Any] = {"label": None, "proba_prefix": None, "proba_column": None,
-                           "p_true": None, "correct": None, "pred": None, "time_column": None}
+                           "proba_array": None, "p_true": None, "correct": None, "pred": None,
+                           "time_column": None}
     lower: dict[str, str] = {}
     for c in cols:
         lower.setdefault(c.lower(), c)
@@ -404,7 +576,12 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     # decisions: a usual name, but not probabilities (Evidently's `prediction` may be either)
     out["pred"] = _first(lower, _PRED_NAMES, (out["label"], *numeric))
     best = _probability_prefix(numeric)
-    if best is not None:
+    held = [c for c in cols if c != out["label"] and _arrays_in(head[c])]
+    if held:
+        out["proba_array"] = _first({c.lower(): c for c in held}, _SCORE_NAMES) or held[0]
+        why.append(f"probabilities: the arrays in column `{out['proba_array']}` (one per row, "
+                   "a place per class, in the order 0 .. K-1 unless the classes are named)")
+    elif best is not None:
         out["proba_prefix"] = best[1]
         why.append(f"probabilities: the {best[0]} columns starting with `{best[1]}` (numbers in "
                    "[0, 1] sharing a prefix; the rest of each name is its class)")
@@ -432,6 +609,19 @@ def guess_columns(head: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def _arrays_in(col: pd.Series) -> bool:
+    """Whether a column's first cells are arrays: lists, NumPy arrays, or JSON array text."""
+    import numpy as np
+
+    values = col.dropna()
+    if not len(values):
+        return False
+    first = values.iloc[0]
+    if isinstance(first, str):
+        return bool(values.astype(str).str.lstrip().str.startswith("[").all())
+    return isinstance(first, list | tuple | np.ndarray)
+
+
 def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
     label, proba_prefix, p_true = fmt.label, fmt.proba_prefix, fmt.p_true
     proba_columns = fmt.proba_columns or None
@@ -444,13 +634,14 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
             raise ParameterError(param, f"the log has no column {col!r} (given as {param}); "
                                         f"its columns: {', '.join(names)}")
 
-    top = fmt.binary_top_score
-    forms = sum(x is not None for x in (proba_prefix, proba_columns, p_true, top))
+    top, array = fmt.binary_top_score, fmt.proba_array
+    forms = sum(x is not None for x in (proba_prefix, proba_columns, p_true, top, array))
     if forms != 1:
         raise ParameterError(
             "proba_prefix", "say where the probabilities are: exactly one of proba_prefix "
-            "(--proba-prefix), proba_columns (--proba-columns), p_true (--p-true) or, for a "
-            "binary model's score of its predicted class, binary_top_score "
+            "(--proba-prefix), proba_columns (--proba-columns), proba_array (--proba-array, "
+            "one column holding an array of every class's probabilities), p_true (--p-true) "
+            "or, for a binary model's score of its predicted class, binary_top_score "
             "(--binary-top-score)")
     need(label, "label")
     need(time_column, "time_column")
@@ -475,6 +666,25 @@ def _resolve(names: Sequence[str], fmt: LogFormat) -> LogFormat:
                                                    "binary_top_score needs none")
         return LogFormat(label=label, pred=pred, binary_top_score=top,
                          time_column=time_column)
+    if array is not None:
+        need(array, "proba_array")
+        if label is None:
+            raise ParameterError("label", "name the label column (--label)")
+        if positive is not None:
+            raise ParameterError("positive_label", "positive_label (--positive-label) goes "
+                                                   "with a single P(positive) column; the "
+                                                   "array of proba_array (--proba-array) "
+                                                   "holds every class's probability")
+        if array in (label, time_column, correct, pred):
+            raise ParameterError("proba_array", f"proba_array {array!r} is also given as "
+                                                "another column; name the array column")
+        places = tuple(classes or ())
+        if places and (len(places) < 2 or len(set(places)) != len(places)):
+            raise ParameterError("classes", "classes must give one distinct label value per "
+                                            "place of the probability arrays of proba_array "
+                                            f"(--proba-array), two or more, got {list(places)}")
+        return LogFormat(label=label, proba_array=array, classes=places,
+                         time_column=time_column, correct=correct, pred=pred)
     if p_true is not None:
         need(p_true, "p_true")
         if correct is None and pred is None:

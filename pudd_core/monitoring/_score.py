@@ -17,8 +17,8 @@ from pudd_core.monitoring._log import LogFormat
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SUM_TOLERANCE", "LabelMap", "Scored", "Scorer", "infer_positive", "numbers",
-           "plain"]
+__all__ = ["SUM_TOLERANCE", "LabelMap", "Scored", "Scorer", "arrays", "infer_positive",
+           "numbers", "plain", "probability_names"]
 
 #: Default tolerance of a probability row's sum around 1 (as ``pu_index``).
 SUM_TOLERANCE = 1e-4
@@ -102,8 +102,8 @@ class LabelMap:
         bad = np.flatnonzero(idx < 0)
         if bad.size:
             i = int(bad[0])
-            shown = ", ".join(self.fmt.proba_columns[:6]) + (
-                ", ..." if len(self.fmt.proba_columns) > 6 else "")
+            names = probability_names(self.fmt)
+            shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
             column = self.fmt.label if param == "label" else self.fmt.pred
             raise ParameterError(
                 param, f"row {rows[i]}, column {column!r}: {param} "
@@ -164,8 +164,149 @@ def is_argmax(cols: Sequence[NDArray[Any]], values: NDArray[Any],
 
 
 def plain(value: Any) -> Any:
-    """A numpy scalar as the Python value (for messages: ``7``, not ``np.int64(7)``)."""
-    return value.item() if hasattr(value, "item") else value
+    """A numpy scalar as the Python value (for messages: ``7``, not ``np.int64(7)``).
+
+    Anything else as it is (an array in a cell is shown, not turned into a scalar).
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def probability_names(fmt: LogFormat) -> tuple[str, ...]:
+    """The probability columns' names for messages: an array's places are ``proba[k]``.
+
+    Examples
+    --------
+    >>> probability_names(LogFormat(label="y", proba_array="p", classes=("a", "b")))
+    ('p[0]', 'p[1]')
+    """
+    if fmt.proba_array is not None:
+        return tuple(f"{fmt.proba_array}[{k}]" for k in range(len(fmt.classes)))
+    return fmt.proba_columns
+
+
+def _holds_arrays(col: pd.Series) -> bool:
+    """Whether a column's cells are arrays (lists), as a Parquet list column or JSON arrays."""
+    import pandas as pd
+
+    if isinstance(col.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        t = col.dtype.pyarrow_dtype
+        return bool(pa.types.is_list(t) or pa.types.is_large_list(t)
+                    or pa.types.is_fixed_size_list(t))
+    if col.dtype != object or not len(col):
+        return False
+    first = col.iloc[int(col.notna().to_numpy().argmax())]
+    return isinstance(first, list | tuple | np.ndarray)
+
+
+def _array_problem(value: Any, width: int | None) -> str | None:
+    """Why one cell is not an array of ``width`` numbers (None if it is one)."""
+    import json
+
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            return f"{value[:40]!r} is not a JSON array ({exc.msg})"
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return "is empty: every row needs its array of probabilities"
+    if not isinstance(value, list | tuple | np.ndarray):
+        return f"{plain(value)!r} is not an array of probabilities"
+    for j, x in enumerate(value):
+        if isinstance(x, bool | np.bool_) or not isinstance(x, int | float | np.number) \
+                and x is not None:
+            return f"element {j} ({plain(x)!r}) is not a number"
+    if width is not None and len(value) != width:
+        return f"holds {len(value)} probabilities where the arrays hold {width}"
+    return None
+
+
+def arrays(col: pd.Series, name: str, offset: int,
+           width: int | None) -> NDArray[np.float64]:
+    """A column of probability arrays as an ``(n, K)`` float array, every row checked.
+
+    The cells may be lists or NumPy arrays (JSON lines, a DataFrame), a Parquet list column
+    (Arrow-backed), or text holding JSON arrays (a CSV). ``width`` is K if known; else the
+    first row's length. A missing array, one of another length (ragged rows), or an element
+    that is not a number is refused naming the row and the column; NaN elements are left for
+    the range check, which names them. Read through Arrow: one flatten and one reshape.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> arrays(pd.Series(["[0.2, 0.8]", "[1, 0]"]), "p", 0, None).tolist()
+    [[0.2, 0.8], [1.0, 0.0]]
+    >>> arrays(pd.Series([[0.2, 0.8], [0.1, 0.2, 0.7]]), "p", 10, None)
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: row 11, column 'p': holds 3 probabilities where ...
+    """
+    import json
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(col)
+
+    def refuse(values: Any) -> ParameterError:
+        """The first bad row, found cell by cell (only once a fast reading failed)."""
+        k = width
+        for i, v in enumerate(values):
+            problem = _array_problem(v, k)
+            if problem is not None:
+                return ParameterError("proba_array", f"row {offset + i}, column {name!r}: "
+                                                     f"{problem}")
+            if k is None:
+                k = len(json.loads(v) if isinstance(v, str) else v)
+        return ParameterError("proba_array", f"column {name!r} (rows {offset:,} to "
+                                             f"{offset + n - 1:,}) could not be read as "
+                                             "arrays of probabilities")
+
+    if isinstance(col.dtype, pd.ArrowDtype):
+        arr = pa.array(col.array)
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        cells: Any = None
+    else:
+        cells = col.to_numpy(dtype=object)
+        if n and pd.api.types.infer_dtype(cells, skipna=False) == "string":
+            try:  # the whole column as one JSON document: one C parse, no loop
+                parsed = json.loads("[" + ",".join(cells) + "]")
+            except ValueError:
+                raise refuse(cells) from None
+            if len(parsed) != n or not all(isinstance(v, list) for v in parsed):
+                raise refuse(cells)
+            cells = parsed
+        try:
+            arr = pa.array(cells, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            raise refuse(cells) from None
+    if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)
+            or pa.types.is_fixed_size_list(arr.type)):
+        raise refuse(cells if cells is not None else arr.to_pylist())
+    vt = arr.type.value_type
+    if not (pa.types.is_integer(vt) or pa.types.is_floating(vt) or pa.types.is_null(vt)) \
+            or arr.null_count:
+        raise refuse(cells if cells is not None else arr.to_pylist())
+    lengths = pc.list_value_length(arr).to_numpy(zero_copy_only=False)
+    k = int(lengths[0]) if width is None and n else width
+    odd = np.flatnonzero(lengths != k)
+    if odd.size:
+        i = int(odd[0])
+        raise ParameterError("proba_array", f"row {offset + i}, column {name!r}: holds "
+                                            f"{lengths[i]} probabilities where the arrays "
+                                            f"hold {k}")
+    flat = pc.list_flatten(arr).cast(pa.float64()).to_numpy(zero_copy_only=False)
+    values = np.asarray(flat, dtype=np.float64).reshape(n, k or 0)
+    if cells is not None:  # Arrow reads true/false among numbers as 1/0: look at those rows
+        for i in np.flatnonzero(((values == 0.0) | (values == 1.0)).any(axis=1)).tolist():
+            problem = _array_problem(cells[i], k)
+            if problem is not None:
+                raise ParameterError("proba_array", f"row {offset + i}, column {name!r}: "
+                                                    f"{problem}")
+    return values
 
 
 def _check_unit(values: NDArray[np.float64], names: Sequence[str], offset: int,
@@ -211,6 +352,10 @@ def numbers(col: pd.Series, name: str, offset: int, param: str) -> NDArray[np.fl
 
     if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":  # NaN already: no mask
         return np.asarray(col.to_numpy(), dtype=np.float64)
+    if _holds_arrays(col):
+        raise ParameterError(param, f"column {name!r} holds an array per row, not one number: "
+                                    "if the arrays are every class's probabilities, give the "
+                                    f"column as proba_array (--proba-array {name})")
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         return np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     if pd.api.types.is_bool_dtype(col):
@@ -221,9 +366,11 @@ def numbers(col: pd.Series, name: str, offset: int, param: str) -> NDArray[np.fl
     bad = np.flatnonzero((as_num.isna() & col.notna() & ~text.isin(("", "nan"))).to_numpy())
     if bad.size:
         i = int(bad[0])
+        hint = (f"; it holds a JSON array: give the column as proba_array (--proba-array "
+                f"{name})" if text.iloc[i].startswith("[") else "")
         raise ParameterError(param, f"row {offset + i}, column {name!r}: "
                                     f"{plain(col.iloc[i])!r} is not a number; probabilities "
-                                    "are numbers in [0, 1]")
+                                    f"are numbers in [0, 1]{hint}")
     return np.asarray(as_num.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
 
 
@@ -278,7 +425,8 @@ class Scorer:
         self.normalize = normalize
         self.tolerance = tolerance
         self.binary = len(fmt.proba_columns) == 1
-        self.labels = LabelMap(fmt) if len(fmt.proba_columns) > 1 else None
+        self.labels = LabelMap(fmt) if len(fmt.proba_columns) > 1 or (
+            fmt.proba_array is not None and fmt.classes) else None
         self.negative: Any = None  # the binary form's negative label, once seen
         self.negative_shown: Any = None
         self.positive_seen = False
@@ -302,7 +450,31 @@ class Scorer:
             return self._top(frame, n, offset)
         if self.binary:
             return self._binary(frame, n, offset)
-        return self._classes(frame, n, offset)
+        if self.fmt.proba_array is not None:
+            return self._classes(frame, n, offset, self._array(frame, n, offset))
+        return self._classes(frame, n, offset, [_probabilities(frame[c], c, offset)
+                                                for c in self.fmt.proba_columns])
+
+    def _array(self, frame: Mapping[str, pd.Series], n: int,
+               offset: int) -> list[NDArray[np.floating[Any]]]:
+        """The array column's places as columns; the first batch settles K if not given."""
+        fmt = self.fmt
+        name = fmt.proba_array
+        assert name is not None
+        known = len(fmt.classes) or None
+        values = arrays(frame[name], name, offset, known)
+        if known is None:
+            k = values.shape[1]
+            if k < 2:
+                raise ParameterError("proba_array", f"row {offset}, column {name!r}: an array "
+                                                    f"of {k} probabilities; the arrays hold "
+                                                    "one per class, two or more")
+            self.fmt = replace(fmt, classes=tuple(str(c) for c in range(k)))
+            self.labels = LabelMap(self.fmt)
+            self.notes.append(f"column {name!r} holds arrays of {k} probabilities, read as the "
+                              f"classes 0 .. {k - 1} in order (give classes / --classes to "
+                              "name them)")
+        return list(np.ascontiguousarray(values.T))
 
     # --- the decisions ---------------------------------------------------------------------
     def _decided(self, frame: Mapping[str, pd.Series], labelled: NDArray[np.bool_],
@@ -388,14 +560,15 @@ class Scorer:
                           labelled & (decided != (says_pos == is_pos)))
         return Scored(u, (says_pos == is_pos) & labelled, labelled)
 
-    def _classes(self, frame: Mapping[str, pd.Series], n: int, offset: int) -> Scored:
+    def _classes(self, frame: Mapping[str, pd.Series], n: int, offset: int,
+                 cols: list[NDArray[np.floating[Any]]]) -> Scored:
         fmt = self.fmt
         assert fmt.label is not None and self.labels is not None
         # column by column (K passes over contiguous arrays): no (n, K) copy, no strided arg-max
-        cols = [_probabilities(frame[c], c, offset) for c in fmt.proba_columns]
+        names = probability_names(fmt)
         for j, col in enumerate(cols):
             if n and not (col.min() >= 0.0 and col.max() <= 1.0):  # NaN fails both: checked
-                _check_unit(col.astype(np.float64), [fmt.proba_columns[j]], offset, "proba")
+                _check_unit(col.astype(np.float64), [names[j]], offset, "proba")
         cols = self._sum_to_one(cols, offset)
         lab_col = frame[fmt.label]
         labelled = ~_missing(lab_col)
@@ -506,9 +679,10 @@ class Scorer:
                 return [col / sums for col in cols]
         elif off.any():
             r = int(np.flatnonzero(off)[0])
+            names = probability_names(fmt)
             raise ParameterError(
                 "proba", f"row {offset + r}: the probabilities in columns "
-                f"{fmt.proba_columns[0]} .. {fmt.proba_columns[-1]} sum to {sums[r]:.6g}, not 1 "
+                f"{names[0]} .. {names[-1]} sum to {sums[r]:.6g}, not 1 "
                 f"(within {self.tolerance:g}); if a class has no column here ({len(cols)} "
                 "columns were read), add it; else pass normalize=True (--normalize) to divide "
                 "each row by its sum, or log probabilities (e.g. a softmax), not scores")

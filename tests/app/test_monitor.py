@@ -234,3 +234,36 @@ def test_a_hugging_face_log_is_refused_as_p_positive_and_read_as_a_binary_top_sc
     expected = monitor(path, label="y_true", pred="label", binary_top_score="score",
                        chunk_size=1000)
     assert player(at)["spec"]["last"] == expected.n_chunks == 3
+
+
+def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Path) -> None:
+    """Issue 32 items 7-8 on the page: a .jsonl.gz whose probabilities are one array per row
+    gives the chunks of the plain CSV columns; a .csv.gz path is read (it was refused)."""
+    import gzip
+    import json
+
+    rng = np.random.default_rng(2)
+    n = 3000
+    y = rng.integers(0, 3, n)
+    p = np.full((n, 3), 0.1)
+    p[np.arange(n), y] = 0.8  # confident and right, then (the second half) anything
+    p[n // 2:] = rng.dirichlet(np.ones(3), n - n // 2)
+    path = tmp_path / "preds.jsonl.gz"
+    path.write_bytes(gzip.compress("".join(
+        json.dumps({"label": int(c), "proba": [float(v) for v in r]}) + "\n"
+        for c, r in zip(y, p, strict=True)).encode()))
+    columns = pd.DataFrame({"label": y, **{f"proba_{k}": p[:, k] for k in range(3)}})
+    expected = monitor(columns, label="label", proba_prefix="proba_", chunk_size=1000)
+    at = _use_path(_open(), path)
+    assert at.radio(key="monitor_form").value.startswith("Label + one column holding an array")
+    assert at.selectbox(key="monitor_proba_array").value == "proba"
+    assert not at.exception and not at.error
+    assert player(at)["spec"]["last"] == expected.n_chunks == 3
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert f"{expected.n_chunks} tested chunks" in text
+    plain = tmp_path / "columns.csv.gz"
+    plain.write_bytes(gzip.compress(columns.to_csv(index=False).encode()))
+    at = _use_path(at, plain)
+    assert at.radio(key="monitor_form").value.startswith("Label + one probability column")
+    assert not at.exception and not at.error
+    assert player(at)["spec"]["last"] == expected.n_chunks
