@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from pudd_core.experiments.detectors import needs_drifts
 from pudd_core.experiments.reproduce import (
     ACCEPTANCE_DATASETS,
     ALARM_COLUMNS,
@@ -23,11 +24,11 @@ from pudd_core.experiments.reproduce import (
     alarm_text,
     checked_numbers,
     detector_label,
-    drifts_known,
     seed_text,
 )
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, REFERENCES, REGIMES, Regime
+from pudd_core.streams import drifts_known
 
 if TYPE_CHECKING:
     import os
@@ -97,7 +98,7 @@ def ek_ablation_configs(
                     cfgs[0].validate()
                     out.extend(cfgs)
             for reference in REFERENCES if references else ():
-                if reference == "oracle" and not drifts_known(dataset):
+                if needs_drifts(reference) and not drifts_known(dataset):
                     continue
                 out.extend(RunConfig(dataset, classifier, reference, regime=cast(Regime, regime),
                                      seed=s, n_chunks=n_chunks) for s in seed_list)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pudd_core import _options, _validation
 from pudd_core.experiments.baselines import ALIASES
-from pudd_core.experiments.detectors import DETECTORS, takes_alpha
+from pudd_core.experiments.detectors import DETECTORS, needs_drifts, takes_alpha
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.experiments.significance import at_reported_precision
 from pudd_core.paper import (
@@ -32,6 +32,7 @@ from pudd_core.paper import (
     paper_table,
     row_role,
 )
+from pudd_core.streams import drifts_known
 
 if TYPE_CHECKING:
     import os
@@ -48,7 +49,6 @@ __all__ = [
     "check_addition",
     "checked_numbers",
     "detector_label",
-    "drifts_known",
     "merge_reports",
     "read_report",
     "reproduction_configs",
@@ -176,7 +176,7 @@ def reproduction_configs(
     for dataset in _choose("dataset", datasets, layout.datasets):
         for regime in _choose("regime", regimes, layout.regimes):
             for name in _choose("detector", detectors, [*runnable, *REFERENCES]):
-                if name == "oracle" and not drifts_known(dataset):
+                if needs_drifts(name) and not drifts_known(dataset):
                     continue  # a real stream: no true drifts to adapt at
                 pudd = name in PUDD_DETECTORS
                 learner = name in SOTA_LEARNERS
@@ -195,27 +195,6 @@ def reproduction_configs(
                          f"{', '.join(datasets or ())} has none known; add a synthetic "
                          "dataset or another detector")
     return out
-
-
-def drifts_known(dataset: str) -> bool:
-    """Whether ``dataset``'s true drift chunks are known (synthetic streams, CIFAR-10-CD).
-
-    Only then do an oracle row and detected / false-alarm / delay counts apply. A name the
-    registry does not know (a user's stream) has none known.
-
-    Examples
-    --------
-    >>> drifts_known("sea0"), drifts_known("elec2"), drifts_known("cifar10-cd")
-    (True, False, True)
-    """
-    from pudd_core._validation import ParameterError
-    from pudd_core.streams import get_info
-
-    try:
-        truth = get_info(dataset).ground_truth
-    except ParameterError:
-        return False
-    return not truth.startswith("none")
 
 
 def detector_label(detector: str, alpha: float) -> str:
@@ -409,7 +388,7 @@ class ReproductionReport:
                       "| --- |" + " ---: |" * len(cols)]
             lines += ["", f"## {_REGIME_TITLES[regime]}", "", *header]
             for det in rows:
-                texts = [self._cell_text(by_key.get((det, c))) if det != "oracle"
+                texts = [self._cell_text(by_key.get((det, c))) if not needs_drifts(det)
                          or drifts_known(c) else "drifts unknown" for c in cols]
                 lines.append(f"| {DISPLAY_NAMES.get(det, det)} | " + " | ".join(texts) + " |")
             counted = [d for d in rows if any(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pudd_core import _validation, classifiers
 from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments.detectors import DETECTORS, detector_names
+from pudd_core.experiments.detectors import DETECTORS, detector_names, needs_drifts
 from pudd_core.experiments.records import HIST_EDGES
 from pudd_core.experiments.runner import (
     ChunkLog,
@@ -37,7 +37,7 @@ from pudd_core.experiments.runner import (
 )
 from pudd_core.online import PUDD
 from pudd_core.paper import Regime
-from pudd_core.streams import Stream, StreamInfo, stream_from_csv
+from pudd_core.streams import Stream, StreamInfo, drifts_known, stream_from_csv
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -373,12 +373,11 @@ class ExplorerConfig:
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(compared)}")
-        from pudd_core.experiments.reproduce import drifts_known
-
-        known = "oracle" not in self.baselines or drifts_known(self.dataset)
+        needing = tuple(b for b in compared if b in self.baselines and needs_drifts(b))
+        dropped = needing if needing and not drifts_known(self.dataset) else ()
         object.__setattr__(self, "baselines", tuple(
-            b for b in compared if b in self.baselines and (b != "oracle" or known)))
-        object.__setattr__(self, "dropped", () if known else ("oracle",))
+            b for b in compared if b in self.baselines and b not in dropped))
+        object.__setattr__(self, "dropped", dropped)
         if not 1 <= len(self.settings) <= MAX_SETTINGS:
             raise _validation.ParameterError(
                 "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")
