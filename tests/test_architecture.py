@@ -244,7 +244,9 @@ def test_a_runs_seeds_are_drawn_only_by_run_seeds():
 
 @pytest.mark.parametrize("module", ["pudd_core.experiments.runner", "pudd_core.views.explorer",
                                     "pudd_core.experiments.grid",
-                                    "pudd_core.experiments.reproduce"])
+                                    "pudd_core.reproduction.configs",
+                                    "pudd_core.reproduction.report",
+                                    "pudd_core.reproduction.ablation"])
 def test_no_module_but_the_registry_switches_on_detector_names(module):
     """A tuple of two or more detector names in a condition is a list the registry derives."""
     names = set(importlib.import_module("pudd_core.experiments.detectors").DETECTORS)

@@ -29,13 +29,11 @@ from pudd_core.views.explorer import (
     compared_detectors,
     comparison_log_frame,
     compatible_classifiers,
-    cuts_frame,
     error_field,
-    export_json,
     upload_name,
     user_stream,
-    windows_frame,
 )
+from pudd_core.views.explorer_downloads import cuts_frame, export_json, windows_frame
 from ui import cache, messages, player, progress, pudd_settings, state
 from ui.progress import Task
 
