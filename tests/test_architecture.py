@@ -141,7 +141,7 @@ def _defined_names() -> set[str]:
     """Every name a project module or test defines or assigns, at any depth."""
     names: set[str] = set()
     for p in _python_files("pudd_core", "ui", "pages", "app.py", "tests", "benchmarks"):
-        names.add(p.stem)
+        names.add(p.parent.name if p.stem == "__init__" else p.stem)  # a package: its folder
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.ClassDef):
                 names.add(node.name)
