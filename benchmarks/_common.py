@@ -141,14 +141,14 @@ def player_timings(log: Path) -> list[tuple[str, float]]:
 @contextmanager
 def app_server(timing_log: bool = False, store: Path | None = None,
                tree: Path | None = None) -> Iterator[tuple[str, Path]]:
-    """A new ``streamlit run app.py`` (``serve`` of tests/app/_browser.py, as for the tests).
+    """A new ``streamlit run app.py`` (``serve`` of harness/browser.py, as for the tests).
 
     Its log, its results store (unless ``store`` or ``$PUDD_RESULTS_STORE`` names one) and,
     with ``timing_log``, the timing log the app writes (``$PUDD_TIMING_LOG``) live in a
     temporary folder; yields the server's URL and that timing log's path. ``tree``: another
     checkout to serve (default: this one).
     """
-    from tests.app._browser import serve
+    from harness.browser import serve
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "timing.tsv"
@@ -160,7 +160,7 @@ def app_server(timing_log: bool = False, store: Path | None = None,
 @contextmanager
 def headless_browser() -> Iterator[Any]:
     """The browser tests' headless Chromium; exits with what to do when there is none."""
-    from tests.app._browser import find_chromium, launch_browser
+    from harness.browser import find_chromium, launch_browser
 
     path = find_chromium()
     if path is None:
@@ -172,7 +172,7 @@ def headless_browser() -> Iterator[Any]:
 
 def chromium_version() -> str:
     """E.g. "Chromium 156.0.8078.79 built on Debian GNU/Linux 12 (bookworm)"."""
-    from tests.app._browser import find_chromium
+    from harness.browser import find_chromium
 
     return subprocess.run([find_chromium() or "chromium", "--version"], capture_output=True,
                           text=True).stdout.strip()

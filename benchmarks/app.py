@@ -1,7 +1,7 @@
 """The Stream explorer in a browser: first and cached loads, Next chunk, Pause and Play.
 
 Starts ``streamlit run app.py`` on a free port with a fresh results store and drives it in
-headless Chromium (tests/app/_browser.py, as the browser tests do). A visitor arrives at Home,
+headless Chromium (harness/browser.py, as the browser tests do). A visitor arrives at Home,
 then opens the explorer (sea0, GNB, PUDD-3 + ADWIN + DDM + EDDM, 100 chunks) from the sidebar
 three times with new seeds (runs computed; the server's own timing log says how long the runs
 took) and three times again (runs cached); then steps 20 times and pauses and plays at each
@@ -28,7 +28,7 @@ from benchmarks._common import (
     p90,
     player_timings,
 )
-from tests.app._browser import (
+from harness.browser import (
     EXPLORER,
     PLAYER,
     assert_no_exception,

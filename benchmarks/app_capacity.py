@@ -1,7 +1,7 @@
 """A class on one server: 30 browser sessions play the Stream explorer at once.
 
 Starts ``streamlit run app.py`` with a fresh results store and one headless Chromium
-(tests/app/_browser.py, as the browser tests do). ``--class-size`` sessions (default 30) open
+(harness/browser.py, as the browser tests do). ``--class-size`` sessions (default 30) open
 the teacher's link one after another (sea0, GNB, PUDD-3 + ADWIN + DDM, 100 chunks; three seeds
 shared by the class), then all press Play at 5 chunks/s while a new visitor loads the page and
 ten of them pause; the server's CPU and memory are read with psutil. Then the sessions stop
@@ -23,7 +23,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from benchmarks._common import app_server, cpu_seconds, headless_browser, positive_int, rss_mb
-from tests.app._browser import (
+from harness.browser import (
     SERVER_PIDS,
     assert_no_exception,
     open_page,

@@ -2,10 +2,10 @@
 
 The capacity measurement where 30 browsers do not fit on the machine: ``--class-size``
 sessions (default 30) are driven through Streamlit's websocket protocol
-(tests/app/_websocket.py: what the server sees of a class; each loads the explorer, then stays
+(benchmarks/_websocket.py: what the server sees of a class; each loads the explorer, then stays
 connected while its browser plays, which sends nothing; when busy, every 5-15 s one reruns its
 page, as a student reloading or coming back), and one real headless Chromium
-(tests/app/_browser.py) is the student whose Next, Play and Pause are timed, plus new
+(harness/browser.py) is the student whose Next, Play and Pause are timed, plus new
 visitors' loads. No session may show an exception.
 
 Run: .venv/bin/python -m benchmarks.run_all --only app_capacity_ws   (a few minutes; Chromium)
@@ -23,8 +23,9 @@ from collections.abc import Coroutine
 from typing import Any
 
 from benchmarks._common import cpu_seconds, p90, rss_mb
+from benchmarks._websocket import WsSession
 from benchmarks.app_capacity import LAPTOP, class_main, visit
-from tests.app._browser import (
+from harness.browser import (
     PLAYER,
     SERVER_PIDS,
     assert_no_exception,
@@ -33,7 +34,6 @@ from tests.app._browser import (
     step_times,
     wait_for_player,
 )
-from tests.app._websocket import WsSession
 
 
 def measure_window(browser: Any, url: str, pid: int) -> dict[str, Any]:

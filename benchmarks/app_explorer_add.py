@@ -1,8 +1,8 @@
 """The server's cost of adding a seed or a setting to an exploration (no browser).
 
 ``benchmarks.bench_explorer`` times the same work in a plain process; this is the page in the
-real server (tests/app/_browser.py starts it with its own timing log: the runs, then the player
-built), each change a new session driven through the websocket (tests/app/_websocket.py)
+real server (harness/browser.py starts it with its own timing log: the runs, then the player
+built), each change a new session driven through the websocket (benchmarks/_websocket.py)
 whose other runs are cached, as when a user adds a seed to a link's exploration. No session
 may show an exception.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from benchmarks._common import app_server, load_average, machine, player_timings
-from tests.app._websocket import WsSession
+from benchmarks._websocket import WsSession
 
 BASE = "baselines=adwin,ddm"
 CASES = {  # what changes -> (the exploration before, after)

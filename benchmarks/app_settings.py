@@ -1,7 +1,7 @@
 """Four PUDD settings side by side in the Stream explorer: stepping timed in a browser.
 
 Starts ``streamlit run app.py`` with a fresh results store and headless Chromium
-(tests/app/_browser.py, as the browser tests do), opens the explorer with four PUDD settings
+(harness/browser.py, as the browser tests do), opens the explorer with four PUDD settings
 beside ADWIN, DDM and EDDM (one seed, then three), and times 20 clicks of Next chunk from the
 click to every chart, number and table redrawn (in the browser: stepping sends nothing to the
 server). Every click is checked for exception boxes and server tracebacks.
@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from benchmarks._common import app_server, headless_browser, load_average, machine
-from tests.app._browser import (
+from harness.browser import (
     EXPLORER,
     FOUR,
     PLAYER,

@@ -37,14 +37,27 @@ N_CLASSES = 10
 PIECE = 1_000_000
 
 
-def write_log(path: Path, n_rows: int, seed: int = 0) -> None:
-    """``n_rows`` predictions of a 10-class model that gets worse half-way, in pieces."""
+#: The log shapes measured: integer labels with float32 probabilities, and the commonest
+#: shape a serving stack writes, text labels with float64 probabilities (issue 32 item 12).
+SHAPES = ("float32", "string")
+
+
+def write_log(path: Path, n_rows: int, seed: int = 0, shape: str = "float32") -> None:
+    """``n_rows`` predictions of a 10-class model that gets worse half-way, in pieces.
+
+    ``shape``: ``"float32"`` (labels 0-9, columns ``proba_0`` ... as float32) or ``"string"``
+    (labels ``class_0`` ... as text, columns ``proba_class_0`` ... as float64); the same
+    predictions either way.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
-    schema = pa.schema([("label", pa.int64()),
-                        *((f"proba_{k}", pa.float32()) for k in range(N_CLASSES))])
+    text = shape == "string"
+    names = np.array([f"class_{k}" for k in range(N_CLASSES)])
+    schema = pa.schema([("label", pa.string() if text else pa.int64()),
+                        *((f"proba_{names[k] if text else k}",
+                           pa.float64() if text else pa.float32()) for k in range(N_CLASSES))])
     with pq.ParquetWriter(path, schema) as writer:
         for start in range(0, n_rows, PIECE):
             n = min(PIECE, n_rows - start)
@@ -54,7 +67,11 @@ def write_log(path: Path, n_rows: int, seed: int = 0) -> None:
             shape[np.arange(n), y] += sharp
             g = rng.standard_gamma(shape).astype(np.float32)
             p = g / g.sum(axis=1, keepdims=True)
-            cols = [pa.array(y), *(pa.array(p[:, k]) for k in range(N_CLASSES))]
+            if text:
+                p = p.astype(np.float64)
+                p /= p.sum(axis=1, keepdims=True)
+            cols = [pa.array(names[y] if text else y),
+                    *(pa.array(p[:, k]) for k in range(N_CLASSES))]
             writer.write_table(pa.Table.from_arrays(cols, schema=schema))
 
 
@@ -62,12 +79,22 @@ _CHILD = """
 import json, resource, sys, time
 import pandas, pyarrow.parquet
 from pudd_core import monitor
+def peak_mb():
+    # the process's own high-water mark (VmHWM); ru_maxrss keeps the parent's across fork and
+    # exec, so a parent that generated the logs in memory inflated every child's figure
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t, c = time.perf_counter(), time.process_time()
 res = monitor(sys.argv[1], label="label", proba_prefix="proba_", chunk_size=int(sys.argv[2]))
 wall, cpu = time.perf_counter() - t, time.process_time() - c
 print(json.dumps({"wall": wall, "cpu": cpu, "rows": res.n_rows, "chunks": res.n_chunks,
                   "alarms": len(res.alarms),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": peak_mb()}))
 """
 
 
@@ -102,36 +129,51 @@ def main() -> None:
                         help="another checkout to measure in the same run (before a change)")
     parser.add_argument("--repeat", type=positive_int, default=1,
                         help="measure every call this many times, round after round")
+    parser.add_argument("--shapes", default=",".join(SHAPES),
+                        help="the log shapes, side by side: float32 (integer labels, float32 "
+                             "probabilities), string (text labels, float64 probabilities)")
     args = parser.parse_args()
+    shapes = [c.strip() for c in args.shapes.split(",") if c.strip()]
+    if not shapes or any(c not in SHAPES for c in shapes):
+        parser.error(f"--shapes: give some of {', '.join(SHAPES)}, got {args.shapes!r}")
+    if args.log is not None and shapes != ["float32"]:
+        parser.error("--log is a float32 log written by write_log: give --shapes float32 "
+                     "with it")
     try:
         sizes = [positive_int(c) for c in args.chunk_sizes.split(",")]
     except argparse.ArgumentTypeError as err:
         parser.error(f"--chunk-sizes: {err}")
     with tempfile.TemporaryDirectory(prefix="pudd-bench-monitor-") as tmp:
-        path = args.log or Path(tmp) / "log.parquet"
+        paths = {c: args.log or Path(tmp) / f"log-{c}.parquet" for c in shapes}
         t = time.perf_counter()
         if args.log is None:
-            write_log(path, args.rows)
+            for c, path in paths.items():
+                write_log(path, args.rows, shape=c)
         gen = time.perf_counter() - t
-        size_mb = path.stat().st_size / 2**20
+        size_mb = {c: path.stat().st_size / 2**20 for c, path in paths.items()}
         trees = [("this checkout", ROOT)]
         if args.baseline is not None:
             trees.append((f"baseline ({_commit(args.baseline)})", args.baseline))
         rows = []
         for run in range(1, args.repeat + 1):
             for c in sizes:
-                for name, tree in trees:
-                    start_load = os.getloadavg()[0]
-                    rows.append((run, name, c, start_load, measure(path, c, tree)))
+                for shape, path in paths.items():
+                    for name, tree in trees:
+                        start_load = os.getloadavg()[0]
+                        rows.append((run, f"{name}, {shape}", c, start_load,
+                                     measure(path, c, tree)))
         load = os.getloadavg()[0]
     print("## Monitoring a prediction log (issue 12, issue 22)\n")
     print("Command: `.venv/bin/python -m benchmarks.bench_monitor"
           f"{' --baseline CHECKOUT' if args.baseline else ''}"
           f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}`  ")
     print(f"Machine: {machine()}\n")
-    print(f"The log: {args.rows:,} rows, label + {N_CLASSES} float32 probabilities, a drift "
-          f"half-way; Parquet (row groups of 1,048,576 rows, pyarrow's default), "
-          f"{size_mb:,.0f} MB{f' (generated in {gen:.0f} s, not counted)' if gen > 1 else ''}. "
+    sizes_text = ", ".join(f"{c} {mb:,.0f} MB" for c, mb in size_mb.items())
+    print(f"The logs: {args.rows:,} rows each, label + {N_CLASSES} probabilities, a drift "
+          "half-way, in each shape measured (float32: integer labels, float32 probabilities; "
+          "string: text labels `class_0` ..., float64 probabilities, the shape serving stacks "
+          "write most); Parquet (row groups of 1,048,576 rows, pyarrow's default), "
+          f"{sizes_text}{f' (generated in {gen:.0f} s, not counted)' if gen > 1 else ''}. "
           "Each call runs in a fresh process: `pudd_core.monitor(path, label=\"label\", "
           "proba_prefix=\"proba_\", chunk_size=N)` with the monitor's defaults (the "
           "calibrated variant, `max_chunks=128`, `refit=\"doubling\"` where the checkout has "
@@ -153,6 +195,7 @@ def main() -> None:
               f"{_met(rate, r['rss_mb'], target)} |")
     if args.repeat > 1:
         _summary(rows)
+    _ratios(rows, sizes)
     print(f"\nLoad average (1 min) at the end: {load:.1f} on {os.cpu_count()} CPUs: wall time "
           "grows with the machine's load, CPU time much less; the targets are read on CPU "
           "time (the rate of an otherwise idle core).")
@@ -182,6 +225,27 @@ def _summary(rows: list[tuple[int, str, int, float, dict[str, float]]]) -> None:
         print(f"| {name} | {chunk:,} | {len(runs)} | {statistics.median(rates):,.0f} | "
               f"{min(rates):,.0f} | {max(rates):,.0f} | {rss:,.0f} | {met} of {len(runs)} | "
               f"{_met(statistics.median(rates), rss, target)} |")
+
+def _ratios(rows: list[tuple[int, str, int, float, dict[str, float]]],
+            sizes: list[int]) -> None:
+    """The string log's median rate against the float32 log's, per code and chunk size."""
+    rates: dict[tuple[str, str, int], list[float]] = {}
+    for _, name, chunk, _, r in rows:
+        code, _, shape = name.rpartition(", ")
+        rates.setdefault((code, shape, chunk), []).append(r["rows"] / r["cpu"])
+    lines = []
+    for code in dict.fromkeys(k[0] for k in rates):
+        for chunk in sizes:
+            f32, txt = rates.get((code, "float32", chunk)), rates.get((code, "string", chunk))
+            if f32 and txt:
+                ratio = statistics.median(f32) / statistics.median(txt)
+                verdict = "within" if ratio <= 1.5 else "over"
+                lines.append(f"- {code}, chunks of {chunk:,}: the float32 log's median rate is "
+                             f"{ratio:.2f}× the string log's ({verdict} the 1.5× target)")
+    if lines:
+        print("\nString labels and float64 probabilities against float32 (issue 32 item 12):\n")
+        print("\n".join(lines))
+
 
 if __name__ == "__main__":
     main()

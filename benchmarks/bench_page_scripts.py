@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the child: warm reruns of each page, seconds each, as JSON {path: [s, ...]}
 _CHILD = """
 import json, sys, time
-from tests.app._apptest import open_page
+from harness.apptest import open_page
 out = {}
 for path in sys.argv[2].split(","):
     at = open_page(path, timeout=600)

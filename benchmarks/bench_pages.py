@@ -2,7 +2,7 @@
 
 Starts ``streamlit run app.py`` on a free port (the committed results store unless
 ``$PUDD_RESULTS_STORE`` names another) and headless Chromium as the browser tests do
-(tests/app/_browser.py), then opens each page of the navigation by its URL in a
+(harness/browser.py), then opens each page of the navigation by its URL in a
 fresh headless-Chromium session: the first visit is *cold* (nothing of that page cached on this
 server: imports, data, runs), the next ``--warm`` visits are *warm* (new sessions, the server's
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
@@ -48,8 +48,8 @@ from benchmarks._common import (
     positive_int,
     rss_mb,
 )
+from harness.browser import CHART_LOADING, MAIN_HEIGHT, SERVER_PIDS, serve
 from pudd_core.experiments.pool import CHILD_IDLE_S
-from tests.app._browser import CHART_LOADING, MAIN_HEIGHT, SERVER_PIDS, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page is settled when its main column's height has not changed for this long.

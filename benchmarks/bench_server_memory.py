@@ -71,7 +71,7 @@ def import_steps() -> list[tuple[str, float, float]]:
 
 
 def main() -> None:
-    from tests.app._apptest import open_page
+    from harness.apptest import open_page
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     args = parser.parse_args()

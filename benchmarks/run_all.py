@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["bench_detector", "bench_bounded", "bench_streams", "bench_classifiers", "bench_runner",
            "bench_explorer", "bench_monitor", "bench_monitor_false_alarms", "bench_follow",
            "bench_sota", "bench_cost"]
-#: the app in a real server and browser (tests/app/_browser.py starts both, as for the tests)
+#: the app in a real server and browser (harness/browser.py starts both, as for the tests)
 APP = ["app", "app_settings", "app_explorer_add", "app_capacity", "app_capacity_ws"]
 OUT = ROOT / "BENCHMARKS.md"
 SECTIONS = ROOT / "benchmarks" / "results"

@@ -10,7 +10,7 @@ from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
 
-st.title("Stream explorer")
+st.title("Stream explorer", anchor=explorer.RUN_ANCHOR)
 st.markdown(
     "A classifier is tested on each chunk of a stream, then trained on it; PUDD watches the "
     "PU-index of its predictions, and the baselines you pick watch its errors, each adapting "
@@ -42,16 +42,17 @@ with results:
         state.write_query("explorer")
         st.stop()
     if runs is None:  # long runs wait for the Run button (or were stopped)
+        chosen.ask_to_run()  # said beside the Seeds field too: the button is out of view
         state.write_query("explorer")
         st.stop()
 
     comparison = cfg.comparison(runs)
-    player.player(comparison, band=chosen.band and cfg.seeds > 1)
+    player.player(comparison, band=chosen.band and cfg.seeds_run > 1)
     st.caption("The settings of this comparison are [under the player](#settings).")
 
     first = [group[0] for group in (*comparison.settings, *comparison.baselines)]
     with st.expander(f"Whole run: alarms, accuracy and detection delays of every detector"
-                     f"{f' (seed {cfg.seed})' if cfg.seeds > 1 else ''}"):
+                     f"{f' (seed {cfg.seed})' if cfg.seeds_run > 1 else ''}"):
         st.table(summary_frame(first, labels=comparison.labels).style.format(
             {"accuracy": "{:.4f}", "mean delay (chunks)": "{:.2f}"}, na_rep="–"))
         st.caption("Delays in chunks from each true drift to the first alarm after it; an "

@@ -38,6 +38,7 @@ ACCEPTANCE_REPORTS = ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")
 seed = int(state.get(state.SEED))
 root = project_root()
 store = default_store()
+shown_store = reproduction.shown_path(store)  # never the server's absolute path
 
 st.title("Reproduction")
 st.markdown(
@@ -209,11 +210,12 @@ st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))
 groups = store_groups(rows)
 problem = store_problem(store)
+problem = None if problem is None else reproduction.shown_text(problem, store)
 if problem is not None:
     st.error(f"**Results store**: {problem}", icon=":material/error:")
 elif not groups:
-    st.info(f"The results store `{store}` holds no runs of the paper's classifiers yet. Run a "
-            "small reproduction below, or the full one from the command line (see "
+    st.info(f"The results store `{shown_store}` holds no runs of the paper's classifiers yet. "
+            "Run a small reproduction below, or the full one from the command line (see "
             "`results/README.md`).", icon=":material/inventory_2:")
 if groups:
     group = reproduction.view_selector(groups)
@@ -266,7 +268,7 @@ if configs is not None and problem is not None:
 elif configs is not None:
     keys = stored_keys(rows)
     stored = sum(c.key() in keys for c in configs)
-    st.caption(f"{len(configs)} runs ({stored} already in the store), into `{store}`.")
+    st.caption(f"{len(configs)} runs ({stored} already in the store), into `{shown_store}`.")
     tasks = [cache.store_task(c, small.label(c), str(store), c.key() in keys) for c in configs]
     outcome = progress.run_tasks(state.REPRODUCTION_JOB, tasks, what="runs", auto=False)
     if outcome.computed:

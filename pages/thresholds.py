@@ -45,7 +45,8 @@ else:
                              f"{len(done)} of {len(runs)} runs",
                        key="thresholds_sweep")
             st.caption(
-                "Each point: the mean over the seeds (error bars ±1 standard deviation). "
+                ("Each point: the mean over the seeds (error bars ±1 standard deviation). "
+                 if len(cfg.seeds_run) > 1 else "Each point: one run. ")
                 + ("Detection delay, missed drifts and false alarms are scored against the "
                    f"stream's {len(drifts)} true drifts (a drift counts as detected by the first "
                    "alarm before the next one)." if drifts is not None else

@@ -105,7 +105,15 @@ class Buckets:
 
 
 def counts_from_unsorted(u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
-    """Bucket counts of any array, one comparison pass per edge (no sort of ``u``)."""
+    """Bucket counts of any array, one comparison pass per edge (no sort of ``u``).
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> u = np.tile([0.0, 0.15, 0.19, 0.25, 0.9], 200)  # 1,000 values: the pass per edge
+    >>> counts_from_unsorted(u, b).tolist()
+    [600, 400]
+    """
     k = buckets.k
     if u.size < 512:  # small batches: sorting is cheaper than a pass per edge
         return counts_from_sorted(np.sort(u), buckets)
@@ -126,6 +134,12 @@ def counts_from_sorted_list(sorted_u: list[float], buckets: Buckets) -> list[int
 
     Equal to :func:`counts_from_sorted`; cheaper below a few hundred values, where numpy's
     per-call overhead dominates (the online detector counts ``clock`` values per test).
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> counts_from_sorted_list([0.0, 0.15, 0.19, 0.25, 0.9], b)
+    [3, 2]
     """
     out = [0] * buckets.k
     below = 0
@@ -157,7 +171,17 @@ def counts_from_below(below: list[int], total: int, buckets: Buckets) -> list[in
 
 
 def counts_from_sorted(sorted_u: NDArray[np.float64], buckets: Buckets) -> NDArray[np.int64]:
-    """Bucket counts of an ascending array, via binary search of each interval edge."""
+    """Bucket counts of an ascending array, via binary search of each interval edge.
+
+    Examples
+    --------
+    >>> b = Buckets(centres=(0.1, 0.3), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> counts_from_sorted(np.array([0.0, 0.15, 0.19, 0.25, 0.9]), b).tolist()
+    [3, 2]
+    >>> half = Buckets(centres=(0.25, 0.75), coef=(1.0, 1.0), sample_counts=(2, 2), n_sample=4)
+    >>> counts_from_sorted(np.array([0.5, 0.5]), half).tolist()  # on the edge: the lower one
+    [2, 0]
+    """
     k = buckets.k
     if buckets.edges.size == 0:
         out = np.zeros(k, dtype=np.int64)
@@ -560,6 +584,15 @@ def fitting_sample(
     A reference window larger than ``sample_size`` is subsampled uniformly WITH replacement
     (the authors' ``np.random.choice``, here from the caller's generator); the correct values
     of the (sub)sample are kept.
+
+    Examples
+    --------
+    >>> u = np.array([0.1, 0.9, 0.2, 0.8])
+    >>> fitting_sample(u, u < 0.5, sample_size=10, rng=np.random.default_rng(0)).tolist()
+    [0.1, 0.2]
+    >>> fitting_sample(np.zeros(50), np.ones(50, bool), sample_size=20,
+    ...                rng=np.random.default_rng(0)).size  # drawn with replacement
+    20
     """
     m = u_ref.size
     if m > sample_size:
@@ -677,7 +710,16 @@ def build_buckets(
     n_buckets: int,
     min_bucket_size: int,
 ) -> Buckets:
-    """Kernel of :func:`fit_buckets` on an already drawn fitting sample (no validation)."""
+    """Kernel of :func:`fit_buckets` on an already drawn fitting sample (no validation).
+
+    Examples
+    --------
+    >>> sample = np.random.default_rng(0).uniform(0, 1, 1000)
+    >>> build_buckets(sample, 1000, None, 5, 50).k  # five buckets of enough values
+    5
+    >>> build_buckets(sample, 1000, 10, 5, 50).k  # a 10-value test window: k <= 10 / 5
+    2
+    """
     k = n_buckets
     if n_test is not None:
         # spec section 1.6 step 2: k <= floor(min(m_test / 5, m / 50)), at least 1

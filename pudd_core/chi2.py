@@ -347,6 +347,17 @@ def evaluate_table(
     :func:`merge_sparse_columns` when ``min_expected`` is set), done in plain Python floats in
     numpy's order: a table of a dozen cells costs less than the numpy calls would.
     ``observed`` may also be the rows as lists of ints (as the detectors count them).
+
+    Examples
+    --------
+    >>> from pudd_core.bucketing import Buckets
+    >>> b = Buckets(centres=(0.1,), coef=(1.0,), sample_counts=(100,), n_sample=100)
+    >>> r = evaluate_table([[80, 20], [50, 50]], b, clamp_min=5, yates=False)
+    >>> round(r.statistic, 4), r.dof, r.p_value < 1e-4
+    (19.7802, 1, True)
+    >>> from scipy.stats import chi2_contingency
+    >>> round(float(chi2_contingency([[80, 20], [50, 50]], correction=False).statistic), 4)
+    19.7802
     """
     if isinstance(observed, np.ndarray):
         counts: list[list[int]] = observed.tolist()

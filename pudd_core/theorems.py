@@ -267,7 +267,16 @@ def error_rate_test(correct1: ArrayLike, correct2: ArrayLike) -> Chi2Result:
 
 @dataclass(frozen=True)
 class ErrorShiftPower:
-    """Power of the two tests against a *pure* error-rate change (see :func:`error_shift_power`)."""
+    """Power of the two tests against a *pure* error-rate change (see :func:`error_shift_power`).
+
+    Examples
+    --------
+    >>> p = error_shift_power(1000, 1000, 0.10, 0.15, k=5, alpha=0.05)
+    >>> round(p.noncentrality, 3), round(p.power_error_test, 3), round(p.power_pu_test, 3)
+    (11.429, 0.922, 0.745)
+    >>> p.power_error_test > p.power_pu_test  # one degree of freedom against five
+    True
+    """
 
     noncentrality: float
     """lambda: the Pearson chi2 of the expected counts under the change; the same for both."""

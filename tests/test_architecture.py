@@ -140,7 +140,7 @@ def test_each_name_beside_a_module_link_is_defined_in_a_linked_module():
 def _defined_names() -> set[str]:
     """Every name a project module or test defines or assigns, at any depth."""
     names: set[str] = set()
-    for p in _python_files("pudd_core", "ui", "pages", "app.py", "tests", "benchmarks"):
+    for p in _python_files("pudd_core", "ui", "pages", "app.py", "tests", "benchmarks", "harness"):
         names.add(p.parent.name if p.stem == "__init__" else p.stem)  # a package: its folder
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.ClassDef):
@@ -174,7 +174,7 @@ def test_the_paper_tables_names_are_defined_where_it_says():
 
 
 def test_every_path_in_code_font_exists():
-    paths = set(re.findall(r"`((?:pudd_core/|tests/|ui/|pages/|experiments/|views/|plots/)"
+    paths = set(re.findall(r"`((?:pudd_core/|tests/|ui/|pages/|experiments/|views/|plots/|harness/)"
                            r"[\w/.]*\.py)`", DOC))
     assert paths
     for path in paths:

@@ -315,6 +315,7 @@ print("peak_mb", hwm_kb / 1024)
 """
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
 @pytest.mark.parametrize("fmt", ["auto", "csv"])
 def test_a_parquet_bomb_stays_under_300_mb(tmp_path, fmt):
@@ -356,6 +357,7 @@ GRID_FILES: dict[str, tuple[str, str]] = {
 }
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", GRID_FILES, ids=list(GRID_FILES))
 def test_grid_file_mistakes_are_errors_before_any_run(tmp_path, case):
     text, words = GRID_FILES[case]
@@ -415,6 +417,7 @@ def cli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", CLI, ids=list(CLI))
 def test_cli_bad_input_exits_2_with_one_line(cli_dir, case):
     args, words = CLI[case]
@@ -426,6 +429,7 @@ def test_cli_bad_input_exits_2_with_one_line(cli_dir, case):
     assert not (cli_dir / "no").exists()
 
 
+@pytest.mark.integration
 def test_cli_debug_shows_the_traceback(cli_dir):
     res = _cli("run", "--n-chunks", "0", "--debug", cwd=cli_dir)
     assert res.returncode == 2 and "Traceback" in res.stderr and "error: n_chunks" in res.stderr

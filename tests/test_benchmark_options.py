@@ -43,7 +43,10 @@ CASES = [
     ("bench_monitor", ["--chunk-sizes", "1000,0"], "--chunk-sizes"),
     ("bench_monitor", ["--repeat", "0"], "--repeat"),
     ("bench_monitor", ["--repeat", "three"], "--repeat"),
+    ("bench_monitor", ["--shapes", "float16"], "--shapes"),
+    ("bench_monitor", ["--shapes", ","], "--shapes"),
     ("run_all", ["--only", "bench_nothing"], "--only"),
+    ("bench_test_tiers", ["--tier", "slow"], "--tier"),
     ("bench_follow", ["--rate", "0"], "--rate"),
     ("bench_follow", ["--rate", "5.5"], "--rate"),
     ("bench_follow", ["--rows", "-1"], "--rows"),
@@ -64,6 +67,7 @@ def test_a_bad_option_value_is_refused_by_name_before_any_work(
     assert option in err and "Traceback" not in err, err
 
 
+@pytest.mark.integration
 def test_write_findings_refuses_an_unknown_option_instead_of_writing() -> None:
     readme = (ROOT / "README.md").read_bytes()
     done = subprocess.run([sys.executable, "scripts/write_findings.py", "--chek"], cwd=ROOT,

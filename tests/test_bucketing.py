@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness import reference as ref
 from pudd_core import Buckets, ek_buckets, fit_buckets, greedy_init, kmeans_1d
 from pudd_core._validation import ParameterError
 from pudd_core.bucketing import (
@@ -14,7 +15,6 @@ from pudd_core.bucketing import (
     counts_from_sorted_list,
     counts_from_unsorted,
 )
-from tests import _reference as ref
 
 
 def _samples(seed: int, count: int):

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from scipy import special
 from scipy.stats import chi2_contingency
 
+from harness import reference as ref
 from pudd_core import chi2_test, clamp_table, contingency_table, pu_chi2_test
 from pudd_core.bucketing import Buckets
 from pudd_core.chi2 import evaluate_table, merge_sparse_columns, pairwise_sum
-from tests import _reference as ref
 
 
 def test_hand_computed_table_matches_equations_12_to_14():

@@ -201,6 +201,7 @@ def test_airline_presets_and_explicit_options_override_them():
     )
 
 
+@pytest.mark.integration
 def test_importing_the_package_does_not_import_torch():
     code = "import sys, pudd_core, pudd_core.classifiers; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
@@ -308,6 +309,7 @@ def test_vfdt_uses_the_authors_hyper_parameters():
 # --- DNN ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_dnn_same_seed_gives_identical_probabilities():
     X, y = sea_like(0, 300)
     probas = []
@@ -339,6 +341,7 @@ def test_dnn_fit_restarts_from_the_seeded_initial_weights():
     np.testing.assert_array_equal(clf.predict_proba(X), first)
 
 
+@pytest.mark.integration
 def test_dnn_learns_a_separable_toy_problem():
     X, y = blobs(0)
     clf = make_classifier("dnn", input_shape=(2,), n_classes=2, seed=0)
@@ -361,18 +364,21 @@ def adapt_and_watch_head(reproduce_frozen_head: bool):
     return seen[0], linear_weights(clf.network)[-1], hidden_before, linear_weights(clf.network)[:-1]
 
 
+@pytest.mark.integration
 def test_dnn_adapt_trains_the_new_last_layer_by_default():
     head_start, head_end, hidden_before, hidden_after = adapt_and_watch_head(False)
     assert not np.allclose(head_start, head_end)
     assert all(not np.allclose(b, a) for b, a in zip(hidden_before, hidden_after, strict=True))
 
 
+@pytest.mark.integration
 def test_dnn_reproduce_frozen_head_leaves_the_new_last_layer_untrained():
     head_start, head_end, hidden_before, hidden_after = adapt_and_watch_head(True)
     np.testing.assert_array_equal(head_start, head_end)  # the authors' bug: never in the optimizer
     assert all(not np.allclose(b, a) for b, a in zip(hidden_before, hidden_after, strict=True))
 
 
+@pytest.mark.integration
 def test_dnn_frozen_head_stays_frozen_in_later_incremental_training():
     X, y = blobs(2)
     clf = DNNClassifier(2, 2, seed=6, epochs=20, reproduce_frozen_head=True)
@@ -383,6 +389,7 @@ def test_dnn_frozen_head_stays_frozen_in_later_incremental_training():
     np.testing.assert_array_equal(linear_weights(clf.network)[-1], head)
 
 
+@pytest.mark.integration
 def test_dnn_adapt_replaces_the_last_layer():
     X, y = blobs(3)
     clf = DNNClassifier(2, 2, seed=7, epochs=5)
@@ -448,6 +455,7 @@ def test_resnet18_has_no_batchnorm_left_and_a_ten_way_fc():
     assert clf.network.fc.out_features == 10
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["small-cnn", "resnet18"])
 def test_image_networks_map_float32_images_to_ten_probabilities(name):
     clf = make_classifier(name, input_shape=IMAGE, n_classes=2, seed=0)
@@ -458,6 +466,7 @@ def test_image_networks_map_float32_images_to_ten_probabilities(name):
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
 
 
+@pytest.mark.integration
 def test_small_cnn_same_seed_gives_identical_probabilities():
     X, y = images(1)
     probas = []
@@ -476,6 +485,7 @@ def body_and_head(clf: CNNClassifier) -> tuple[list[np.ndarray], list[np.ndarray
     return body, [p.detach().numpy().copy() for p in params if id(p) in head]
 
 
+@pytest.mark.integration
 def test_cnn_adapt_is_the_incremental_steps_then_head_only_fine_tuning():
     X, y = images(2)
     plain, adapted = CNNClassifier("small-cnn", 2, seed=1), CNNClassifier("small-cnn", 2, seed=1)
@@ -492,6 +502,7 @@ def test_cnn_adapt_is_the_incremental_steps_then_head_only_fine_tuning():
     assert all(p.requires_grad for p in adapted.network.parameters())
 
 
+@pytest.mark.integration
 def test_max_batch_accumulates_to_the_full_batch_step():
     X, y = images(3, n=7)
     full, sliced = (
@@ -503,6 +514,7 @@ def test_max_batch_accumulates_to_the_full_batch_step():
     np.testing.assert_allclose(full.predict_proba(X), sliced.predict_proba(X), rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.integration
 def test_accumulated_slices_train_the_same_parameters_as_one_batch():
     X, y = images(6, n=5)
     one, sliced = (
@@ -531,6 +543,7 @@ def test_training_on_more_than_max_batch_images_runs_in_slices():
     assert sizes == [1000, 1]
 
 
+@pytest.mark.integration
 def test_weights_path_loads_a_local_state_dict(tmp_path):
     source = CNNClassifier("small-cnn", 2, seed=1)
     source.fit(*images(4))

@@ -73,17 +73,27 @@ def test_datasets_table_shows_each_stream_source_and_licence(capsys):
         assert info.source in row
 
 
+#: One training step per network for the runs of tests that check what the command line
+#: asks for, not what the network learns (small-cnn's 10 + 20 steps on CIFAR-10-CD took 100 s
+#: of a busy machine, the DNN's 100 per chunk 40 s)
+_ONE_STEP = {"small-cnn": {"epochs": 1, "finetune_epochs": 0}, "dnn": {"epochs": 1}}
+
+
 def _recording_run_grid(monkeypatch):
-    """Record run_grid's arguments, then run serially in-process."""
-    from pudd_core.experiments import grid
+    """Record run_grid's arguments, then run serially in-process (networks: one step)."""
+    from pudd_core.experiments import grid, runner
 
     calls = []
-    real = grid.run_grid
+    real, make = grid.run_grid, runner.make_classifier
 
     def record(configs, **kwargs):
         calls.append({"configs": list(configs), **kwargs})
         return real(calls[-1]["configs"], **{**kwargs, "executor": "serial", "address": None})
 
+    def one_step(name, **options):
+        return make(name, **{**options, **_ONE_STEP.get(name, {})})
+
+    monkeypatch.setattr(runner, "make_classifier", one_step)
     monkeypatch.setattr(grid, "run_grid", record)
     return calls
 
@@ -134,6 +144,7 @@ def test_reproduce_rejects_the_frozen_head_switch_for_other_classifiers(tmp_path
     assert code == 2 and "reproduce_frozen_head applies to classifier 'dnn'" in err
 
 
+@pytest.mark.integration
 def test_run_says_which_device_a_torch_classifier_uses(tmp_path, capsys, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -565,3 +576,23 @@ def test_reproduce_add_refuses_a_report_whose_columns_it_would_drop_or_cannot_re
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --add:") and what in err
     assert "Traceback" not in err and _no_runs(other)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["monitor", "--help"], ["datasets", "--help"]])
+def test_help_imports_no_heavy_library(argv):
+    """``--help`` reads the parser only: river's detectors, pandas, scikit-learn and torch stay
+    unimported (river's registry cost 1.2 s of every ``monitor --help``; BENCHMARKS.md)."""
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys\n"
+            f"sys.argv = ['pudd_core', *{argv!r}]\n"
+            "try:\n    runpy.run_module('pudd_core', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "heavy = {'river.drift', 'sklearn', 'torch', 'pandas', 'streamlit'}\n"
+            "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=__import__("pathlib").Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+    assert "usage:" in out.stdout

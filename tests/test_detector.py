@@ -8,8 +8,8 @@ import typing
 import numpy as np
 import pytest
 
+from harness import reference as ref
 from pudd_core import ChunkPUDD, cut_points
-from tests import _reference as ref
 
 
 def _beta_chunks(seed, n_chunks, size, a=1.0, b=8.0):

@@ -43,3 +43,33 @@ def test_the_link_check_catches_outside_missing_and_absolute_links(tmp_path, mon
                    "[e](https://example.org) [f](#layout)")
     assert [b.split(" ")[0] for b in broken_links(doc)] == [
         "../shared/STYLE.md", "gone.md", "/etc/passwd", "https://example.org"]
+
+
+# --- doctests of the public definitions (issue 33; scripts/doctest_coverage.py) ----------------
+def test_most_public_definitions_show_their_use_in_a_doctest():
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "scripts" / "doctest_coverage.py"))
+    defs = script["public_definitions"]()
+    without = [name for name, has in defs if not has]
+    share = 1 - len(without) / len(defs)
+    assert share >= script["FLOOR"], (
+        f"{share:.1%} of {len(defs)} public definitions have a doctest, under the floor: add "
+        f"one to some of ({len(without)}) {without[:10]}")
+
+
+def test_the_doctest_count_sees_a_definitions_own_docstring_only(tmp_path):
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "scripts" / "doctest_coverage.py"))
+    pkg = tmp_path / "pkg"
+    (pkg / "_private").mkdir(parents=True)
+    (pkg / "mod.py").write_text(
+        'def shown():\n    """Use.\n\n    >>> shown()\n    """\n\n\n'
+        'def bare():\n    """No example; a nested one does not count."""\n'
+        '    def inner():\n        """>>> 1"""\n\n\n'
+        'def _hidden():\n    pass\n\n\nclass Shown:\n    """>>> Shown()"""\n')
+    (pkg / "_private" / "x.py").write_text("def public_in_private():\n    pass\n")
+    got = script["public_definitions"](pkg, root=tmp_path)
+    assert got == [("pkg/mod.py:1 shown", True), ("pkg/mod.py:8 bare", False),
+                   ("pkg/mod.py:18 Shown", True)]

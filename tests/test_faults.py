@@ -147,6 +147,7 @@ def test_full_disk_in_the_cli_is_one_line_naming_the_fallback(tmp_path, monkeypa
     path.unlink()
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_log_to_dev_full_keeps_the_log_in_a_fallback_file(tmp_path):
     res = subprocess.run(
@@ -256,6 +257,7 @@ run_grid(cfgs, store=ResultStore(sys.argv[1], flush_every=4), executor="serial",
 """
 
 
+@pytest.mark.integration
 def test_sigkill_mid_grid_then_resume_equals_an_uninterrupted_grid(tmp_path):
     store = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -281,6 +283,7 @@ def test_sigkill_mid_grid_then_resume_equals_an_uninterrupted_grid(tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.integration
 @pytest.mark.datasets
 def test_a_damaged_data_file_fails_before_any_run_with_one_line(tmp_path):
     import gzip

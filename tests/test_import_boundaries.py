@@ -192,6 +192,15 @@ def test_no_module_uses_another_modules_private_names():
     assert offenders == set()
 
 
+def test_benchmarks_and_the_harness_use_no_private_helper_of_the_tests():
+    """Issue 33: what tests/ and benchmarks/ both need lives in harness/, never in tests/."""
+    offenders = [str(p.relative_to(ROOT)) for p in _python_files("benchmarks", "harness")
+                 if "tests" in _top_level_imports(p)]
+    assert offenders == []
+    harness = {m for p in _python_files("harness") for m in _top_level_imports(p)}
+    assert not harness & {"tests", "benchmarks", "ui", "pages", "app"}
+
+
 # --- layers (docs/architecture.md, "Layers") -------------------------------------------------
 #: Module prefix -> layer, bottom up; a module may import its own layer and those below.
 LAYERS: dict[str, int] = {
@@ -238,6 +247,7 @@ def test_nothing_imports_upward():
     assert offenders == []
 
 
+@pytest.mark.integration
 def test_the_package_facade_exports_monitor_without_loading_the_experiments_layer():
     code = ("import sys, pudd_core; before = sorted(m for m in sys.modules if m.startswith("
             "('pudd_core.experiments', 'pudd_core.monitoring'))); "

@@ -25,6 +25,7 @@ from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.cli import main
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
+from tests._logs import three_class_log
 
 ROOT = Path(__file__).resolve().parents[1]
 FMT = LogFormat(label="label", proba_prefix="proba_")
@@ -33,15 +34,10 @@ ARGS = ["--label", "label", "--proba-prefix", "proba_", "--chunk-size", "250"]
 
 def _log(n: int = 6000, seed: int = 0) -> pd.DataFrame:
     """A 3-class log, worse from the middle on; a few rows without a label yet."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    shape = np.ones((n, 3))
-    shape[np.arange(n), y] += np.where(np.arange(n) < n // 2, 12.0, 3.0)
-    g = rng.gamma(shape)
-    frame = pd.DataFrame(g / g.sum(axis=1, keepdims=True),
-                         columns=["proba_0", "proba_1", "proba_2"])
-    label = pd.Series(y, dtype="Int64")
-    label[rng.choice(n - 300, 40, replace=False)] = pd.NA  # unlabelled rows, not at the end
+    frame = three_class_log(n, seed)
+    label = pd.Series(frame.pop("label"), dtype="Int64")
+    unlabelled = np.random.default_rng(seed + 1).choice(n - 300, 40, replace=False)
+    label[unlabelled] = pd.NA  # unlabelled rows, not at the end
     frame.insert(0, "label", label)
     return frame
 
@@ -66,6 +62,7 @@ def _make() -> Monitor:
     return Monitor(FMT, chunk_size=250)
 
 
+@pytest.mark.integration
 @settings(max_examples=15, deadline=None)
 @given(cuts=st.lists(st.integers(1, 10**6), min_size=1, max_size=12, unique=True),
        restart=st.integers(0, 12))
@@ -146,6 +143,7 @@ def _stop(proc: subprocess.Popen) -> str:
     return proc.err.read_text()  # type: ignore[attr-defined]
 
 
+@pytest.mark.integration
 def test_a_writer_process_and_the_follower_give_the_batch_chunks(tmp_path):
     frame = _log()
     src, path, out = tmp_path / "all.csv", tmp_path / "log.csv", tmp_path / "out.jsonl"
@@ -161,6 +159,7 @@ def test_a_writer_process_and_the_follower_give_the_batch_chunks(tmp_path):
     assert _lines(out) == expected
 
 
+@pytest.mark.integration
 def test_killed_mid_way_and_started_again_it_repeats_and_loses_nothing(tmp_path):
     frame = _log()
     src, path = tmp_path / "all.csv", tmp_path / "log.csv"
@@ -192,6 +191,7 @@ def test_killed_mid_way_and_started_again_it_repeats_and_loses_nothing(tmp_path)
     assert _lines(third) == []
 
 
+@pytest.mark.integration
 def test_a_folder_of_parquet_parts_read_once_each_in_name_order(tmp_path):
     frame = _log()
     folder = tmp_path / "parts"

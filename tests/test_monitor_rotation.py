@@ -14,7 +14,6 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,22 +23,14 @@ from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.cli import main
 from pudd_core.monitoring import Follower, LogFormat, Monitor, chunk_json
+from tests._logs import three_class_log
 
 FMT = LogFormat(label="label", proba_prefix="proba_")
 ARGS = ["--label", "label", "--proba-prefix", "proba_", "--chunk-size", "250"]
 
 
 def _log(n: int = 3000, seed: int = 0) -> pd.DataFrame:
-    """A 3-class log, worse from the middle on."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    shape = np.ones((n, 3))
-    shape[np.arange(n), y] += np.where(np.arange(n) < n // 2, 12.0, 3.0)
-    g = rng.gamma(shape)
-    frame = pd.DataFrame(g / g.sum(axis=1, keepdims=True),
-                         columns=["proba_0", "proba_1", "proba_2"])
-    frame.insert(0, "label", y)
-    return frame
+    return three_class_log(n, seed)
 
 
 def _expected(frame: pd.DataFrame) -> list[dict]:

@@ -162,6 +162,7 @@ def test_an_earlier_pickled_state_is_refused_with_how_to_start_a_new_one(tmp_pat
         Monitor.restore(old)
 
 
+@pytest.mark.integration
 def test_a_forged_state_naming_a_callable_is_refused_and_runs_nothing(tmp_path):
     marker = tmp_path / "pwned"
     forged = {
@@ -337,6 +338,7 @@ def test_a_second_follower_of_a_state_is_refused_until_the_first_lets_go(tmp_pat
     follower().close()  # released: the next one starts
 
 
+@pytest.mark.integration
 def test_a_second_follower_process_is_refused_at_start_naming_the_first(tmp_path):
     log, state = tmp_path / "log.csv", tmp_path / "state"
     _numeric(_log(1000)).to_csv(log, index=False)

@@ -12,18 +12,13 @@ from hypothesis import strategies as st
 from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.monitoring import LogFormat, Monitor
+from tests._logs import three_class_log
 
 
 def _log(n: int = 4000, seed: int = 0) -> pd.DataFrame:
     """A 3-class log, worse from the middle on, one row every 5 minutes."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    shape = np.ones((n, 3))
-    shape[np.arange(n), y] += np.where(np.arange(n) < n // 2, 12.0, 3.0)
-    g = rng.gamma(shape)
-    frame = pd.DataFrame(g / g.sum(axis=1, keepdims=True),
-                         columns=["proba_0", "proba_1", "proba_2"])
-    frame.insert(0, "label", y.astype(float))
+    frame = three_class_log(n, seed)
+    frame["label"] = frame["label"].astype(float)
     frame.insert(0, "ts", pd.Timestamp("2024-03-01") + pd.to_timedelta(np.arange(n) * 5,
                                                                          unit="min"))
     return frame

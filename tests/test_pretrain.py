@@ -24,6 +24,8 @@ from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.streams import markov_interest_stream
 from pudd_core.views.cifar import stream_seed
 
+pytestmark = pytest.mark.integration  # trains networks (torch)
+
 IMAGE = (3, 32, 32)
 TINY = PretrainRecipe(epochs=1, per_class=12, holdout_per_class=2, batch_size=16, seed=3)
 

@@ -47,6 +47,7 @@ LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk
 _UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
 _KEPT_UPLOAD = "explorer_kept_upload"  # (file name, bytes) of the last upload
 _STREAM_CHUNK_DEFAULT = 1000
+RUN_ANCHOR = "stream-explorer"  # the page title's anchor: the Run button is just under it
 
 
 def _infos() -> dict[str, StreamInfo]:
@@ -79,6 +80,19 @@ class Settings:
     upload: Upload | None
     slots: Mapping[str, Any]  # pudd_core.views.explorer.Field -> placeholder under its control
     band: bool = False  # several seeds: show their mean and band (else the first seed)
+    run_slot: Any = None  # under the Seeds field: where to say the runs wait for Run
+
+    def ask_to_run(self) -> None:
+        """Say, beside the Seeds and Chunks that make the work long, where Run is.
+
+        The Run button sits above the settings, with the results: changing the seeds far
+        down the page would otherwise leave the visitor with nothing to see (issue 34).
+        """
+        if self.run_slot is not None:
+            self.run_slot.info(
+                "These settings take a while: press **Run** [at the top of the page]"
+                f"(#{RUN_ANCHOR}), above the settings, to compute them.",
+                icon=":material/arrow_upward:")
 
     def error(self, err: Exception) -> None:
         """Show ``err`` under the control it is about, with what to do."""
@@ -154,7 +168,9 @@ def settings() -> Settings:
                         **state.bound(state.EXPLORER_N_CHUNKS),
                         help="How many chunks to run; empty for the whole stream.")
     seeds, band = pudd_settings.seeds_controls(mid[2])
+    seed_slot = mid[2].empty()  # what the seeds change, once the settings are read
     below = st.container()  # under the second row
+    run_slot = mid[2].empty() if seeds > 1 else below.empty()
     slots.update({f: below.empty() for f in ("chunk_size", "n_chunks")})
     mid[3].multiselect("Baseline detectors beside PUDD", list(compared_detectors()),
                        format_func=lambda b: DETECTORS[b], **state.bound(state.EXPLORER_BASELINES),
@@ -187,10 +203,13 @@ def settings() -> Settings:
         chunk_size=int(state.get(state.EXPLORER_CHUNK_SIZE)),
         n_chunks=None if n_chunks is None else int(n_chunks),
     )
+    note = config.seed_note()
+    if note is not None:  # beside the Seeds field: runs the seed cannot change are run once
+        seed_slot.caption(note)
     if config.dropped:
         below.caption(f"The oracle is not run here: {DETECTORS['oracle']} adapts at the "
                       "stream's true drifts, and this stream's are unknown.")
-    return Settings(config, upload, slots, band)
+    return Settings(config, upload, slots, band, run_slot)
 
 
 def _upload_controls(slots: dict[str, Any]) -> tuple[Upload | None, bool]:
@@ -245,7 +264,9 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
     Returns None while some run is not computed (the page then shows the Run button).
     """
     start = time.perf_counter()
-    configs = config.run_configs()
+    # a run the seed cannot change is the same config at every seed: computed once
+    every = config.run_configs()
+    configs = list(dict.fromkeys(every))
 
     @functools.cache
     def stream(seed: int) -> Stream:
@@ -269,7 +290,8 @@ def compute(config: ExplorerConfig, upload: Upload | None) -> list[RunResult] | 
         return None
     if outcome.computed or at_once:
         player.log_time("runs", start)
-    return list(outcome.results)
+    by_config = dict(zip(configs, outcome.results, strict=True))
+    return [by_config[c] for c in every]
 
 
 def _at_once(configs: list[RunConfig], tasks: list[Task], upload: Upload | None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -14,6 +15,7 @@ from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES, Regime
 from pudd_core.reproduction import detector_label, reproduction_configs
 from pudd_core.reproduction.claims import COMPARISONS
 from pudd_core.reproduction.committed import CommittedReport
+from pudd_core.streams.locate import project_root
 from pudd_core.views.reproduction import StoreGroup
 from ui import messages, state
 
@@ -26,6 +28,25 @@ _REGIME_NAMES: dict[Regime, str] = {
 
 def _name(value: str) -> str:
     return DISPLAY_NAMES.get(value, value)
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as a visitor may see it: relative to the project, else its last two parts.
+
+    The server's absolute folders are none of a visitor's business (issue 34 item 8).
+    """
+    root = project_root()
+    if root is not None and path.is_relative_to(root):
+        return str(path.relative_to(root)) or "."
+    return str(Path("…", *path.parts[-2:])) if len(path.parts) > 2 else path.name or str(path)
+
+
+def shown_text(text: str, path: Path) -> str:
+    """``text`` with ``path`` and its folders (absolute, as messages name them) shown short."""
+    for folder in (path, *path.parents):  # the longest first: a folder is a prefix of its files
+        if len(folder.parts) > 1 and str(folder) in text:
+            text = text.replace(str(folder), shown_path(folder))
+    return text
 
 
 def view_selector(groups: Sequence[StoreGroup]) -> StoreGroup:

@@ -14,6 +14,7 @@ import streamlit as st
 from pudd_core._validation import ParameterError
 from pudd_core.classifiers import CLASSIFIERS, IMAGE_CLASSIFIERS
 from pudd_core.experiments.runner import RunConfig
+from pudd_core.experiments.seeding import SeedDependence, seed_dependence
 from pudd_core.streams import DatasetUnavailableError, get_info
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
@@ -41,11 +42,34 @@ class SweepConfig:
         return RunConfig(self.dataset, self.classifier, "pudd", seed=self.seeds[0],
                          n_chunks=self.n_chunks)
 
+    def seed_dependence(self) -> SeedDependence:
+        """Which parts of the sweep's runs depend on the seed (α changes none of them)."""
+        return seed_dependence(self.base())
+
+    @property
+    def seeds_run(self) -> tuple[int, ...]:
+        """The seeds run: the first alone where the runs do not depend on the seed."""
+        return self.seeds if self.seed_dependence().depends else self.seeds[:1]
+
+    def seed_note(self) -> str | None:
+        """What the seeds change, for several seeds where some part of a run ignores them."""
+        if len(self.seeds) == 1:
+            return None
+        dep = self.seed_dependence()
+        pair = f"{self.dataset} × {self.classifier}"
+        if not dep.depends:
+            return (f"{pair} does not depend on the seed: one run shown per α, not a mean "
+                    f"of {len(self.seeds)} identical ones.")
+        if dep.stream or dep.model:
+            return None
+        return (f"{pair}: the data and the model are the same for every seed; the seeds "
+                f"differ only in {' and '.join(dep.parts())}.")
+
     def runs(self) -> list[tuple[str, RunConfig]]:
         """(label, config) of every sweep point, α from large to small."""
         return [(f"α = 1e-{x}, seed {s}",
                  dataclasses.replace(self.base(), alpha=10.0 ** -x, seed=s))
-                for x in self.exponents for s in self.seeds]
+                for x in self.exponents for s in self.seeds_run]
 
     def as_python(self) -> str:
         """The equivalent ``pudd_core`` call."""
@@ -55,7 +79,7 @@ class SweepConfig:
             "from pudd_core.experiments.sweep import threshold_sweep\n\n"
             f'sweep = threshold_sweep(RunConfig("{self.dataset}", "{self.classifier}"{length}),\n'
             f"                        exponents={list(self.exponents)}, "
-            f"seeds={list(self.seeds)})"
+            f"seeds={list(self.seeds_run)})"
         )
 
 
@@ -121,6 +145,12 @@ def sweep_controls(seed: int) -> tuple[SweepConfig, Slots]:
         dataset, str(state.get(state.THRESHOLDS_CLASSIFIER)),
         tuple(range(first, last + 1)), tuple(range(seed, seed + n_seeds)), n_chunks,
     )
+    try:
+        note = cfg.seed_note()
+    except (ValueError, DatasetUnavailableError):  # said under its control by the page
+        note = None
+    if note is not None:  # under the Seeds per α field
+        cols[3].caption(note)
     return cfg, Slots(slots, labels, dataset)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "IMAGE_CLASSIFIERS",
     "NSClassifier",
     "PretrainedCNNClassifier",
+    "SEEDED_CLASSIFIERS",
     "TABULAR_CLASSIFIERS",
     "TORCH_CLASSIFIERS",
     "VFDTClassifier",
@@ -56,7 +57,7 @@ class _Entry(NamedTuple):
     description: str
     images: bool = False  # input (3, 32, 32) images rather than (d,) feature vectors
     torch: bool = False  # a torch network: takes a seed and a device
-    seeded: bool = False  # takes a seed without being a torch network (gnb, vfdt: deterministic)
+    seeded: bool = False  # draws from a seed without being a torch network (amf, ns, adlter)
     fixed: Mapping[str, object] = MappingProxyType({})
 
 
@@ -91,6 +92,12 @@ IMAGE_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.i
 TABULAR_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if not e.images)
 #: The torch networks (they take ``seed`` and ``device``).
 TORCH_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items() if e.torch)
+#: The classifiers whose training depends on their seed: the networks (initial weights, batch
+#: order) and the randomised trees (AMF's Mondrian splits, NS's and ADLTER's 80 % subsamples).
+#: Gaussian naive Bayes and the Hoeffding tree (river's ``HoeffdingTreeClassifier`` takes no
+#: seed: its splits follow the Hoeffding bound) are deterministic.
+SEEDED_CLASSIFIERS: tuple[str, ...] = tuple(k for k, e in _ENTRIES.items()
+                                            if e.torch or e.seeded)
 
 
 def _either(names: tuple[str, ...]) -> str:

@@ -12,6 +12,43 @@ from typing import Any
 EXECUTORS = ("serial", "joblib", "ray", "dask")  # experiments.grid.EXECUTORS, no pandas
 
 
+class LazyChoices:
+    """An option's choices read from a registry only when argparse needs them.
+
+    argparse asks ``value in choices`` when it parses the option, and lists the choices in
+    that command's ``--help``; building the parser itself reads nothing, so a command that
+    does not parse the option (``monitor --help``) never imports the registry (river's, about
+    1.2 s).
+
+    Examples
+    --------
+    >>> calls = []
+    >>> c = LazyChoices(lambda: calls.append(1) or ("a", "b"))
+    >>> len(calls)
+    0
+    >>> "a" in c, "z" in c, list(c), len(calls)
+    (True, False, ['a', 'b'], 1)
+    """
+
+    def __init__(self, load: Any) -> None:
+        self._load = load
+        self._names: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(self._load())
+        return self._names
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._get()
+
+    def __iter__(self) -> Any:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
 def check_log_path(path: str, param: str = "log") -> None:
     """Fail before any work if the log cannot be created (missing folder, a folder, no rights)."""
     import os

@@ -54,7 +54,16 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``datasets`` command."""
+    """Add the ``datasets`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["datasets", "--json"])
+    >>> args.json, args.data_dir
+    (True, None)
+    """
     datasets = commands.add_parser(
         "datasets", parents=[common],
         help="list the named streams, their sources and licences, and whether their data "

@@ -37,7 +37,16 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``export-predictions`` command."""
+    """Add the ``export-predictions`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["export-predictions", "--seed", "3", "--out", "p.csv"])
+    >>> args.dataset, args.classifier, args.seed, args.out
+    ('sea0', 'gnb', 3, 'p.csv')
+    """
     from pudd_core.paper import REGIMES
 
     exp = commands.add_parser(

@@ -25,7 +25,16 @@ def _grid(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``grid`` command."""
+    """Add the ``grid`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["grid", "grid.toml", "--n-jobs", "2"])
+    >>> args.config, args.n_jobs, args.store
+    ('grid.toml', 2, None)
+    """
     grid = commands.add_parser("grid", parents=[common],
                                help="run a grid (a TOML file) into the results store")
     grid.add_argument("config", help="TOML file with a [grid] table and an optional [run] table")

@@ -187,7 +187,16 @@ def _write_monitor_report(result: Any, path: str) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``monitor`` command."""
+    """Add the ``monitor`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["monitor", "log.csv", "--label", "y"])
+    >>> args.label
+    'y'
+    """
     mon = commands.add_parser(
         "monitor", parents=[common],
         help="run PUDD (and baselines) on your model's prediction log (CSV or Parquet)",

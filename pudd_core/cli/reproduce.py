@@ -315,7 +315,16 @@ def _table(text: str) -> int | str:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``reproduce`` command."""
+    """Add the ``reproduce`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["reproduce", "--table", "1", "--seeds", "3"])
+    >>> args.table, args.seeds
+    (1, '3')
+    """
     rep = commands.add_parser(
         "reproduce", parents=[common],
         help="run the runs behind a paper table and compare with its numbers",

@@ -9,7 +9,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pudd_core.cli._shared import EXECUTORS, check_log_path, jsonable, prepare_classifier
+from pudd_core.cli._shared import (
+    EXECUTORS,
+    LazyChoices,
+    check_log_path,
+    jsonable,
+    prepare_classifier,
+)
 
 
 def _run_with_log(configs: Sequence[Any], path: str, data_dir: str | None) -> Any:
@@ -110,16 +116,30 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``run`` command."""
-    from pudd_core.experiments.baselines import ALIASES
-    from pudd_core.experiments.detectors import DETECTORS
+    """Add the ``run`` command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="pudd")
+    >>> add_parser(parser.add_subparsers(), argparse.ArgumentParser(add_help=False))
+    >>> args = parser.parse_args(["run", "--detector", "ddm", "--alpha", "1e-5"])
+    >>> args.dataset, args.detector, args.alpha
+    ('sea0', 'ddm', 1e-05)
+    """
     from pudd_core.paper import REGIMES
+
+    def detectors() -> tuple[str, ...]:
+        from pudd_core.experiments.baselines import ALIASES
+        from pudd_core.experiments.detectors import DETECTORS
+
+        return (*DETECTORS, *ALIASES)
 
     run = commands.add_parser("run", parents=[common],
                               help="run one configuration over one or more seeds")
     run.add_argument("--dataset", default="sea0")
     run.add_argument("--classifier", default="gnb")
-    run.add_argument("--detector", default="pudd", choices=(*DETECTORS, *ALIASES))
+    run.add_argument("--detector", default="pudd", choices=LazyChoices(detectors),
+                     metavar="DETECTOR", help="one of %(choices)s (default %(default)s)")
     run.add_argument("--alpha", type=float, default=1e-3, help="PUDD-x is 10^-x (default 1e-3)")
     run.add_argument("--regime", default=REGIMES[0], choices=REGIMES)
     run.add_argument("--adaptation", default="window", choices=("window", "chunk"))

@@ -46,7 +46,14 @@ KINDS: tuple[Kind, ...] = ("pu-index", "errors", "features", "reference")
 # --- detectors, as the chunk loop sees them -------------------------------------------------
 @dataclass(frozen=True)
 class ChunkVerdict:
-    """A detector's answer on one tested chunk: the detector part of the runner's ``ChunkLog``."""
+    """A detector's answer on one tested chunk: the detector part of the runner's ``ChunkLog``.
+
+    Examples
+    --------
+    >>> v = ChunkVerdict(alarm=True, retrain_chunks=3)
+    >>> v.retrain_chunks, math.isnan(v.p_value), v.cut_point  # no test gave a p-value
+    (3, True, None)
+    """
 
     alarm: bool
     #: Chunks to retrain on at the next chunk, when ``alarm`` (the last one: the current chunk).
@@ -63,7 +70,15 @@ class ChunkVerdict:
 
 
 class ChunkDetector(Protocol):
-    """What the runner's chunk loop asks of a detector: one verdict per tested chunk."""
+    """What the runner's chunk loop asks of a detector: one verdict per tested chunk.
+
+    Examples
+    --------
+    >>> detector: ChunkDetector = FixedAlarms(frozenset({2}))
+    >>> u = np.full(4, 0.1)
+    >>> [detector.test(t, u, u < 0.5).alarm for t in (1, 2)]
+    [False, True]
+    """
 
     def test(self, t: int, u: NDArray[np.float64], correct: NDArray[np.bool_],
              features: NDArray[Any] | None = None) -> ChunkVerdict:
@@ -81,6 +96,16 @@ class ChunkPUDDAdapter:
 
     On an alarm the model retrains on the winning cut's recent window (``adaptation="window"``)
     or on the current chunk only (``"chunk"``); ChunkPUDD clears its own history.
+
+    Examples
+    --------
+    >>> adapter = ChunkPUDDAdapter(ChunkPUDD(alpha=1e-3, seed=0))
+    >>> rng, alarms = np.random.default_rng(0), []
+    >>> for t in range(1, 8):  # the PU-index moves up by 0.3 from chunk 5 on
+    ...     u = np.clip(rng.uniform(0, 0.5, 500) + (0.3 if t >= 5 else 0.0), 0, 1)
+    ...     alarms.append(adapter.test(t, u, u < 0.5).alarm)
+    >>> alarms
+    [False, False, False, False, True, False, False]
     """
 
     detector: ChunkPUDD
@@ -113,7 +138,16 @@ class ChunkPUDDAdapter:
 
 @dataclass
 class BaselineAdapter:
-    """A river detector fed the chunk's 0/1 errors in order; a fresh clone after each alarm."""
+    """A river detector fed the chunk's 0/1 errors in order; a fresh clone after each alarm.
+
+    Examples
+    --------
+    >>> correct = np.ones(1000, dtype=bool)
+    >>> correct[600:] = np.random.default_rng(0).random(400) < 0.5  # half wrong from 600 on
+    >>> v = BaselineAdapter(baselines.make("ddm")).test(1, np.zeros(1000), correct)
+    >>> v.alarm, v.detections  # positions within the chunk where DDM fired
+    (True, (600,))
+    """
 
     detector: baselines.Detector
 
@@ -131,6 +165,12 @@ class FixedAlarms:
     """No detector: an alarm at the given chunks only.
 
     ``"none"`` gives no chunks; ``"oracle"`` the stream's true drifts.
+
+    Examples
+    --------
+    >>> oracle, u = FixedAlarms(frozenset({3})), np.zeros(10)
+    >>> [oracle.test(t, u, u < 0.5).alarm for t in (1, 2, 3, 4)]
+    [False, False, True, False]
     """
 
     chunks: frozenset[int] = frozenset()
@@ -143,7 +183,15 @@ class FixedAlarms:
 
 @dataclass
 class FeatureAdapter:
-    """A label-free detector (MCD-DD) fed the chunk's features; the model retrains on the chunk."""
+    """A label-free detector (MCD-DD) fed the chunk's features; the model retrains on the chunk.
+
+    Examples
+    --------
+    >>> FeatureAdapter(MCDDD()).test(1, np.zeros(3), np.ones(3, dtype=bool))
+    Traceback (most recent call last):
+    ...
+    ValueError: MCD-DD reads the chunk's features: pass features=X
+    """
 
     detector: MCDDD
 
@@ -157,7 +205,15 @@ class FeatureAdapter:
 
 
 class RunSettings(Protocol):
-    """What an adapter reads of a run's configuration (``RunConfig`` has these fields)."""
+    """What an adapter reads of a run's configuration (``RunConfig`` has these fields).
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import RunConfig
+    >>> settings: RunSettings = RunConfig("sea0", "gnb", "pudd", alpha=1e-5)
+    >>> settings.detector, settings.alpha, settings.adaptation, settings.record_windows
+    ('pudd', 1e-05, 'window', False)
+    """
 
     @property
     def detector(self) -> str: ...  # noqa: D102

@@ -39,6 +39,12 @@ class DetectionSummary:
     false_alarms
         Alarms that detected nothing: before the first drift, or after the first alarm
         within a drift's segment.
+
+    Examples
+    --------
+    >>> s = match_alarms([3, 12, 14], drift_chunks=[10, 20], n_chunks=30)
+    >>> s.detected, s.delays, s.missed, s.false_alarms, s.mean_delay
+    ((12, None), (2,), 1, 2, 2.0)
     """
 
     detected: tuple[int | None, ...]

@@ -97,7 +97,19 @@ def export_predictions(config: RunConfig, *, data_dir: str | None = None,
 
 
 def write_log(log: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write a log as Parquet (``.parquet``) or CSV (anything else)."""
+    """Write a log as Parquet (``.parquet``) or CSV (anything else).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"label": [0, 1], "proba_1": [0.2, 0.9]})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     write_log(log, f"{d}/log.parquet")
+    ...     write_log(log, f"{d}/log.csv")
+    ...     pd.read_parquet(f"{d}/log.parquet").equals(pd.read_csv(f"{d}/log.csv"))
+    True
+    """
     if os.fspath(path).endswith(".parquet"):
         log.to_parquet(path, index=False)
     else:

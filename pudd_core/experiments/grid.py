@@ -291,11 +291,28 @@ def safe_run(config: RunConfig, data_dir: str | None = None) -> dict[str, Any]:
 
 
 class StoreWarning(UserWarning):
-    """A part file of a results store could not be read and was set aside."""
+    """A part file of a results store could not be read and was set aside.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("part-0001.parquet: not Parquet; set aside", StoreWarning)
+    >>> caught[0].category is StoreWarning and issubclass(StoreWarning, UserWarning)
+    True
+    """
 
 
 class StoreWriteError(OSError):
-    """Rows could not be written to the store; ``fallback`` is where they were kept instead."""
+    """Rows could not be written to the store; ``fallback`` is where they were kept instead.
+
+    Examples
+    --------
+    >>> err = StoreWriteError("the disk is full", Path("/tmp/pudd-results-x.jsonl"))
+    >>> isinstance(err, OSError), str(err), err.fallback.name
+    (True, 'the disk is full', 'pudd-results-x.jsonl')
+    """
 
     def __init__(self, message: str, fallback: Path | None) -> None:
         super().__init__(message)
@@ -306,6 +323,13 @@ def save_fallback(rows: Sequence[Mapping[str, Any]], stem: str = "pudd-results")
     """Write ``rows`` as JSON lines to a new file; return its path (``None``: nowhere took them).
 
     The file goes to the temporary folder, else the current folder, else the home folder.
+
+    Examples
+    --------
+    >>> path = save_fallback([{"key": "a1", "accuracy": 0.9}], stem="pudd-doctest")
+    >>> path.name.startswith("pudd-doctest-"), path.read_text().splitlines()
+    (True, ['{"key": "a1", "accuracy": 0.9}'])
+    >>> path.unlink()
     """
     import json
     import tempfile

@@ -255,7 +255,13 @@ class Workers:
 
 @functools.cache
 def workers() -> Workers:
-    """The :class:`Workers` of this process, made on the first call."""
+    """The :class:`Workers` of this process, made on the first call.
+
+    Examples
+    --------
+    >>> workers() is workers()  # one per server; made, not started
+    True
+    """
     return Workers()
 
 
@@ -415,7 +421,13 @@ class Child:
 
 @functools.cache
 def torch_child() -> Child:
-    """The :class:`Child` of this process for torch's work, made on the first call."""
+    """The :class:`Child` of this process for torch's work, made on the first call.
+
+    Examples
+    --------
+    >>> torch_child() is torch_child(), torch_child().idle_s == CHILD_IDLE_S
+    (True, True)
+    """
     return Child()
 
 
@@ -429,6 +441,14 @@ def kept_stream(config: RunConfig, info: StreamInfo | None) -> Stream:
     again would cost about as much as the run itself. ``info`` (the stream's registry entry,
     if any) gives the size a config leaves unset. Runs only read a stream's chunks, so the
     same object serves them all.
+
+    Examples
+    --------
+    >>> from pudd_core.streams import get_info
+    >>> pudd = RunConfig("sea0", "gnb", "pudd", seed=7, n_chunks=5)
+    >>> ddm = RunConfig("sea0", "gnb", "ddm", seed=7, n_chunks=5)
+    >>> kept_stream(pudd, get_info("sea0")) is kept_stream(ddm, get_info("sea0"))
+    True
     """
     size = ((config.n_chunks or (info.n_chunks if info else 0) or 10**9)
             * (config.chunk_size or (info.chunk_size if info else 0) or 10**9))

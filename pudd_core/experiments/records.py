@@ -24,6 +24,12 @@ class ChunkTest:
     """A tested chunk: its accuracy and PU-index, and the detector's verdict on it.
 
     The fields the runner's ``ChunkLog`` and the monitor's ``ChunkRecord`` share, first in both.
+
+    Examples
+    --------
+    >>> from dataclasses import fields
+    >>> [f.name for f in fields(ChunkTest)][:4]
+    ['chunk_index', 'accuracy', 'pu_mean', 'pu_median']
     """
 
     chunk_index: int
@@ -41,7 +47,19 @@ class ChunkTest:
 
 @dataclass(frozen=True)
 class WindowRecord:
-    """The winning cut of a PUDD test, for plots: histograms, table, buckets."""
+    """The winning cut of a PUDD test, for plots: histograms, table, buckets.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD
+    >>> det, rng = ChunkPUDD(alpha=1e-3, seed=0), np.random.default_rng(0)
+    >>> for shift in (0.0, 0.0, 0.3):  # two chunks, then one whose PU-index moved up
+    ...     u = np.clip(rng.uniform(0, 0.5, 500) + shift, 0, 1)
+    ...     det.update(u, u < 0.5)
+    >>> w = window_record(det)
+    >>> sum(w.ref_correct), sum(w.new_correct) + sum(w.new_wrong), w.table[1][-1]
+    (1000, 500, 286)
+    """
 
     ref_correct: tuple[int, ...]
     ref_wrong: tuple[int, ...]
@@ -98,7 +116,18 @@ class CutTest:
 
 
 def cut_tests(scan: ScanResult) -> tuple[CutTest, ...]:
-    """Every cut of a ChunkPUDD scan (``detector.last_scan``) as a :class:`CutTest`."""
+    """Every cut of a ChunkPUDD scan (``detector.last_scan``) as a :class:`CutTest`.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD
+    >>> det, rng = ChunkPUDD(alpha=1e-3, seed=0), np.random.default_rng(0)
+    >>> for shift in (0.0, 0.0, 0.3):
+    ...     u = np.clip(rng.uniform(0, 0.5, 500) + shift, 0, 1)
+    ...     det.update(u, u < 0.5)
+    >>> [(t.cut, t.dof, t.skipped) for t in cut_tests(det.last_scan)]
+    [(1, 5, False), (2, 5, False)]
+    """
     out = []
     for c in scan.cuts:
         t = c.test
@@ -110,7 +139,14 @@ def cut_tests(scan: ScanResult) -> tuple[CutTest, ...]:
 
 
 def window_record(det: ChunkPUDD) -> WindowRecord | None:
-    """The winning cut of the detector's last scan as a :class:`WindowRecord`; None untested."""
+    """The winning cut of the detector's last scan as a :class:`WindowRecord`; None untested.
+
+    Examples
+    --------
+    >>> from pudd_core import ChunkPUDD
+    >>> window_record(ChunkPUDD()) is None  # no chunk yet
+    True
+    """
     scan = det.last_scan
     win = scan.winner if scan is not None else None
     if win is None or win.test is None:

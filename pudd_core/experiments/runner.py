@@ -279,7 +279,14 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class ChunkLog(ChunkTest):
-    """What happened on one tested chunk: the ``ChunkTest``, then the runner's own fields."""
+    """What happened on one tested chunk: the ``ChunkTest``, then the runner's own fields.
+
+    Examples
+    --------
+    >>> log = run_experiment(RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=4)).chunks[0]
+    >>> log.chunk_index, round(log.accuracy, 3), round(log.error_rate, 3), log.adapted
+    (1, 0.943, 0.057, False)
+    """
 
     adapted: bool  # the model was adapted (after the previous chunk's alarm) before this test
     detections: tuple[int, ...]  # baselines: positions within the chunk where they fired
@@ -405,7 +412,14 @@ def runs_frame(results: Iterable[RunResult]) -> pd.DataFrame:
 
 
 class RunSeeds(NamedTuple):
-    """The seeds a run draws from its one ``seed``: stream, classifier, detector."""
+    """The seeds a run draws from its one ``seed``: stream, classifier, detector.
+
+    Examples
+    --------
+    >>> seeds = run_seeds(0)
+    >>> seeds.model, seeds == run_seeds(0), seeds.stream == run_seeds(1).stream
+    (673228719, True, False)
+    """
 
     stream: int
     model: int
@@ -500,6 +514,12 @@ def run_model(config: RunConfig, stream: Stream, *, seed: int | None = None) -> 
     """The untrained classifier of ``config`` for ``stream`` (``seed``: its own seed).
 
     The default seed is ``run_seeds(config.seed).model``, as the run draws it.
+
+    Examples
+    --------
+    >>> cfg = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=4)
+    >>> type(run_model(cfg, run_stream(cfg))).__name__
+    'GNBClassifier'
     """
     return make_classifier(
         config.classifier,
@@ -527,6 +547,15 @@ def run_chunks(
     predicted, scored and given to ``detector``; in the incremental regime the model then
     trains on it. An alarm takes effect at the next chunk: the model is adapted (reset and
     retrained) on the verdict's retraining window before that chunk is predicted.
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.detectors import FixedAlarms
+    >>> cfg = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=4)
+    >>> stream = run_stream(cfg)
+    >>> logs = run_chunks(stream, run_model(cfg, stream), FixedAlarms(frozenset({2})))
+    >>> [(log.chunk_index, log.alarm, log.adapted) for log in logs]
+    [(1, False, False), (2, True, False), (3, False, True)]
     """
     chunks: dict[int, tuple[NDArray[Any], NDArray[np.int64]]] = {0: stream.chunk(0)}
     model.fit(*chunks[0])

@@ -94,6 +94,14 @@ class FalseAlarmStudy:
         Every cut-point test that ran: columns ``chunk``, ``cut``, ``p_value``.
     chunk_p
         One row per chunk with at least one test: ``chunk``, ``min_p``, ``n_cuts``.
+
+    Examples
+    --------
+    >>> study = FalseAlarmStudy(
+    ...     pd.DataFrame({"chunk": [2, 2, 3], "cut": [1, 2, 1], "p_value": [0.5, 0.004, 0.02]}),
+    ...     pd.DataFrame({"chunk": [2, 3], "min_p": [0.004, 0.02], "n_cuts": [2, 1]}))
+    >>> study.rates([2])[["per_test", "per_chunk", "bonferroni"]].round(4).values.tolist()
+    [[0.3333, 0.5, 0.015]]
     """
 
     cut_p: pd.DataFrame

@@ -125,7 +125,7 @@ def monitor(
     fmt = m.start(log_columns(source))
     total = estimate_rows(source) if progress is not None else 0
     try:
-        for n, frame in batches(source, fmt.columns, batch_rows):
+        for n, frame in batches(source, fmt.columns, batch_rows, (fmt.label, fmt.pred)):
             m.feed(frame, n)
             if progress is not None:
                 progress(m.next_row, max(total, m.next_row))

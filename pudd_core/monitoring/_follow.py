@@ -517,7 +517,7 @@ class Follower:
             names = pq.ParquetFile(path).schema_arrow.names
             fmt = self.monitor.start(names)
             self.monitor.given.resolve(names)  # every part has the format's columns
-            for n, frame in batches(path, fmt.columns, BATCH_ROWS):
+            for n, frame in batches(path, fmt.columns, BATCH_ROWS, (fmt.label, fmt.pred)):
                 self.monitor.feed(frame, n)
             self.pos.parts.append(name)
             return True

@@ -275,9 +275,14 @@ def _first_line(src: Any) -> bytes:
     return line.encode("utf-8") if isinstance(line, str) else bytes(line)
 
 
-def batches(source: Any, columns: list[str],
-             batch_rows: int) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
-    """``(rows, column -> Series)`` per batch; Parquet columns come without a DataFrame."""
+def batches(source: Any, columns: list[str], batch_rows: int,
+            labels: Sequence[str | None] = ()) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
+    """``(rows, column -> Series)`` per batch; Parquet columns come without a DataFrame.
+
+    ``labels``: columns of class labels; a Parquet text column among them comes
+    dictionary-encoded (a pandas Categorical: a few distinct strings, not a Python string
+    per row, which cost a text-labelled log about a third of its time).
+    """
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
@@ -292,8 +297,18 @@ def batches(source: Any, columns: list[str],
         pf = pq.ParquetFile(src)
         # one thread: decoding row groups in parallel keeps several in memory at once (peak
         # RSS 501 MB against 425 MB on a 10M-row log) and is no faster here (7.7 s vs 7.4 s)
+        import pyarrow as pa
+
+        coded = {c for c in labels if c is not None}
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False):
-            yield batch.num_rows, {c: batch.column(c).to_pandas() for c in columns}
+            out = {}
+            for c in columns:
+                col = batch.column(c)
+                if c in coded and (pa.types.is_string(col.type)
+                                   or pa.types.is_large_string(col.type)):
+                    col = col.dictionary_encode()
+                out[c] = col.to_pandas()
+            yield batch.num_rows, out
         return
     from pudd_core.streams.user import CSV_MISSING
 

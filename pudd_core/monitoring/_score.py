@@ -24,11 +24,32 @@ __all__ = ["SUM_TOLERANCE", "LabelMap", "Scored", "Scorer", "infer_positive", "n
 SUM_TOLERANCE = 1e-4
 
 
+def _text_codes(values: pd.Series) -> tuple[NDArray[np.intp], list[str]]:
+    """Each value's code and the distinct values as stripped text (a missing value: -1).
+
+    A log's label column holds a few distinct values over millions of rows: they are hashed
+    once by :func:`pandas.factorize` and only the distinct ones are turned into text and
+    stripped, not every row (``astype(str).str.strip()`` cost half of a string log's time).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> codes, text = _text_codes(pd.Series(["b ", "a", None, "b ", " "]))
+    >>> codes.tolist(), text
+    ([0, 1, -1, 0, 2], ['b', 'a', ''])
+    """
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.intp), [str(u).strip() for u in uniques]
+
+
 def _missing(values: pd.Series) -> NDArray[np.bool_]:
-    miss = values.isna().to_numpy()
-    if values.dtype == object or str(values.dtype) == "string":
-        miss |= values.astype(str).str.strip().eq("").to_numpy()
-    return np.asarray(miss, dtype=bool)
+    if values.dtype == object or str(values.dtype) in ("string", "category"):
+        codes, text = _text_codes(values)
+        blank = np.array([t == "" for t in text] + [True], dtype=bool)
+        return np.asarray(blank[codes], dtype=bool)  # code -1: the last entry, missing
+    return np.asarray(values.isna().to_numpy(), dtype=bool)
 
 
 class LabelMap:
@@ -70,12 +91,14 @@ class LabelMap:
             else:
                 idx = self.numbers.get_indexer(labels.to_numpy(dtype=np.float64))
         else:
-            text = labels.astype(str).str.strip()
-            idx = self.text.get_indexer(text)
-            if (idx < 0).any():  # "café" composed or decomposed is one class (Unicode NFC)
-                miss = np.flatnonzero(idx < 0)
+            codes, text = _text_codes(labels)
+            found = self.text.get_indexer(pd.Index(text, dtype=object))
+            if (found < 0).any():  # "café" composed or decomposed is one class (Unicode NFC)
+                miss = np.flatnonzero(found < 0)
                 nfc = pd.Index([unicodedata.normalize("NFC", c) for c in self.fmt.classes])
-                idx[miss] = nfc.get_indexer(text.iloc[miss].str.normalize("NFC"))
+                found[miss] = nfc.get_indexer(
+                    pd.Index([unicodedata.normalize("NFC", text[i]) for i in miss], dtype=object))
+            idx = np.append(found, -1)[codes]  # a missing label (code -1): no class
         bad = np.flatnonzero(idx < 0)
         if bad.size:
             i = int(bad[0])

@@ -105,7 +105,16 @@ DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
 
 
 class TableLayout(NamedTuple):
-    """Rows, columns and LaTeX sources of one of our two tables."""
+    """Rows, columns and LaTeX sources of one of our two tables.
+
+    Examples
+    --------
+    >>> t1 = LAYOUTS[1]
+    >>> t1.classifiers, t1.regimes
+    (('dnn', 'gnb', 'vfdt'), ('incremental', 'train-once'))
+    >>> "sea10" in t1.datasets and "pudd-3" in t1.detectors
+    True
+    """
 
     title: str
     classifiers: tuple[str, ...]

@@ -66,6 +66,7 @@ class _DetectorColours(Mapping[str, str]):
 DETECTOR_COLOURS: Mapping[str, str] = _DetectorColours()
 POSITIVE_COLOUR = OKABE_ITO["orange"]  # an interest class (label 1) of CIFAR-10-CD
 NEGATIVE_COLOUR = "#E8E8E8"
+HATCH_COLOUR = "#333333"  # the stripes of hatched (misclassified) bars, on the bar's colour
 REFERENCE_GREY = "#777777"  # reference lines: true drift count, bounds, "ours = paper"
 
 #: A true drift is a grey band one chunk wide, so an alarm line on the same chunk stays visible.

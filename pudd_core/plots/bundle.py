@@ -35,7 +35,15 @@ FULL_JS = Path(plotly.__file__).with_name("package_data") / "plotly.min.js"
 
 @dataclass(frozen=True)
 class Release:
-    """One npm release of a plotly.js partial bundle: where it is and what it must hash to."""
+    """One npm release of a plotly.js partial bundle: where it is and what it must hash to.
+
+    Examples
+    --------
+    >>> BASIC.url
+    'https://registry.npmjs.org/plotly.js-basic-dist-min/-/plotly.js-basic-dist-min-3.3.1.tgz'
+    >>> CARTESIAN.integrity.startswith("sha512-"), CARTESIAN.member
+    (True, 'package/dist/plotly-cartesian.min.js')
+    """
 
     name: str  # the bundle's name in plotly.js (``dist/plotly-<name>.min.js``)
     package: str
@@ -92,7 +100,13 @@ def plotly_js_version(path: Path = FULL_JS) -> str | None:
 
 
 def bundle_path(release: Release, cache: Path | None = None) -> Path:
-    """Where a bundle is kept: ``<cache>/plotly/plotly-<name>-<version>.min.js``."""
+    """Where a bundle is kept: ``<cache>/plotly/plotly-<name>-<version>.min.js``.
+
+    Examples
+    --------
+    >>> bundle_path(CARTESIAN, Path("/cache")).as_posix()
+    '/cache/plotly/plotly-cartesian-3.3.1.min.js'
+    """
     if cache is None:
         from pudd_core.streams.locate import cache_dir
 
@@ -101,7 +115,13 @@ def bundle_path(release: Release, cache: Path | None = None) -> Path:
 
 
 def basic_bundle_path(cache: Path | None = None) -> Path:
-    """Where the basic bundle is kept: ``<cache>/plotly/plotly-basic-<version>.min.js``."""
+    """Where the basic bundle is kept: ``<cache>/plotly/plotly-basic-<version>.min.js``.
+
+    Examples
+    --------
+    >>> basic_bundle_path(Path("/cache")) == bundle_path(BASIC, Path("/cache"))
+    True
+    """
     return bundle_path(BASIC, cache)
 
 
@@ -116,6 +136,16 @@ def fetch_bundle(release: Release, cache: Path | None = None, *, tarball: bytes 
     ``tarball`` skips the download (tests, or a copy fetched by other means). Raises
     ``OSError`` when the registry cannot be reached and ``ValueError`` when the tarball's
     sha512 is not the registry's: nothing is kept then.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:  # a tarball that is not the release
+    ...     try:
+    ...         fetch_bundle(CARTESIAN, Path(d), tarball=b"not plotly.js")
+    ...     except ValueError as err:
+    ...         print(str(err).endswith("not kept"), list(Path(d).iterdir()))
+    True []
     """
     from pudd_core.streams.locate import atomic_write_bytes
 
@@ -145,7 +175,18 @@ def fetch_bundle(release: Release, cache: Path | None = None, *, tarball: bytes 
 
 def fetch_basic_bundle(cache: Path | None = None, *, tarball: bytes | None = None,
                        timeout: float = 60.0) -> Path:
-    """:func:`fetch_bundle` of the basic bundle, the player's."""
+    """:func:`fetch_bundle` of the basic bundle, the player's.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     try:
+    ...         fetch_basic_bundle(Path(d), tarball=b"")
+    ...     except ValueError as err:
+    ...         print(BASIC.url in str(err), "not kept" in str(err))
+    True True
+    """
     return fetch_bundle(BASIC, cache, tarball=tarball, timeout=timeout)
 
 
@@ -177,6 +218,13 @@ def chart_js(cache: Path | None = None) -> Path | None:
     """The plotly.js the pages' charts load: the cartesian bundle when kept whole, else None.
 
     None: the charts are drawn by ``st.plotly_chart`` (Streamlit's own, full plotly.js).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:  # nothing fetched
+    ...     chart_js(Path(d)) is None
+    True
     """
     return kept_bundle(CARTESIAN, cache)
 

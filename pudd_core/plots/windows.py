@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from pudd_core.plots._style import (
     BUCKET_EDGE_STYLE,
+    HATCH_COLOUR,
     OKABE_ITO,
     WINDOW_COLOURS,
     add_threshold,
@@ -64,8 +65,11 @@ def _share_bars(centres: NDArray[np.float64], name: str, colour: str,
     """A window's correct and (hatched) misclassified PU counts as shares of the window (%)."""
     return [go.Bar(x=centres, y=100.0 * np.asarray(c, dtype=np.float64) / total,
                    width=1.0 / len(centres), name=f"{name}: {label}",
-                   marker={"color": colour, "pattern": {"shape": pattern},
-                           "line": {"width": 0}},  # no outline: no white notches between bars
+                   # the hatch drawn dark on the bar's own colour: plotly's default fill
+                   # paints the stripes' gaps white (white notches); no outline either
+                   marker={"color": colour, "line": {"width": 0},
+                           "pattern": {"shape": pattern, "fillmode": "replace",
+                                       "bgcolor": colour, "fgcolor": HATCH_COLOUR}},
                    opacity=0.55,
                    hovertemplate=hovertemplate, **extra)
             for label, c, pattern in zip(("correct", "misclassified"), counts, ("", "/"),

@@ -30,6 +30,10 @@ class StreamInfo:
         One or two sentences: how the stream is built and how it departs from the paper.
     kind
         ``"synthetic"``, ``"real"``, ``"image"`` or ``"user"``.
+    seeded
+        Whether the stream's data depend on ``load_stream``'s seed: a generator's draws
+        (synthetic streams, CIFAR-10-CD's interest chain and image order) do, a file's rows
+        (real and user streams) do not.
     chunk_size
         Default number of samples per chunk (1000, the paper's, unless given).
     n_chunks
@@ -64,6 +68,7 @@ class StreamInfo:
     title: str
     description: str
     kind: Kind
+    seeded: bool = False
     chunk_size: int = 1000
     n_chunks: int
     n_features: int = field(init=False)

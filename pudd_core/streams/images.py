@@ -53,6 +53,15 @@ class ImageSource:
     ``root/train/<class>/*.jpg|png``); ``index`` is ``cifar10_index.csv.gz`` when present.
     ``order`` is set once the images are decoded: ``"torchvision"`` (the official order,
     restored by the index for JPEGs) or ``"imagefolder (...)"`` (class by class, and why).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> src = ImageSource("tarball", Path("cifar10/cifar10.tar.gz"))
+    >>> src.index, src.checked, src.order  # not decoded yet
+    (None, False, '')
+    >>> dataclasses.replace(src, order="torchvision").order
+    'torchvision'
     """
 
     kind: str

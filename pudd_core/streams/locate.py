@@ -250,7 +250,17 @@ def sha256_of(path: Path) -> str:
 
 
 def hash_file(path: Path) -> str:
-    """The sha256 hex digest of a file, read in 1 MiB blocks."""
+    """The sha256 hex digest of a file, read in 1 MiB blocks.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (Path(d) / "f").write_bytes(b"abc" * 500_000)  # 1.5 MB: two blocks
+    ...     hash_file(Path(d) / "f") == hashlib.sha256(b"abc" * 500_000).hexdigest()
+    1500000
+    True
+    """
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

@@ -44,7 +44,19 @@ PathLike = str | os.PathLike[str]
 def chunk_budget(
     name: str, n_rows: int, default_rows: int, chunk_size: int, n_chunks: int | None
 ) -> int:
-    """Count the chunks: the paper's rows by default, at most what the file holds."""
+    """Count the chunks: the paper's rows by default, at most what the file holds.
+
+    Examples
+    --------
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, None)  # the whole file: 45 chunks
+    45
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, 10)
+    10
+    >>> chunk_budget("elec2", 45_312, 45_312, 1000, 46)
+    Traceback (most recent call last):
+    ...
+    ValueError: elec2: n_chunks=46 is not possible with chunk_size=1000: ... so 1 to 45 chunks
+    """
     available = n_rows // chunk_size
     if n_chunks is None:
         n_chunks = min(default_rows, n_rows) // chunk_size
@@ -80,7 +92,16 @@ def real_stream(
     truth: dict[str, object],
     seed: int,
 ) -> Stream:
-    """A real (or airline) stream of ``n_chunks`` from ``rows``: the card as loaded, no drifts."""
+    """A real (or airline) stream of ``n_chunks`` from ``rows``: the card as loaded, no drifts.
+
+    Examples
+    --------
+    >>> from pudd_core.streams import get_info
+    >>> rows = DenseRows(np.zeros((3000, 8)), np.zeros(3000, dtype=np.int64), chunk_size=1000)
+    >>> s = real_stream(get_info("elec2"), rows, 3, 8, {}, seed=0)
+    >>> s.n_chunks, s.feature_shape, s.drift_chunks, s.chunk(2)[0].shape
+    (3, (8,), None, (1000, 8))
+    """
     return Stream(
         seed=seed,
         info=dataclasses.replace(

@@ -41,6 +41,12 @@ class DataSource:
     downloadable, size
         Whether ``load_stream(name, download=True)`` can fetch it (checksum-verified), and
         the download's size in bytes when known.
+
+    Examples
+    --------
+    >>> src = data_source("elec2")
+    >>> src.file, src.downloadable, src.cache_path.endswith("elec2/electricity.csv.gz")
+    ('elec2/electricity.csv.gz', True, True)
     """
 
     file: str
@@ -86,8 +92,9 @@ def _synthetic(name: str, title: str, description: str) -> _Card:
     return _Card(
         info=StreamInfo(
             name=name, title=title, description=f"{description} {_PAPER_SYNTH}",
-            kind="synthetic", n_chunks=100, feature_shape=(synth.SPECS[name].n_features,),
-            source=_RIVER, licence=_RIVER_LICENCE, ground_truth=_SYNTH_TRUTH,
+            kind="synthetic", seeded=True, n_chunks=100,
+            feature_shape=(synth.SPECS[name].n_features,), source=_RIVER,
+            licence=_RIVER_LICENCE, ground_truth=_SYNTH_TRUTH,
         ),
         loader=synth.make_synth_stream,
         options=frozenset({"drift_period", "drift_width"}),
@@ -173,6 +180,7 @@ _CARDS: dict[str, _Card] = {
                 "automobile, bird). Images normalised, float32 (n, 3, 32, 32). Options: "
                 "initial_interests, stay_weight.",
                 kind="image",
+                seeded=True,  # the interest chain and the images' order are drawn
                 chunk_size=500,
                 n_chunks=100,
                 feature_shape=(3, 32, 32),

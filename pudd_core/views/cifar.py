@@ -132,6 +132,12 @@ class MajorityVerdict:
         The majority-label rate over the same chunks.
     learned
         Whether the model is better than the majority rate by more than ``margin``.
+
+    Examples
+    --------
+    >>> v = MajorityVerdict(accuracy=0.82, majority=0.7, learned=True)
+    >>> round(v.gain, 6)  # percentage points above the majority rate
+    12.0
     """
 
     accuracy: float

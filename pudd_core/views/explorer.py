@@ -34,6 +34,7 @@ from pudd_core.experiments.runner import (
     run_stream,
     runs_frame,
 )
+from pudd_core.experiments.seeding import SeedDependence, seed_dependence
 from pudd_core.online import PUDD
 from pudd_core.paper import Regime
 from pudd_core.streams import Stream, StreamInfo, drifts_known, stream_from_csv
@@ -310,19 +311,25 @@ class Comparison:
 
 
 def compared_detectors() -> tuple[str, ...]:
-    """The detectors the explorer can run beside PUDD: those fed the errors or the features.
+    """The detectors the explorer can run beside PUDD: the baselines and the references.
 
-    The registry's river baselines, then MCD-DD (Table 2's label-free SOTA detector), then the
-    references: the same model with no detector, and the oracle adapting at the stream's true
-    drifts (only where they are known: :meth:`ExplorerConfig.dropped` says when it was left
-    out).
+    Three kinds, in this order: the registry's river baselines (fed the errors), MCD-DD
+    (Table 2's label-free SOTA detector, fed the features), and the references (the same
+    model with no detector, and the oracle adapting at the stream's true drifts, only where
+    they are known: :meth:`ExplorerConfig.dropped` says when it was left out).
 
     Examples
     --------
-    >>> compared_detectors()[-4:]
-    ('pagehinkley', 'mcd-dd', 'none', 'oracle')
+    >>> compared_detectors()
+    ('adwin', 'ddm', 'eddm', 'hddma', 'hddmw', 'kswin', 'pagehinkley', 'mcd-dd',
+     'none', 'oracle')
     """
     return detector_names("errors", "features", "reference")
+
+
+def _and(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @dataclass(frozen=True)
@@ -400,31 +407,95 @@ class ExplorerConfig:
         """The first setting's x of PUDD-x."""
         return self.settings[0].alpha_exponent
 
+    def _first_seed_configs(self) -> list[RunConfig]:
+        base = RunConfig(self.dataset, self.classifier, "pudd", regime=self.regime,
+                         seed=self.seed, chunk_size=self.chunk_size, n_chunks=self.n_chunks)
+        return [*(dataclasses.replace(base, alpha=s.alpha, record_windows=True,
+                                      detector_options=s.options) for s in self.settings),
+                *(dataclasses.replace(base, detector=b) for b in self.baselines)]
+
+    def seed_dependence(self) -> tuple[SeedDependence, ...]:
+        """Which parts of each setting's and baseline's run depend on the seed (in order)."""
+        return tuple(seed_dependence(c) for c in self._first_seed_configs())
+
+    @property
+    def seeds_run(self) -> int:
+        """How many seeds are run: one where no run depends on the seed, else ``seeds``.
+
+        Examples
+        --------
+        >>> ExplorerConfig("elec2", seeds=5, chunk_size=100, n_chunks=10).seeds_run
+        1
+        >>> ExplorerConfig("elec2", seeds=5).seeds_run  # PUDD samples windows over 1,000 values
+        5
+        """
+        if self.seeds == 1 or not any(d.depends for d in self.seed_dependence()):
+            return 1
+        return self.seeds
+
+    def seed_note(self) -> str | None:
+        """What the seeds change here, for several seeds where some run ignores them.
+
+        Examples
+        --------
+        >>> print(ExplorerConfig("elec2", seeds=5, chunk_size=100, n_chunks=10).seed_note())
+        elec2 × gnb does not depend on the seed with these settings: one run shown, not a mean
+        of 5 identical ones.
+        >>> print(ExplorerConfig("elec2", seeds=5, baselines=("ddm", "none")).seed_note())
+        Only PUDD-3 depends on the seed here (through PUDD's bucketing sample (reference
+        windows over 1,000 values)); DDM and No detector (ref.) are the same for every seed:
+        one run each, not a band.
+        >>> ExplorerConfig("sea0", seeds=5).seed_note() is None
+        True
+        >>> ExplorerConfig(upload_name(b"x,y"), seeds=2, baselines=("ddm",), chunk_size=100,
+        ...                n_chunks=5).seed_note()[:45]
+        'your file × gnb does not depend on the seed w'
+        >>> ExplorerConfig(upload_name(b"x,y"), seeds=2).seeds_run  # the length not known: PUDD
+        2
+        """
+        if self.seeds == 1:
+            return None
+        deps = self.seed_dependence()
+        if not any(d.depends for d in deps):
+            stream = "your file" if self.dataset.startswith("csv-") else self.dataset
+            return (f"{stream} × {self.classifier} does not depend on the seed with "
+                    f"these settings: one run shown, not a mean of {self.seeds} identical ones.")
+        names = [*(s.label for s in self.settings), *(DETECTORS[b] for b in self.baselines)]
+        free = [n for n, d in zip(names, deps, strict=True) if not d.depends]
+        if not free:
+            return None
+        parts = sorted({p for d in deps for p in d.parts()})
+        depending = [n for n, d in zip(names, deps, strict=True) if d.depends]
+        return (f"Only {_and(depending)} depend{'s' if len(depending) == 1 else ''} on the "
+                f"seed here (through {_and(parts)}); {_and(free)} "
+                f"{'is' if len(free) == 1 else 'are'} the same for every seed: one run "
+                "each, not a band.")
+
     def run_configs(self) -> tuple[RunConfig, ...]:
         """Per seed: each setting's run (with windows and tests recorded), then each baseline's.
 
         The baselines ignore the threshold, so their configs keep the default ``alpha``:
-        changing a setting reuses their cached runs.
+        changing a setting reuses their cached runs. A run that does not depend on the seed
+        (:meth:`seed_dependence`) is the first seed's at every seed: computed once.
         """
+        first = self._first_seed_configs()
+        free = [not d.depends for d in self.seed_dependence()]
         out: list[RunConfig] = []
-        for seed in range(self.seed, self.seed + self.seeds):
-            base = RunConfig(self.dataset, self.classifier, "pudd", regime=self.regime,
-                             seed=seed, chunk_size=self.chunk_size, n_chunks=self.n_chunks)
-            out += [dataclasses.replace(base, alpha=s.alpha, record_windows=True,
-                                        detector_options=s.options) for s in self.settings]
-            out += [dataclasses.replace(base, detector=b) for b in self.baselines]
+        for seed in range(self.seed, self.seed + self.seeds_run):
+            out += [c if seed == self.seed or f else dataclasses.replace(c, seed=seed)
+                    for c, f in zip(first, free, strict=True)]
         return tuple(out)
 
     def comparison(self, results: Sequence[RunResult]) -> Comparison:
         """``results`` of :meth:`run_configs` (in its order), grouped by setting and seed."""
         per_seed = len(self.settings) + len(self.baselines)
-        if len(results) != per_seed * self.seeds:
-            raise ValueError(f"expected {per_seed * self.seeds} runs, got {len(results)}")
+        if len(results) != per_seed * self.seeds_run:
+            raise ValueError(f"expected {per_seed * self.seeds_run} runs, got {len(results)}")
         rows = [results[i:i + per_seed] for i in range(0, len(results), per_seed)]
         n = len(self.settings)
         return Comparison(
             labels=tuple(s.label for s in self.settings),
-            seeds=tuple(range(self.seed, self.seed + self.seeds)),
+            seeds=tuple(range(self.seed, self.seed + self.seeds_run)),
             settings=tuple(tuple(row[i] for row in rows) for i in range(n)),
             baselines=tuple(tuple(row[n + j] for row in rows)
                             for j in range(len(self.baselines))),

@@ -62,6 +62,11 @@ class Theorem2Config:
 
     The defaults are the proof's: 50% errors, correct PU in [0, 0.1] versus (0.1, 0.2],
     misclassified PU in (0.9, 1] versus (0.8, 0.9].
+
+    Examples
+    --------
+    >>> print(Theorem2Config(n=200).as_python().splitlines()[3])
+    w = theorem2_windows(200, error_rate=0.5,
     """
 
     n: int = 1000
@@ -105,6 +110,14 @@ class Theorem2Result:
         Positions (0-based, window 1 then window 2) where river's DDM fired when fed the
         0/1 errors in stream order; the errors' positions in each window are a seeded
         random permutation.
+
+    Examples
+    --------
+    >>> res = theorem2_demo(Theorem2Config(n=200, error_rate=0.3))
+    >>> res.stats1.error_rate == res.stats2.error_rate == 0.3, res.ddm_alarms_window2
+    (True, ())
+    >>> res.pudd.p_value < 1e-10  # the PU histograms differ all the same
+    True
     """
 
     config: Theorem2Config
@@ -165,6 +178,12 @@ class Theorem1Config:
     ``perturbation`` moves ``amount`` instances of window 2: ``"between_error_bins"`` from
     the fullest error bin to its neighbour (error rate kept), ``"correct_to_error"`` from the
     correct bin into an error bin (error rate raised).
+
+    Examples
+    --------
+    >>> r = theorem1_demo(Theorem1Config(n=100, perturbation="correct_to_error", amount=10))
+    >>> r.hist2, r.check.stats2.error_rate
+    ((150, 18, 6, 2, 6, 18), 0.25)
     """
 
     n: int = 500
@@ -177,7 +196,14 @@ class Theorem1Config:
 
 @dataclass(frozen=True)
 class Theorem1Result:
-    """Theorem 1's histograms of both windows (``[correct, error bins...]``) and the check."""
+    """Theorem 1's histograms of both windows (``[correct, error bins...]``) and the check.
+
+    Examples
+    --------
+    >>> r = theorem1_demo(Theorem1Config(n=100))
+    >>> sum(r.hist1), sum(r.hist2), r.edges  # window 2: window 1 scaled by 2
+    (100, 200, (0.5, 0.6, 0.7, 0.8, 0.9, 1.0))
+    """
 
     config: Theorem1Config
     edges: tuple[float, ...]
@@ -268,6 +294,12 @@ class Fig1Data:
     notebook_p_value
         The same PUDD test fed $1 - \max p$ with the authors' ``u < 0.5`` split for the
         reference row (their notebook once boolean masks are used): an artifact.
+
+    Examples
+    --------
+    >>> d = fig1_data(grid_size=11)
+    >>> d.x1.shape, d.accuracy1, d.n_errors1 == round((1 - d.accuracy1) * d.x1.shape[0])
+    ((1000, 2), 0.958, True)
     """
 
     x1: NDArray[np.float64] = field(repr=False)
@@ -362,7 +394,14 @@ def fig1_data(seed: int = 42, *, grid_size: int = 101) -> Fig1Data:
 
 @dataclass(frozen=True)
 class Fig1Curve:
-    """PUDD's and the error-rate test's p-values as both Fig. 1 test sets grow to ``sizes``."""
+    """PUDD's and the error-rate test's p-values as both Fig. 1 test sets grow to ``sizes``.
+
+    Examples
+    --------
+    >>> c = fig1_pvalue_curve(sizes=(1000, 3000))
+    >>> c.sizes, [round(p, 2) for p in c.pudd_p], c.accuracy1
+    ((1000, 3000), [0.95, 0.48], (0.958, 0.951))
+    """
 
     sizes: tuple[int, ...]
     pudd_p: tuple[float, ...]

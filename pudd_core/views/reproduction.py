@@ -50,15 +50,22 @@ __all__ = [
 ]
 
 
-def default_store() -> Path:
+def default_store(value: str | None = None) -> Path:
     """The results store the CLI writes to: ``$PUDD_RESULTS_STORE``, else ``results/store``.
+
+    ``value`` stands in for the variable's text where given (empty: unset), so the examples
+    hold whatever the environment says.
 
     Examples
     --------
-    >>> default_store().parts[-2:]
+    >>> default_store("").parts[-2:]
     ('results', 'store')
+    >>> default_store("/data/pudd-runs")
+    PosixPath('/data/pudd-runs')
+    >>> default_store("~/runs") == Path.home() / "runs"
+    True
     """
-    env = os.environ.get("PUDD_RESULTS_STORE")
+    env = os.environ.get("PUDD_RESULTS_STORE") if value is None else value
     if env:
         return Path(env).expanduser()
     return (project_root() or Path.cwd()) / "results" / "store"

@@ -4,7 +4,7 @@ They live here, not in ``test_browser.py``, so that every browser test module
 (``test_browser.py``, ``test_browser_course.py``, ``test_browser_layout.py``) shares the same
 session: a module that imported them would define them a second time, and a second Playwright
 started while the first runs fails ("Sync API inside the asyncio loop"). The server and the
-browser are started by tests/app/_browser.py, as the app benchmarks start theirs.
+browser are started by harness/browser.py, as the app benchmarks start theirs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.app._browser import find_chromium, launch_browser, open_page, serve
+from harness.browser import find_chromium, launch_browser, open_page, serve
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 Modelled on streamlit/streamlit e2e_playwright/multipage_apps_v2/mpa_v2_basics_test.py, but
 driving Debian's chromium (set PUDD_CHROMIUM to use another binary) against
-``streamlit run app.py`` (both started by tests/app/_browser.py, which the app benchmarks in
+``streamlit run app.py`` (both started by harness/browser.py, which the app benchmarks in
 benchmarks/app*.py share). Screenshots go to artifacts/screenshots/; with
 PUDD_UPDATE_SCREENSHOTS=1 they are also copied to docs/screenshots/ for the README.
 """
@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
-from tests.app._browser import (  # the fixtures come from tests/app/conftest.py
+from harness.browser import (  # the fixtures come from tests/app/conftest.py
     EXPLORER,
     FOUR,
     MAIN_HEIGHT,
@@ -98,6 +98,28 @@ def test_clicking_each_page_shows_its_title_and_no_exception(page: Any, app_url:
         assert page.url.split("?")[0].rstrip("/") == expected.rstrip("/")
         assert_no_exception(page)
         _screenshot(page, _slug(spec))
+
+
+def test_home_first_screen_says_what_the_lab_is_for_and_shows_three_ways_in(
+    page: Any, app_url: str
+) -> None:
+    """At 1280 x 800 a first visit sees the lab's purpose, for whom, and the three links in
+    full, without scrolling (issue 34 item 9); the theory is further down."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(app_url)
+    settle(page, _heading(PAGES[0]))
+    assert_no_exception(page)
+    main = page.locator('[data-testid="stMain"]')
+    for label in ("Take the course", "Explore a stream", "Check your own model"):
+        box = main.get_by_role("link", name=re.compile(label)).bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, (label, box)
+    purpose = main.get_by_text(re.compile("teachers and students")).bounding_box()
+    assert purpose is not None and purpose["y"] + purpose["height"] <= 800
+    theory = main.get_by_role("heading", name="The idea").bounding_box()
+    assert theory is not None and theory["y"] > 800  # below the first screen
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "home-first-screen.png"))
+    _screenshot(page, "home")
 
 
 @pytest.mark.parametrize("spec", PAGES[1:], ids=_slug)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from harness.apptest import figures, open_page
+from harness.browser import CHART_LOADING, assert_no_exception, settle
 from pudd_core.plots.bundle import CARTESIAN, chart_js
-from tests.app._apptest import figures, open_page
-from tests.app._browser import CHART_LOADING, assert_no_exception, settle
 
 pytestmark = pytest.mark.browser
 

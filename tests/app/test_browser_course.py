@@ -13,8 +13,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from harness.browser import assert_no_exception, settle
 from pudd_core.views import course as views
-from tests.app._browser import assert_no_exception, settle
 from tests.app.test_browser import (  # the fixtures come from tests/app/conftest.py
     ARTIFACTS,
     DOCS,

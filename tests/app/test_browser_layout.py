@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.app._browser import EXPLORER, PLAYER, assert_no_exception, settle, wait_for_player
+from harness.browser import EXPLORER, PLAYER, assert_no_exception, settle, wait_for_player
 from tests.app.test_browser import _four_link
 
 pytestmark = pytest.mark.browser

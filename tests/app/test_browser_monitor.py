@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.app._browser import EXPLORER, FOUR, PLAYER, assert_no_exception, settle, wait_for_player
+from harness.browser import EXPLORER, FOUR, PLAYER, assert_no_exception, settle, wait_for_player
 from tests.app.test_browser import (
     ARTIFACTS,
     FOUR_LABELS,

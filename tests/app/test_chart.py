@@ -13,9 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.chart
+from harness.apptest import charts, figures
 from pudd_core.plots import bundle
 from pudd_core.plots.bundle import CARTESIAN, CARTESIAN_TRACE_TYPES
-from tests.app._apptest import charts, figures
 
 SRC = f"component/ui.chart.pudd_plotly/plotly-cartesian-{CARTESIAN.version}.min.js"
 

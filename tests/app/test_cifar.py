@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import figures, open_page, shown
 from pudd_core.views.cifar import CIFAR10_CLASSES, interest_drift
-from tests.app._apptest import figures, open_page, shown
 
 TIMEOUT = 180
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import ROOT, figures, open_page, shown
 from pudd_core.views import course as views
-from tests.app._apptest import ROOT, figures, open_page, shown
 
 TIMEOUT = 60
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.explorer
-from tests.app._apptest import open_page, player, shown, trace_named
+from harness.apptest import open_page, player, shown, trace_named
 from ui import cache
 
 TIMEOUT = 60
@@ -273,7 +273,11 @@ def test_long_runs_wait_for_run_and_then_show_the_charts(monkeypatch: pytest.Mon
     [run] = [b for b in at.button if b.label.startswith("Run")]
     assert run.label == "Run 5 runs"  # PUDD, ADWIN, DDM and the two references
     assert any("5 runs to compute" in c.value for c in at.main.caption)
+    # below, beside the Seeds and Chunks fields: where Run is, linked (issue 34 item 8)
+    [note] = [i.value for i in at.info if "press **Run**" in i.value]
+    assert "(#stream-explorer)" in note
     run.click().run(timeout=TIMEOUT)
+    assert not [i for i in at.info if "press **Run**" in i.value]
     assert not at.exception
     assert _chunk(at) == "1 / 29"
     assert "explorer_trace" in _charts(at)  # the player is there

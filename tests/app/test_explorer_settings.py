@@ -5,12 +5,23 @@ Each test opens a 12-chunk SEA link, so every run takes well under a second.
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import open_page, player
+from harness.apptest import open_page, player
+from pudd_core.streams import get_info
 
 TIMEOUT = 120
 FOUR = "3;5,cut_points=all;3,partition=ek;1,clamp_min=0"
+
+
+@pytest.fixture
+def elec2() -> None:
+    info = get_info("elec2")
+    if not info.available:
+        pytest.skip(f"elec2: {info.unavailable_reason}")
 
 
 def _open(query: dict[str, str]) -> AppTest:
@@ -108,7 +119,7 @@ def test_changing_the_seed_count_keeps_the_show_choice_ticked_and_the_link_clean
     The browser keeps sending the label it was last told to show; a seed change that
     relabels the options does not tell it a new one.
     """
-    from tests.app._apptest import send_stale_label
+    from harness.apptest import send_stale_label
 
     for view in ("band", "one"):
         at = _open({"seeds": "2", "pudd": "3", "seed_view": view})
@@ -127,10 +138,58 @@ def test_changing_the_seed_count_keeps_the_show_choice_ticked_and_the_link_clean
 
 def test_a_stale_label_never_becomes_a_setting_whatever_the_labels() -> None:
     """The guard under the fix: a label the link parser refuses keeps the canonical value."""
-    from tests.app._apptest import send_stale_label
+    from harness.apptest import send_stale_label
 
     at = _open({"seeds": "3", "seed_view": "one"})
     send_stale_label(at.radio(key="w_explorer_seed_view"), "all 2 seeds")
     at.run(timeout=TIMEOUT)
     assert at.query_params["seed_view"] == "one"
     assert at.session_state["explorer_seed_view"] == "one"
+
+
+# --- seeds that change nothing (issue 34 item 7) ------------------------------------------------
+def _task_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many runs each rerun asks ``progress.run_tasks`` for (each is computed or cached)."""
+    import ui.progress
+
+    counts: list[int] = []
+    real = ui.progress.run_tasks
+
+    def counting(job: Any, tasks: Any, **kwargs: Any) -> Any:
+        counts.append(len(tasks))
+        return real(job, tasks, **kwargs)
+
+    monkeypatch.setattr(ui.progress, "run_tasks", counting)
+    return counts
+
+
+def test_elec2_with_gnb_and_short_windows_runs_one_seed_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, elec2: None
+) -> None:
+    """10 chunks of 100: no reference window outgrows PUDD's sample of 1,000, elec2's rows
+    and Gaussian NB ignore the seed; five seeds are one run each, and the page says so."""
+    counts = _task_counts(monkeypatch)
+    at = _open({"dataset": "elec2", "chunk_size": "100", "n_chunks": "10", "seeds": "5",
+                "baselines": "ddm,none"})
+    assert not at.exception and not at.error
+    notes = [c.value for c in at.caption if "does not depend on the seed" in c.value]
+    assert notes == ["elec2 × gnb does not depend on the seed with these settings: one run "
+                     "shown, not a mean of 5 identical ones."]
+    assert counts and set(counts) == {3}  # PUDD-3, DDM, no detector: once each
+    assert player(at)["spec"]["band"] == 1  # no band of identical runs
+
+
+def test_only_the_runs_that_depend_on_the_seed_are_run_per_seed(
+    monkeypatch: pytest.MonkeyPatch, elec2: None
+) -> None:
+    """Chunks of 1,000: PUDD samples its reference windows, so its runs differ by seed; DDM
+    and no detector do not, and are run once."""
+    counts = _task_counts(monkeypatch)
+    at = _open({"dataset": "elec2", "n_chunks": "6", "seeds": "3", "baselines": "ddm,none"})
+    assert not at.exception and not at.error
+    [note] = [c.value for c in at.caption if "the same for every seed" in c.value]
+    assert note.startswith("Only PUDD-3 depends on the seed here (through PUDD's bucketing "
+                           "sample (reference windows over 1,000 values))")
+    assert "DDM and No detector (ref.) are the same for every seed" in note
+    assert counts and set(counts) == {3 + 2}  # not 3 × 3
+    assert player(at)["spec"]["band"] == 3

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app._apptest import open_page
+from harness.apptest import open_page
 from ui import state
 from ui.pages import PAGES
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import open_page, player
 from pudd_core import monitor
-from tests.app._apptest import open_page, player
 from ui.monitor import EXAMPLE
 
 TIMEOUT = 60
@@ -157,8 +157,8 @@ def test_a_run_too_long_to_play_draws_its_whole_charts_with_ui_chart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import ui.monitor
+    from harness.apptest import charts, figures
     from pudd_core.plots.bundle import chart_js
-    from tests.app._apptest import charts, figures
 
     monkeypatch.setattr(ui.monitor, "PLAYER_MAX_CHUNKS", 10)  # the example's 49 are too many
     at = _open()

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import open_page
 from pudd_core._validation import ParameterError
-from tests.app._apptest import open_page
 from ui.monitor import EXAMPLE, SERVER_DIRS_ENV, allowed_path, paths_off_message, server_dirs
 
 TIMEOUT = 60

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import figures, open_page
+from harness.apptest import figures, open_page
 from ui.pages import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,7 +68,27 @@ def test_sidebar_seed_reruns_the_home_stream_and_survives_navigation() -> None:
 
 def test_home_links_every_other_page() -> None:
     at = _app()
-    assert [el.proto.label for el in at.get("page_link")] == [p.title for p in PAGES[1:]]
+    labels = [el.proto.label for el in at.get("page_link")]
+    assert labels[3:] == [p.title for p in PAGES[1:]]
+
+
+def test_home_opens_with_what_the_lab_is_for_and_three_ways_in() -> None:
+    """Before the live run and the theory: the lab's purpose, its readers, and three links
+    (the course's first lesson, the explorer, the monitor)."""
+    at = _app()
+    blocks = [el for el in at.main if el.type in ("markdown", "page_link", "subheader")]
+    first = blocks[0].value
+    assert "concept drift" in first and "teachers and students" in first
+    assert "researchers" in first and "engineers" in first
+    links = [el.proto for el in at.get("page_link")][:3]
+    assert [link.label for link in links] == [
+        "**Take the course**", "**Explore a stream**", "**Check your own model**"]
+    assert [link.page.rsplit("/", 1)[-1] for link in links] == [
+        "course-drift", "explorer", "monitor"]
+    n_lessons = sum(p.section == "Course" for p in PAGES)
+    assert at.caption[0].value.startswith(f"{n_lessons} short lessons")
+    headings = [h.value for h in at.subheader]
+    assert headings.index("Live: PUDD-3 watching a SEA stream") < headings.index("The idea")
 
 
 # --- Theorem 2 --------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.apptest import figures, open_page
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.reproduction import reproduction_configs
-from tests.app._apptest import figures, open_page
 
 TIMEOUT = 120
 
@@ -100,6 +100,9 @@ def test_an_empty_selection_is_an_inline_error_and_an_empty_store_a_hint(
     monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path / "none"))
     at = _page()
     assert any("holds no runs of the paper's classifiers yet" in i.value for i in at.info)
+    # the store's place, but not the server's folders: …/<parent>/<store>
+    assert any(f"`{Path('…', tmp_path.name, 'none')}`" in i.value for i in at.info)
+    assert not any(str(tmp_path) in str(e.value) for e in (*at.info, *at.caption, *at.markdown))
     at.multiselect(key="w_reproduction_detectors").set_value([]).run(timeout=TIMEOUT)
     assert not at.exception
     errors = [e.value for e in at.error]
@@ -117,8 +120,10 @@ def test_a_results_store_that_is_a_file_is_an_error_naming_the_variable(
     at = _page()
     assert not at.exception
     errors = [e.value for e in at.error]
+    shown = Path("…", *path.parts[-2:])  # the server's absolute path is not shown
     assert len(errors) == 2 and all(
-        e.startswith(f"**Results store**: The results store `{path}` is a file, not a folder")
+        e.startswith(f"**Results store**: The results store `{shown}` is a file, not a folder")
+        and str(tmp_path) not in e
         and "Set `$PUDD_RESULTS_STORE` to a writable folder" in e for e in errors), errors
     assert not any("holds no runs" in i.value for i in at.info)
     assert not [b for b in at.button if "Run" in str(b.label)]
@@ -173,9 +178,9 @@ def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
 
 
 def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: Path) -> None:
+    from harness.apptest import figures
     from pudd_core.reproduction.claims import comparison_table, paper_cells
     from pudd_core.reproduction.significance import friedman_nemenyi
-    from tests.app._apptest import figures
 
     at = _page()
     figs = figures(at)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import figures, open_page, trace_named
+from harness.apptest import figures, open_page, trace_named
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +150,36 @@ def test_the_false_alarm_table_follows_the_csv_not_fixed_numbers(
     at = _page()
     assert not at.exception
     assert any("No committed false-alarm table" in i.value for i in at.info)
+
+
+# --- seeds that change nothing (issue 34 item 7) ------------------------------------------------
+def test_a_sweep_that_does_not_depend_on_the_seed_runs_one_seed_per_alpha() -> None:
+    """Two chunks of elec2 with Gaussian NB: the rows, the model and PUDD (a reference of
+    1,000 values, its whole sample) ignore the seed; the lab's lengths (20 chunks and up)
+    always let PUDD sample, so this is the config object, not the page."""
+    from ui.thresholds import SweepConfig
+
+    free = SweepConfig("elec2", "gnb", (1, 2), (4, 5, 6), n_chunks=2)
+    assert free.seeds_run == (4,) and [label for label, _ in free.runs()] == [
+        "α = 1e-1, seed 4", "α = 1e-2, seed 4"]
+    assert free.seed_note() == ("elec2 × gnb does not depend on the seed: one run shown per "
+                                "α, not a mean of 3 identical ones.")
+    assert SweepConfig("elec2", "gnb", (1,), (4,), n_chunks=2).seed_note() is None
+    sampled = SweepConfig("elec2", "gnb", (1,), (4, 5), n_chunks=20)
+    assert sampled.seeds_run == (4, 5)
+    assert SweepConfig("sea0", "gnb", (1,), (4, 5), n_chunks=20).seed_note() is None
+
+
+def test_elec2_with_gnb_says_the_seeds_differ_only_in_pudds_sample() -> None:
+    from pudd_core.streams import get_info
+
+    if not get_info("elec2").available:
+        pytest.skip("elec2's file is not here")
+    at = _page({"dataset": "elec2", "classifier": "gnb", "alphas": "3-3", "seeds": "2",
+                "chunks": "20"})
+    assert not at.exception and not at.error
+    assert [c.value for c in at.caption if "the same for every seed" in c.value] == [
+        "elec2 × gnb: the data and the model are the same for every seed; the seeds differ "
+        "only in PUDD's bucketing sample (reference windows over 1,000 values)."]
+    assert "1 of 1 runs" not in figures(at)["thresholds_sweep"]["layout"]["title"]["text"]
+    assert "2 of 2 runs" in figures(at)["thresholds_sweep"]["layout"]["title"]["text"]

@@ -15,6 +15,7 @@ def _acc(df):
     return dict(zip(df["key"], df["accuracy"], strict=True))
 
 
+@pytest.mark.integration
 def test_serial_and_joblib_give_identical_results(tmp_path):
     serial = run_grid(CFGS, store=tmp_path / "a", executor="serial", progress=False)
     parallel = run_grid(CFGS, store=tmp_path / "b", executor="joblib", n_jobs=2, progress=False)
@@ -104,6 +105,7 @@ def test_unknown_executor_raises_before_work(tmp_path):
         run_grid(CFGS, store=tmp_path, executor="spark")
 
 
+@pytest.mark.integration
 def test_a_dask_cluster_gives_the_same_results_as_serial(tmp_path):
     pytest.importorskip("distributed")
     dask = run_grid(CFGS, store=tmp_path / "d", executor="dask", progress=False)

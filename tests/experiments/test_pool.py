@@ -21,6 +21,7 @@ from pudd_core.experiments.runner import RunConfig, run_experiment, run_stream
 from pudd_core.streams import get_info
 
 
+@pytest.mark.integration
 def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
     cfgs = [RunConfig("sea0", "gnb", d, seed=3, n_chunks=15) for d in ("pudd", "adwin", "ddm")]
     cfgs.append(RunConfig("sine", "gnb", "pudd", seed=3, n_chunks=12))  # the registry's stream
@@ -35,6 +36,7 @@ def test_runs_at_once_on_worker_processes_equal_the_runs_one_by_one():
                                       [c.p_value for c in b.chunks])
 
 
+@pytest.mark.integration
 def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
     good = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=8)
     bad = RunConfig("sea0", "gnb", "pudd", seed=0, n_chunks=1)  # a run needs two chunks
@@ -44,6 +46,7 @@ def test_an_error_in_one_of_the_runs_at_once_is_raised_with_its_message():
         run_experiments([good, bad], streams=[None])
 
 
+@pytest.mark.integration
 def test_the_workers_exit_when_their_server_is_killed(tmp_path):
     """Issue 25, item 11: a SIGKILLed server left its workers (~480 MB) alive for an hour."""
     import os
@@ -319,6 +322,7 @@ class _StopPressed(Exception):
     pass
 
 
+@pytest.mark.integration
 def test_a_run_in_the_child_equals_the_run_here_with_the_same_progress():
     cfg = RunConfig("sea0", "gnb", "pudd", seed=2, n_chunks=10)
     here, there = [], []
@@ -337,6 +341,7 @@ def test_a_run_in_the_child_equals_the_run_here_with_the_same_progress():
     assert not _alive(pid)
 
 
+@pytest.mark.integration
 def test_an_error_in_the_child_is_raised_here_with_its_parameter():
     from pudd_core._validation import ParameterError
 
@@ -352,6 +357,7 @@ def test_an_error_in_the_child_is_raised_here_with_its_parameter():
         child.stop()
 
 
+@pytest.mark.integration
 def test_stop_pressed_during_a_call_ends_the_child_and_the_next_call_starts_another():
     def stop(done: int, total: int) -> None:
         if done >= 2:
@@ -371,6 +377,7 @@ def test_stop_pressed_during_a_call_ends_the_child_and_the_next_call_starts_anot
         child.stop()
 
 
+@pytest.mark.integration
 def test_the_child_exits_when_idle():
     child = pool.Child(idle_s=1.0)
     assert child.call(sum, [1, 2, 3]) == 6
@@ -386,6 +393,7 @@ def test_the_child_exits_when_idle():
     assert child.call(sum, [4]) == 4  # a new one for the next call
 
 
+@pytest.mark.integration
 def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
     child = pool.Child(idle_s=30)
     try:

@@ -26,6 +26,23 @@ def test_pu_histogram_has_four_bar_traces_and_one_line_per_bucket_edge():
     assert fig.layout.yaxis.title.text == "Share of window (%)"
 
 
+def test_hatched_bars_paint_no_white_between_their_stripes():
+    # plotly's default pattern fill paints the gaps of a hatch white (or dark grey) by
+    # contrast: the bars then show white notches. Both colours are set: the bar's own under
+    # dark stripes, and no white outline
+    rng = np.random.default_rng(0)
+    u1, u2 = rng.beta(1, 6, 500), rng.beta(1, 3, 500)
+    for fig in (plots.pu_histogram_figure(u1, u1 < 0.5, u2, u2 < 0.5),
+                plots.window_histogram_figure(window_record())):
+        hatched = [t for t in fig.data if t.type == "bar" and t.marker.pattern.shape == "/"]
+        assert hatched
+        for trace in hatched:
+            pattern = trace.marker.pattern
+            assert pattern.bgcolor == trace.marker.color
+            assert pattern.fgcolor not in (None, "white", "#fff", "#ffffff")
+            assert trace.marker.line.width == 0
+
+
 def test_pu_histogram_names_and_no_edges():
     fig = plots.pu_histogram_figure([0.1], [True], [0.9], [False], names=("Set 1", "Set 2"))
     assert trace_names(fig)[0] == "Set 1: correct" and len(fig.data) == 4

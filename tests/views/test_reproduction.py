@@ -40,6 +40,20 @@ def test_the_default_store_is_results_store_unless_the_environment_says_otherwis
     assert default_store().parts[-2:] == ("results", "store")
     monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path))
     assert default_store() == tmp_path
+    assert default_store("").parts[-2:] == ("results", "store")  # empty text: as unset
+
+
+def test_the_default_stores_examples_hold_whatever_the_environment_says(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 33: its doctest failed whenever $PUDD_RESULTS_STORE was set (make screenshots)."""
+    import doctest
+
+    monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path))
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(default_store):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == (0, 3)
 
 
 def test_a_results_store_that_is_a_file_is_named_with_the_variable(

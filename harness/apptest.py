@@ -9,7 +9,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def open_page(page: str | None, query: dict[str, str] | None = None, *, timeout: float,

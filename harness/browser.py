@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1280, "height": 900}
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -54,6 +54,7 @@ def find_chromium() -> str | None:
 
 
 def free_port() -> int:
+    """A TCP port of 127.0.0.1 that is free now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -157,8 +158,11 @@ def watch_requests(page: Any) -> None:
 
 
 def settle(page: Any, heading: str) -> None:
-    """Wait for the page's title, then until the script has finished, every chart is drawn
-    and the layout is still."""
+    """Wait for the page's title, then until its script, charts and layout are still.
+
+    Still: the script has finished, every chart is drawn and the page's height is the same
+    three times in a row (a minute at most).
+    """
     page.get_by_role("heading", name=heading, level=1).wait_for()
     last, stable, deadline = -1, 0, time.monotonic() + 60
     while stable < 3 and time.monotonic() < deadline:
@@ -194,9 +198,11 @@ def wait_for_player(page: Any, last: int | None = None, timeout: float = 90_000)
 
 
 def press(page: Any, selector: str) -> None:
-    """A person's click on a player button: the mouse at its place, no waiting for it to be
-    "stable" (Playwright's click waits for quiet animation frames, which a playing player
-    never gives)."""
+    """A person's click on a player button: the mouse at its place.
+
+    No waiting for it to be "stable" (Playwright's click waits for quiet animation frames,
+    which a playing player never gives).
+    """
     button = page.frame_locator(PLAYER).locator(selector)
     button.scroll_into_view_if_needed()
     box = button.bounding_box()
@@ -204,8 +210,11 @@ def press(page: Any, selector: str) -> None:
 
 
 def step_times(page: Any, frame: Any, n: int) -> list[float]:
-    """Milliseconds from each of ``n`` presses of Next chunk (as a person clicks it) to the
-    frame painted, as the player measures them (``stats.lastStep``)."""
+    """Milliseconds from each of ``n`` presses of Next chunk to the frame painted.
+
+    Pressed as a person clicks it (:func:`press`), measured by the player itself
+    (``stats.lastStep``).
+    """
     times = []
     for _ in range(n):
         frame.evaluate("() => { __player.stats.lastStep = null; }")

@@ -17,6 +17,7 @@ THETAS = np.arange(0.0, 1.0, 0.05)
 
 
 def greedy_init(s: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` k-means seeds of the greedy start, one group of ``s.size // k`` per seed."""
     p = s.size // k
     remaining = np.arange(s.size)
     seeds = []
@@ -33,6 +34,7 @@ def greedy_init(s: np.ndarray, k: int) -> np.ndarray:
 
 
 def kmeans(s: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's k-means of ``s`` from ``seeds``: the centres and each value's label."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         km = KMeans(n_clusters=seeds.size, init=seeds[:, None], n_init=1, random_state=0)
@@ -41,6 +43,7 @@ def kmeans(s: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build(s: np.ndarray, k: int = 5, min_size: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Centres and weights of the buckets of ``s``: fewer buckets until each holds enough."""
     stored = k
     while True:
         if k <= 1:
