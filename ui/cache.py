@@ -20,7 +20,7 @@ from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
 from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study
 from pudd_core.reproduction import ReproductionReport, committed
 from pudd_core.streams import StreamInfo, list_streams
-from pudd_core.views import cifar, course, explorer, illustration, reproduction
+from pudd_core.views import cifar, course, explorer_upload, illustration, reproduction
 from ui.progress import Task
 
 
@@ -124,7 +124,7 @@ def course_floor(seed: int) -> course.FloorEffect:
 @st.cache_data(max_entries=8, show_spinner=False)
 def explorer_csv_columns(digest: str, _data: bytes) -> tuple[str, ...]:
     """The header of an uploaded CSV (``digest``: the file's hash name)."""
-    return explorer.csv_columns(_data)
+    return explorer_upload.csv_columns(_data)
 
 
 @st.cache_data(ttl=30, max_entries=1, show_spinner=False)
