@@ -20,9 +20,10 @@ from benchmarks._common import names_from
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["bench_detector", "bench_bounded", "bench_streams", "bench_classifiers", "bench_runner",
            "bench_explorer", "bench_monitor", "bench_monitor_false_alarms", "bench_follow",
-           "bench_sota", "bench_cost"]
+           "bench_sota", "bench_cost", "bench_calibration"]
 #: the app in a real server and browser (harness/browser.py starts both, as for the tests)
-APP = ["app", "app_settings", "app_explorer_add", "app_capacity", "app_capacity_ws"]
+APP = ["app", "app_settings", "app_explorer_add", "app_capacity", "app_capacity_ws",
+       "app_cifar_first_visit"]
 OUT = ROOT / "BENCHMARKS.md"
 SECTIONS = ROOT / "benchmarks" / "results"
 

@@ -36,6 +36,8 @@ CASES = [
     ("bench_sota", ["--from-store", "/no/such/store"], "--from-store"),
     ("bench_sota", ["--n-chunks", "0"], "--n-chunks"),
     ("app_capacity", ["--class-size", "0"], "--class-size"),
+    ("app_cifar_first_visit", ["--rounds", "0"], "--rounds"),
+    ("app_cifar_first_visit", ["--rounds", "two"], "--rounds"),
     ("bench_monitor_long", ["--rows", "1e8"], "--rows"),
     ("bench_monitor_long", ["--chunk-size", "-5"], "--chunk-size"),
     ("bench_monitor", ["--log", "/no/such/log.parquet"], "--log"),
@@ -51,6 +53,10 @@ CASES = [
     ("bench_follow", ["--rate", "5.5"], "--rate"),
     ("bench_follow", ["--rows", "-1"], "--rows"),
     ("bench_follow", ["--chunk-size", "0"], "--chunk-size"),
+    ("bench_calibration", ["--chunks", "100", "0"], "--chunks"),
+    ("bench_calibration", ["--chunk-size", "-1"], "--chunk-size"),
+    ("bench_calibration", ["--resamples", "x"], "--resamples"),
+    ("bench_calibration", ["--variants", "calibrated,nope"], "--variants"),
 ]
 
 

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (command, option) -> argument lists that must be refused; "{tmp}" is a fresh folder.
 BAD: dict[tuple[str, str], list[list[str]]] = {
     ("datasets", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
+    ("backbone", "--out"): [["--out", "{tmp}/file.txt"], ["--out", "{tmp}/file.txt/sub"]],
+    ("backbone", "--data-dir"): [["--data-dir", "{tmp}/no/such"]],
     ("run", "--dataset"): [["--dataset", "nope"], ["--dataset", ""]],
     ("run", "--classifier"): [["--classifier", "svm"]],
     ("run", "--detector"): [["--detector", "magic"]],
@@ -121,8 +123,29 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--binary-top-score", "proba_1", "--pred", "pred"],
         ["--binary-top-score", "score", "--pred", "pred", "--positive-label", "1"],
         ["--binary-top-score", "score", "--pred", "ts"]],
+    # issue 35: alpha chosen on the first rows (the log has 24: six chunks of 4)
+    ("monitor", "--calibrate-on"): [
+        ["--calibrate-on", "x"], ["--calibrate-on", "0", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "4", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "10", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "24", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "400", "--false-alarm-rate", "0.01"],
+        ["--chunk-size", "4", "--calibrate-on", "8"],
+        ["--time-column", "ts", "--window", "1h", "--calibrate-on", "8",
+         "--false-alarm-rate", "0.01"],
+        ["--follow", "--calibrate-on", "8", "--false-alarm-rate", "0.01"]],
+    ("monitor", "--false-alarm-rate"): [
+        ["--false-alarm-rate", "0.01"], ["--false-alarm-rate", "x"],
+        *[["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", r]
+          for r in ("0", "1", "-0.1", "1.5", "nan", "inf")],
+        ["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", "1e-9",
+         "--resamples", "2"]],
+    ("monitor", "--resamples"): [
+        ["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", "0.01",
+         "--resamples", r] for r in ("0", "-3", "x")],
 }
-for _option in ("--time-format", "--time-unit"):  # these read the probability columns by prefix
+for _option in ("--time-format", "--time-unit", "--calibrate-on", "--false-alarm-rate",
+                "--resamples"):  # these read the probability columns by prefix
     BAD[("monitor", _option)] = [["--proba-prefix", "proba_", *c]
                                  for c in BAD[("monitor", _option)]]
 #: Commands whose options another suite owns, with where their bad-input cases live, and the

@@ -153,9 +153,11 @@ def unavailable(info: StreamInfo, *, where: Any = None) -> None:
 
 
 def ensure_backbone() -> bool:
-    """Build the pretrained backbone once (with a progress bar) when it is not cached.
+    """Find the pretrained backbone; build it once (with a progress bar) only when it is absent.
 
-    Returns True when it is ready. A failure (no CIFAR-10 images) is shown inline.
+    The backbone ships with the package (checked against its sha256 here); only where that file
+    was deleted is it pretrained into the cache, about 3 min on 2 free CPU cores. Returns True
+    when it is ready. A failure (a damaged shipped file, no CIFAR-10 images) is shown inline.
     """
     from pudd_core.classifiers import cached_backbone, pretrained_backbone
 
@@ -170,32 +172,33 @@ def ensure_backbone() -> bool:
 
     def trained(done: int, total: int) -> None:
         bar.progress(0.05 + 0.95 * done / max(total, 1),
-                     text=f"Pretraining the backbone once on CIFAR-10's 10,000 test images "
-                          f"(never in the stream): step {done} of {total}. About 3 min on 2 "
-                          "CPU cores; later visits load it in under a second.")
+                     text=f"The backbone shipped with PUDD Lab is missing: pretraining it once "
+                          f"on CIFAR-10's 10,000 test images (never in the stream): step {done} "
+                          f"of {total}. About 3 min on 2 free CPU cores; later visits load it "
+                          "in under a second.")
 
     try:
         cache.off_server("pretrained-cnn", pretrained_backbone, progress=trained,
                          decode_progress=decoded)
     except (OSError, ValueError) as exc:
-        slot.error(f"The pretrained backbone could not be built: {exc}",
-                   icon=":material/error:")
+        slot.error(f"The pretrained backbone cannot be used: {exc}", icon=":material/error:")
         return False
     slot.empty()
     return True
 
 
 def backbone_caption() -> str:
-    """Where the cached backbone came from and how good it is, for the caption."""
+    """Where the backbone came from and how good it is, for the caption."""
     from pudd_core.classifiers import cached_backbone
 
     info = cached_backbone()
     if info is None:
         return ""
     r = info.record
+    where = "shipped with PUDD Lab" if info.shipped else "built on this server"
     return (f"Backbone: pretrained by PUDD Lab on {r['n_train_images']:,} CIFAR-10 test images "
-            f"(held-out 10-class accuracy {100 * r['holdout_accuracy']:.0f} %), frozen; "
-            f"sha256 {info.sha256[:12]}. ")
+            f"(held-out 10-class accuracy {100 * r['holdout_accuracy']:.0f} %), frozen, "
+            f"{where}; sha256 {info.sha256[:12]}. ")
 
 
 # --- the committed comparison report (results/cifar10_cd.md / .csv) -----------------------------

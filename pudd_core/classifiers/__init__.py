@@ -19,7 +19,15 @@ from pudd_core.classifiers._base import IMAGE_SHAPE, Classifier, resolve_device
 from pudd_core.classifiers._cnn import CNNClassifier, resnet18_network, small_cnn_network
 from pudd_core.classifiers._gbdt import ADLTERClassifier, NSClassifier
 from pudd_core.classifiers._mlp import DNNClassifier, DNNEnsembleClassifier
-from pudd_core.classifiers._pretrain import BackboneInfo, cached_backbone, pretrained_backbone
+from pudd_core.classifiers._pretrain import (
+    BackboneInfo,
+    PretrainRecipe,
+    backbone_paths,
+    build_backbone,
+    cached_backbone,
+    pretrained_backbone,
+    shipped_backbone,
+)
 from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
@@ -35,11 +43,14 @@ __all__ = [
     "GNBClassifier",
     "IMAGE_CLASSIFIERS",
     "NSClassifier",
+    "PretrainRecipe",
     "PretrainedCNNClassifier",
     "SEEDED_CLASSIFIERS",
     "TABULAR_CLASSIFIERS",
     "TORCH_CLASSIFIERS",
     "VFDTClassifier",
+    "backbone_paths",
+    "build_backbone",
     "cached_backbone",
     "classifier_class",
     "compatible_classifiers",
@@ -48,6 +59,7 @@ __all__ = [
     "pretrained_backbone",
     "resnet18_network",
     "resolve_device",
+    "shipped_backbone",
     "small_cnn_network",
 ]
 

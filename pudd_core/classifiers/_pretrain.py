@@ -1,10 +1,15 @@
-"""A CIFAR image backbone pretrained by the project on CIFAR-10's *test* images, cached.
+"""A CIFAR image backbone pretrained by the project on CIFAR-10's *test* images, shipped.
 
 The CIFAR-10-CD stream is built from the 50,000 training images only, so a backbone trained on
-the 10,000 test images (10-class labels) has never seen a stream image. The weights are cached
-under ``<cache>/backbones/`` next to a JSON record of the recipe (hyper-parameters, seed, torch
-version, a hash of the test-image indices) and the weights' sha256; a file whose checksum
-differs from its record (corrupt, truncated, edited) is rebuilt.
+the 10,000 test images (10-class labels) has never seen a stream image. The default recipe's
+weights ship with the package in ``pudd_core/classifiers/weights/`` (made by this recipe with
+``python -m pudd_core backbone --out pudd_core/classifiers/weights``), next to a JSON record of
+the recipe (hyper-parameters, seed, torch version, a hash of the test-image indices) and the
+weights' sha256, checked at every load. Another recipe, or the default one when its shipped
+file is absent, is built once into ``<cache>/backbones/`` with the same record; a cached file
+whose checksum differs from its record (corrupt, truncated, edited) is rebuilt. A damaged
+*shipped* file is an error that names it and says how to restore or rebuild it: it is never
+pretrained again silently in a visitor's session (minutes of CPU).
 """
 
 from __future__ import annotations
@@ -31,16 +36,24 @@ __all__ = [
     "BackboneInfo",
     "PretrainRecipe",
     "backbone_network",
+    "build_backbone",
     "cached_backbone",
     "load_backbone",
+    "load_network",
     "pretrain_network",
     "pretrained_backbone",
     "pretraining_indices",
+    "shipped_backbone",
+    "shipped_paths",
 ]
 
 Progress = Callable[[int, int], None]
 _FORMAT = 1  # bump when the file layout or the network changes
 WIDTHS = (32, 64, 128)  # channels of the three conv blocks; the feature vector has WIDTHS[-1]
+#: The folder of the shipped backbone (package data, installed with ``pudd_core``).
+SHIPPED = Path(__file__).with_name("weights")
+#: How to make the shipped file again, for the error a damaged one gives.
+REBUILD = "python -m pudd_core backbone"
 
 
 @dataclass(frozen=True)
@@ -97,19 +110,25 @@ class BackboneInfo:
 
     path: Path
     record: dict[str, Any]
-    built: bool  # built by this call (False: loaded from the cache)
+    built: bool  # built by this call (False: the shipped file or the cache's)
 
     @property
     def sha256(self) -> str:
         """The weights' checksum."""
         return str(self.record["sha256"])
 
+    @property
+    def shipped(self) -> bool:
+        """Whether these are the weights shipped with the package (not a build of this machine)."""
+        return self.path.parent.resolve() == SHIPPED.resolve()
+
 
 def backbone_network(n_outputs: int = 10) -> torch.nn.Sequential:
     """Three conv blocks (conv 3x3, BatchNorm, ReLU, 2x2 max pool), global pooling, a head.
 
-    Widths 32, 64, 128: about 0.29 M parameters, 10 M multiply-adds per image. Everything but
-    the last layer (``net[:-1]``) maps an image to a 128-feature vector.
+    Widths 32, 64, 128: 94,762 parameters (about 0.09 M; 380 KB as float32), 10 M
+    multiply-adds per image. Everything but the last layer (``net[:-1]``) maps an image to a
+    128-feature vector.
 
     Examples
     --------
@@ -117,6 +136,8 @@ def backbone_network(n_outputs: int = 10) -> torch.nn.Sequential:
     >>> net = backbone_network()
     >>> net(torch.zeros(2, 3, 32, 32)).shape, net[:-1](torch.zeros(2, 3, 32, 32)).shape
     (torch.Size([2, 10]), torch.Size([2, 128]))
+    >>> sum(p.numel() for p in net.parameters())
+    94762
     """
     from torch import nn
 
@@ -248,8 +269,35 @@ def backbone_paths(recipe: PretrainRecipe, cache: Path | None = None) -> tuple[P
     from pudd_core.streams import locate
 
     folder = (cache if cache is not None else locate.cache_dir()) / "backbones"
+    return _named(recipe, folder)
+
+
+def shipped_paths(recipe: PretrainRecipe | None = None) -> tuple[Path, Path]:
+    """Where the shipped weights of ``recipe`` and their record are (whether or not they exist).
+
+    Examples
+    --------
+    >>> w, r = shipped_paths()
+    >>> w.parent == SHIPPED, w.name == backbone_paths(PretrainRecipe(), Path("/c"))[0].name
+    (True, True)
+    """
+    return _named(recipe or PretrainRecipe(), SHIPPED)
+
+
+def _named(recipe: PretrainRecipe, folder: Path) -> tuple[Path, Path]:
     stem = f"cifar-cnn-{recipe.key()}"
     return folder / f"{stem}.pt", folder / f"{stem}.json"
+
+
+def _read_record(record_path: Path, recipe: PretrainRecipe) -> dict[str, Any] | None:
+    """The JSON record when it is one and describes ``recipe`` (never evaluated: JSON only)."""
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("recipe") != dataclasses.asdict(recipe):
+        return None
+    return record
 
 
 def _valid_record(
@@ -258,31 +306,68 @@ def _valid_record(
     """The JSON record when it describes ``recipe`` and the weights match its checksum."""
     if not (weights.is_file() and record_path.is_file()):
         return None
-    try:
-        record = json.loads(record_path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("recipe") != dataclasses.asdict(recipe):
-        return None
-    if record.get("sha256") != hash_file(weights):
+    record = _read_record(record_path, recipe)
+    if record is None or record.get("sha256") != hash_file(weights):
         return None
     return record
+
+
+def shipped_backbone(recipe: PretrainRecipe | None = None) -> BackboneInfo | None:
+    """The shipped backbone of ``recipe``; None when none is shipped (or it was deleted).
+
+    Raises
+    ------
+    ChecksumMismatchError
+        When the shipped weights do not match the sha256 of their record, or the record is
+        missing or names another recipe.
+    """
+    from pudd_core.streams.locate import ChecksumMismatchError
+
+    recipe = recipe or PretrainRecipe()
+    weights, record_path = shipped_paths(recipe)
+    if not weights.is_file():
+        return None
+    record = _read_record(record_path, recipe) if record_path.is_file() else None
+    actual = hash_file(weights)
+    if record is None or record.get("sha256") != actual:
+        why = ("its record " + record_path.name + " is missing or names another recipe"
+               if record is None else
+               f"its sha256 is {actual[:12]}…, its record {record_path.name} says "
+               f"{str(record.get('sha256'))[:12]}…")
+        raise ChecksumMismatchError(
+            f"the shipped CIFAR backbone {weights} is damaged or edited ({why}). Restore it "
+            f"from the repository (git checkout -- {weights.name} in {weights.parent}), or "
+            f"rebuild it into the data cache with `{REBUILD}` (pretrains it by the same recipe "
+            "on CIFAR-10's test images: about 3 min on 2 free CPU cores); later runs use that "
+            "one.")
+    return BackboneInfo(weights, record, built=False)
+
+
+def _cached(recipe: PretrainRecipe, cache: Path | None) -> BackboneInfo | None:
+    weights, record_path = backbone_paths(recipe, cache)
+    record = _valid_record(weights, record_path, recipe)
+    return BackboneInfo(weights, record, built=False) if record is not None else None
 
 
 def cached_backbone(
     recipe: PretrainRecipe | None = None, *, cache: Path | None = None
 ) -> BackboneInfo | None:
-    """The cached backbone for ``recipe`` when its file matches its record, else None.
+    """The backbone for ``recipe`` that is ready to load, else None (nothing is built).
+
+    The shipped file when it matches its record, else a cached one that matches its record.
+    A damaged shipped file counts as missing here (:func:`pretrained_backbone` names it).
 
     Examples
     --------
-    >>> cached_backbone(cache=Path("/nonexistent")) is None
+    >>> cached_backbone(PretrainRecipe(seed=99), cache=Path("/nonexistent")) is None
     True
     """
     recipe = recipe or PretrainRecipe()
-    weights, record_path = backbone_paths(recipe, cache)
-    record = _valid_record(weights, record_path, recipe)
-    return BackboneInfo(weights, record, built=False) if record is not None else None
+    try:
+        shipped = shipped_backbone(recipe)
+    except ValueError:
+        shipped = None
+    return shipped if shipped is not None else _cached(recipe, cache)
 
 
 def pretrained_backbone(
@@ -293,19 +378,61 @@ def pretrained_backbone(
     progress: Progress | None = None,
     decode_progress: Progress | None = None,
 ) -> BackboneInfo:
-    """The cached backbone for ``recipe``; built (on CIFAR-10's test images) when missing.
+    """The backbone for ``recipe``: the shipped one, else the cache's, else built into the cache.
 
-    The weights are used only when their sha256 equals the one recorded in the JSON beside
-    them and the record names the same recipe; otherwise (no file, corrupt, truncated) the
-    backbone is pretrained again, which takes about 3 min on 2 CPU cores for the default recipe
-    (BENCHMARKS.md). ``decode_progress`` follows the first decoding of the test images,
-    ``progress(step, steps)`` the training. ``cache`` replaces the cache folder for the
-    weights (the decoded images stay in the usual cache).
+    Every file is used only when its sha256 equals the one its JSON record names and the record
+    names the same recipe. The default recipe's backbone ships with the package; where that
+    file is absent (deleted, or installed without it) or for another recipe, the backbone is
+    taken from the cache or pretrained into it (on CIFAR-10's test images; about 3 min on 2
+    free CPU cores for the default recipe, BENCHMARKS.md). A damaged cached file is rebuilt.
+    ``decode_progress`` follows the first decoding of the test images, ``progress(step,
+    steps)`` the training. ``cache`` replaces the cache folder for the weights (the decoded
+    images stay in the usual cache).
+
+    Raises
+    ------
+    ChecksumMismatchError
+        When the shipped file does not match its record and the cache holds no intact
+        rebuild: the message names the file and how to restore or rebuild it.
+    DatasetUnavailableError
+        When the backbone must be built and no CIFAR-10 images are found.
+    """
+    recipe = recipe or PretrainRecipe()
+    cached = _cached(recipe, cache)
+    try:
+        shipped = shipped_backbone(recipe)
+    except ValueError:
+        if cached is None:
+            raise
+        return cached  # the rebuild the error asks for
+    if shipped is not None:
+        return shipped
+    if cached is not None:
+        return cached
+    folder = backbone_paths(recipe, cache)[0].parent
+    return build_backbone(recipe, folder, data_dir=data_dir, progress=progress,
+                          decode_progress=decode_progress)
+
+
+def build_backbone(
+    recipe: PretrainRecipe,
+    folder: Path,
+    *,
+    data_dir: str | None = None,
+    progress: Progress | None = None,
+    decode_progress: Progress | None = None,
+) -> BackboneInfo:
+    """Pretrain the backbone by ``recipe`` now and write its weights and record into ``folder``.
+
+    The files are named after the recipe (``cifar-cnn-<key>.pt`` and ``.json``), as
+    :func:`pretrained_backbone` looks for them; an older pair there is replaced. The weights
+    are a plain ``state_dict`` of tensors (``torch.save``), read back with
+    ``torch.load(..., weights_only=True)``, which builds tensors and containers only.
 
     Raises
     ------
     DatasetUnavailableError
-        When the backbone must be built and no CIFAR-10 images are found.
+        When no CIFAR-10 images are found.
     """
     import torch
 
@@ -313,11 +440,7 @@ def pretrained_backbone(
     from pudd_core.streams.cifar10_cd import normalise_images
     from pudd_core.streams.images import cifar10_test_arrays
 
-    recipe = recipe or PretrainRecipe()
-    weights, record_path = backbone_paths(recipe, cache)
-    record = _valid_record(weights, record_path, recipe)
-    if record is not None:
-        return BackboneInfo(weights, record, built=False)
+    weights, record_path = _named(recipe, folder)
     start = time.perf_counter()
     images, labels, source = cifar10_test_arrays(data_dir=data_dir, progress=decode_progress)
     train, held = pretraining_indices(labels, recipe)
@@ -328,6 +451,7 @@ def pretrained_backbone(
         "recipe": dataclasses.asdict(recipe),
         "format": _FORMAT,
         "network": f"backbone_network: conv blocks {list(WIDTHS)}, BatchNorm, 10-way head",
+        "parameters": sum(p.numel() for p in net.parameters()),
         "images": "CIFAR-10 test split (never in the CIFAR-10-CD stream, which uses the "
                   "training split)",
         "image_source": f"{source.kind}: {source.path.name}",
@@ -342,8 +466,9 @@ def pretrained_backbone(
     }
     buffer = _state_bytes(net)
     locate.atomic_write_bytes(weights, buffer)
+    record["bytes"] = len(buffer)
     record["sha256"] = hashlib.sha256(buffer).hexdigest()
-    locate.atomic_write_bytes(record_path, json.dumps(record, indent=1).encode())
+    locate.atomic_write_bytes(record_path, (json.dumps(record, indent=1) + "\n").encode())
     return BackboneInfo(weights, record, built=True)
 
 
@@ -357,17 +482,39 @@ def _state_bytes(net: torch.nn.Module) -> bytes:
     return out.getvalue()
 
 
-def load_backbone(path: Path) -> torch.nn.Sequential:
-    """The feature extractor (the network without its 10-way head) from a weights file.
+def load_network(path: Path) -> torch.nn.Sequential:
+    """The whole pretrained network (backbone and 10-way head) from a weights file, in eval mode.
 
-    Loaded with ``torch.load(..., weights_only=True)``; in eval mode, gradients off.
+    Loaded with ``torch.load(..., weights_only=True)``: tensors and containers only, never
+    arbitrary objects.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a state dict of :func:`backbone_network` (a torch archive of other
+        weights, a truncated file, any other file).
     """
     import torch
 
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    net = backbone_network(10)
-    net.load_state_dict(state)
-    features = net[:-1]
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        net = backbone_network(10)
+        net.load_state_dict(state)
+    except Exception as exc:  # noqa: BLE001 - torch's weights-only reader of any bytes
+        # raises what the bytes lead it to (UnpicklingError, KeyError, EOFError, RuntimeError)
+        first = " ".join(str(exc).split())[:160]
+        raise ValueError(f"{path} is not a weights file of this backbone ({first}); give a "
+                         f"file written by `{REBUILD} --out FOLDER`") from None
+    net.eval()
+    return net
+
+
+def load_backbone(path: Path) -> torch.nn.Sequential:
+    """The feature extractor (the network without its 10-way head) from a weights file.
+
+    Loaded as :func:`load_network` (``weights_only=True``); in eval mode, gradients off.
+    """
+    features = load_network(path)[:-1]
     features.eval()
     for p in features.parameters():
         p.requires_grad_(False)

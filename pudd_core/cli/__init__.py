@@ -1,7 +1,8 @@
 """Command line: ``python -m pudd_core <command>``.
 
-``datasets`` lists the stream registry with sources and licences, ``run`` runs one
-configuration over seeds, ``grid`` runs a grid file into the results store, ``reproduce`` runs
+``datasets`` lists the stream registry with sources and licences, ``backbone`` shows (or
+pretrains again) the CIFAR backbone of ``pretrained-cnn``, ``run`` runs one configuration over
+seeds, ``grid`` runs a grid file into the results store, ``reproduce`` runs
 a paper table, ``monitor`` runs PUDD on your model's prediction log and ``export-predictions``
 writes such a log from a stream and a classifier.
 """
@@ -14,10 +15,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from pudd_core.cli import datasets, export_predictions, grid, monitor, reproduce, run
+from pudd_core.cli import backbone, datasets, export_predictions, grid, monitor, reproduce, run
 
 #: The subcommands in the order ``--help`` lists them; each module adds its own parser.
-_COMMANDS = (datasets, run, grid, reproduce, monitor, export_predictions)
+_COMMANDS = (datasets, backbone, run, grid, reproduce, monitor, export_predictions)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,6 +71,7 @@ _COMMAND_FLAGS = {
     "reproduce": ("n_chunks", "seeds", "classifier", "store", "results", "datasets",
                   "detectors", "regimes", "add", "out", "n_jobs"),
     "grid": ("store", "n_jobs"),
+    "backbone": ("out",),
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "classes", "p_true", "correct", "pred", "time_column",
                 "window", "baselines", "report", "source", "positive_label", "state", "poll",

@@ -73,7 +73,7 @@ def check_log_path(path: str, param: str = "log") -> None:
         os.unlink(target)
 
 
-def _progress_line(what: str) -> Any:
+def progress_line(what: str) -> Any:
     """A ``progress(done, total)`` that rewrites one line on stderr."""
 
     def report(done: int, total: int) -> None:
@@ -84,10 +84,11 @@ def _progress_line(what: str) -> Any:
 
 
 def prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None) -> str | None:
-    """Say which device a torch classifier uses; build the pretrained backbone once, here.
+    """Say which device a torch classifier uses; find (or build once, here) the backbone.
 
-    Returns the device name (None for the classifiers without torch). Building the backbone
-    before the runs keeps parallel workers from each pretraining their own copy.
+    Returns the device name (None for the classifiers without torch). The shipped backbone is
+    checked here; where it is absent, building it before the runs keeps parallel workers from
+    each pretraining their own copy.
     """
     from pudd_core.classifiers import TORCH_CLASSIFIERS, pretrained_backbone, resolve_device
 
@@ -98,10 +99,10 @@ def prepare_classifier(name: str, options: dict[str, Any], data_dir: str | None)
     if name == "pretrained-cnn" and "weights_path" not in options:
         info = pretrained_backbone(
             data_dir=data_dir,
-            decode_progress=_progress_line("decoding the CIFAR-10 test images"),
-            progress=_progress_line("pretraining the backbone on the CIFAR-10 test images"),
+            decode_progress=progress_line("decoding the CIFAR-10 test images"),
+            progress=progress_line("pretraining the backbone on the CIFAR-10 test images"),
         )
-        how = "built" if info.built else "loaded"
+        how = "built" if info.built else "shipped" if info.shipped else "loaded"
         print(f"backbone {how}: {info.path} (sha256 {info.sha256[:12]}, "
               f"{info.record['n_train_images']} test images, held-out 10-class accuracy "
               f"{100 * info.record['holdout_accuracy']:.1f} %)", file=sys.stderr)

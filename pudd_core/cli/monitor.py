@@ -32,12 +32,20 @@ def _monitor(args: argparse.Namespace) -> int:
     from pudd_core.experiments.runner import parse_option_pairs
     from pudd_core.monitoring import monitor
 
+    if args.follow and (args.calibrate_on is not None or args.false_alarm_rate is not None):
+        from pudd_core._validation import ParameterError
+
+        raise ParameterError("calibrate_on", "--calibrate-on chooses alpha on a finished "
+                                             "log's first rows, not with --follow; calibrate "
+                                             "on the log so far, then follow it at that alpha")
     if args.follow or args.state is not None or args.poll is not None or \
             args.on_rotation is not None:
         return _monitor_follow(args)
     if args.report is not None:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
+    if args.calibrate_on is not None or args.false_alarm_rate is not None:
+        return _monitor_calibrated(args, log_format)
     result = monitor(
         args.file, log_format, chunk_size=args.chunk_size, window=args.window,
         time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
@@ -50,6 +58,56 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), default=jsonable), flush=True)
     else:
+        _print_monitor_summary(result)
+    if args.report is None:
+        return 0
+    return _write_monitor_report(result, args.report)
+
+
+def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
+    """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
+    from pudd_core._validation import ParameterError, check_positive_int
+    from pudd_core.experiments.runner import parse_option_pairs
+    from pudd_core.monitoring import calibrate_log
+
+    if args.calibrate_on is None or args.false_alarm_rate is None:
+        given, other = (("--calibrate-on", "--false-alarm-rate") if args.false_alarm_rate is None
+                        else ("--false-alarm-rate", "--calibrate-on"))
+        raise ParameterError(other.lstrip("-").replace("-", "_"),
+                             f"{given} needs {other}: alpha is chosen on the first ROWS rows "
+                             "(--calibrate-on) for a target false-alarm rate per chunk "
+                             "(--false-alarm-rate)")
+    check_positive_int("resamples", args.resamples)
+    if args.window is not None:
+        raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
+                                             "(--chunk-size), not by time (--window)")
+    cal, result = calibrate_log(
+        args.file, log_format, calibrate_on=args.calibrate_on,
+        false_alarm_rate=args.false_alarm_rate, chunk_size=args.chunk_size,
+        n_resamples=args.resamples,
+        detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
+        baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
+        normalize=args.normalize, record_windows="alarms" if args.report else "none",
+        seed=args.seed, variant=args.variant)
+    if args.json:
+        print(json.dumps({**result.to_json(), "calibration": cal.to_json()},
+                         default=jsonable), flush=True)
+    else:
+        best = cal.recommended
+        assert best is not None  # calibrate_log refuses a target no alpha meets
+        q = best.delay_quantiles()
+        between = (f"one per {best.chunks_between_alarms:,.0f} chunks" if best.n_alarms
+                   else "none seen")
+        print(f"calibrated on rows 0..{args.calibrate_on - 1} ({cal.n_chunks} chunks, "
+              f"{cal.n_resamples} block-bootstrap resamples): alpha={best.alpha:g}, the "
+              f"largest whose false-alarm rate's 95% interval stays at or below "
+              f"{args.false_alarm_rate:g} per chunk")
+        print(f"  false alarms: {best.n_alarms} in {best.n_chunks:,} resampled chunks, rate "
+              f"{best.false_alarm_rate:.2g} (95% interval {best.ci[0]:.2g} .. "
+              f"{best.ci[1]:.2g}; {between})")
+        print(f"  delay: a {cal.change} shift of size {cal.size:g} is caught within "
+              f"{best.within} chunks in {best.detection_rate:.0%} of resamples; median "
+              f"{q[0.5]:g} chunk(s), 90% within {q[0.9]:g}")
         _print_monitor_summary(result)
     if args.report is None:
         return 0
@@ -267,6 +325,16 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                      help="print one JSON object: n_chunks, alarms, p_values, accuracy, chunks")
     mon.add_argument("--report", default=None, metavar="OUT.html",
                      help="write a self-contained HTML report (works offline)")
+    mon.add_argument("--calibrate-on", type=int, default=None, metavar="ROWS",
+                     help="choose alpha on the first ROWS rows (a stable stretch, a whole "
+                          "number of chunks): the largest alpha whose false-alarm rate on "
+                          "block-bootstrap resamples of them is at most --false-alarm-rate; "
+                          "the rest of the log is monitored at it")
+    mon.add_argument("--false-alarm-rate", type=float, default=None, metavar="R",
+                     help="with --calibrate-on: the false alarms per chunk allowed, in (0, 1), "
+                          "e.g. 0.001 (one in 1,000 chunks)")
+    mon.add_argument("--resamples", type=int, default=50, metavar="N",
+                     help="with --calibrate-on: resampled streams (default 50)")
     mon.add_argument("--follow", action="store_true",
                      help="FILE keeps growing (a CSV that rows are appended to, or a folder "
                           "of Parquet parts read once each in name order): print one JSON "

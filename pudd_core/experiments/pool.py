@@ -340,7 +340,8 @@ class Child:
     callable keyword arguments (progress callbacks) are called here as the child reports. An
     exception raised by such a callback (a Stop button) ends the child with its work, as does
     any interruption of the caller. One call at a time; the next one after an idle exit
-    starts a new child (spawn, then the imports of the function's module).
+    starts a new child (a fresh interpreter, then the imports of the function's module; never
+    the caller's ``__main__``, which is the app's script in a Streamlit server).
 
     Examples
     --------
@@ -363,13 +364,18 @@ class Child:
         return proc.pid if proc is not None and proc.is_alive() else None
 
     def _ensure(self) -> tuple[Any, Any, Any]:
-        import multiprocessing
-
         # a child about to exit idle might miss the task: a fresh one instead
         if self._queues is None or self._proc is None or not self._proc.is_alive() or (
                 time.monotonic() - self._last > 0.8 * self.idle_s):
             self.stop()
-            ctx = multiprocessing.get_context("spawn")  # never fork a threaded server
+            # A fresh interpreter (never fork a threaded server) that does not run the parent's
+            # __main__ again: multiprocessing's "spawn" does, and in a Streamlit server
+            # __main__ is the page run's module of app.py, so every child ran the whole app in
+            # bare mode (imports of streamlit and the pages, ~240 "missing ScriptRunContext"
+            # warnings in the server's log). loky's processes skip it (init_main_module=False).
+            from joblib.externals.loky.backend.context import get_context
+
+            ctx = get_context("loky")
             self._queues = (ctx.Queue(), ctx.Queue())
             self._proc = ctx.Process(target=_child_main, args=(*self._queues, self.idle_s),
                                      name="pudd-torch-child", daemon=True)
@@ -380,7 +386,14 @@ class Child:
         """End the child now (its work is dropped)."""
         proc, self._proc, self._queues = self._proc, None, None
         if proc is not None and proc.is_alive():
-            proc.kill()
+            import signal
+
+            hard = getattr(signal, "SIGKILL", None)  # loky's processes have no kill()
+            if hard is None:
+                proc.terminate()  # Windows: TerminateProcess, immediate already
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, hard)
             proc.join(timeout=10)
 
     def call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:

@@ -34,6 +34,13 @@ class SeedDependence:
     """Whether a run's stream, classifier and detector each depend on its seed.
 
     ``sample_size`` is PUDD's (the reference windows it samples above), else ``None``.
+
+    Examples
+    --------
+    >>> SeedDependence(stream=False, model=False, detector=False).depends
+    False
+    >>> SeedDependence(stream=True, model=False, detector=False).parts()
+    ("the stream's data",)
     """
 
     stream: bool

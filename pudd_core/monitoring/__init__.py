@@ -14,7 +14,8 @@ The package's rooms: ``_log`` reads a log (:class:`LogFormat`: which columns mea
 PU-indices and correctness, ``_windows`` cuts time into windows, ``_incremental`` is the
 incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored), ``_batch``
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
-a log that keeps growing (:class:`Follower`: ``monitor --follow``) and
+a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
+choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
 ``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
@@ -58,6 +59,13 @@ ChunkSpan(index=6, first_row=3000, last_row=3499, n_rows=500, n_labelled=500, st
 from __future__ import annotations
 
 from pudd_core.monitoring._batch import monitor
+from pudd_core.monitoring._calibrate import (
+    AlphaCalibration,
+    CalibrationResult,
+    calibrate,
+    calibrate_log,
+    inject_change,
+)
 from pudd_core.monitoring._follow import Follower, chunk_json
 from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
 from pudd_core.monitoring._log import (
@@ -70,6 +78,7 @@ from pudd_core.monitoring._log import (
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "ChunkRecord", "ChunkSpan", "Follower",
-           "LogFormat", "Monitor", "MonitorResult", "RecordWindows", "Variant", "chunk_json",
-           "estimate_rows", "guess_columns", "monitor", "read_log_head"]
+__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
+           "ChunkRecord", "ChunkSpan", "Follower", "LogFormat", "Monitor", "MonitorResult",
+           "RecordWindows", "Variant", "calibrate", "calibrate_log", "chunk_json",
+           "estimate_rows", "guess_columns", "inject_change", "monitor", "read_log_head"]

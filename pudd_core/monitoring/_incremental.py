@@ -236,7 +236,7 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
     return LogFormat(**columns)
 
 
-def _detector_options(given: Any) -> dict[str, Any]:
+def check_detector_options(given: Any) -> dict[str, Any]:
     """``detector_options`` as a dict of ChunkPUDD options; the monitor's own ones refused."""
     import inspect
 
@@ -446,7 +446,7 @@ class Monitor:
         self.chunk_size = chunk_size
         self.alpha = float(alpha)
         self.options = tuple(sorted({**VARIANTS[variant],
-                                     **_detector_options(detector_options)}.items()))
+                                     **check_detector_options(detector_options)}.items()))
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
         self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
                         if window is not None else None)

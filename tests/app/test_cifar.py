@@ -192,7 +192,7 @@ def test_a_link_length_the_slider_cannot_show_is_ignored_with_a_warning(no_image
 @pytest.mark.datasets
 @pytest.mark.slow
 def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None:
-    # the first visit builds the backbone (about 3 min on 2 cores), later ones load it
+    # the backbone ships with the package: nothing is pretrained on the first visit
     at = _page({"chunks": "10", "detectors": "pudd"})
     assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"
     assert not at.exception and not at.error
@@ -202,6 +202,29 @@ def test_the_pretrained_cnn_beats_the_majority_class_without_a_warning() -> None
     assert "Backbone: pretrained by PUDD Lab on 9,500 CIFAR-10 test images" in captions
     curve = next(t for t in figures(at)["cifar_runs"]["data"] if t["name"] == "PUDD-3 error rate")
     assert np.mean(_values(curve["y"])) < 29.0  # below the majority class's 30 % error (in %)
+
+
+@pytest.mark.datasets
+def test_a_damaged_shipped_backbone_is_said_on_the_page_and_nothing_is_pretrained(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import shutil
+
+    from pudd_core.classifiers import _pretrain
+
+    weights, record = _pretrain.shipped_paths()
+    (tmp_path / weights.name).write_bytes(weights.read_bytes()[:4096])  # truncated
+    shutil.copy(record, tmp_path / record.name)
+    monkeypatch.setattr(_pretrain, "SHIPPED", tmp_path)
+    monkeypatch.setattr(_pretrain, "_cached", lambda recipe, cache: None)  # no rebuild either
+    built: list[object] = []
+    monkeypatch.setattr(_pretrain, "build_backbone", lambda *a, **k: built.append(a))
+    at = _page({"chunks": "10", "detectors": "pudd"})
+    assert not at.exception and not built
+    [error] = [e.value for e in at.error]
+    assert error.startswith("The pretrained backbone cannot be used: the shipped CIFAR backbone")
+    assert str(tmp_path / weights.name) in error and "`python -m pudd_core backbone`" in error
+    assert "cifar_samples" in figures(at) and "cifar_runs" not in figures(at)
 
 
 # --- the committed comparison report (results/cifar10_cd.csv) -----------------------------------

@@ -404,3 +404,41 @@ def test_a_result_that_cannot_cross_processes_is_an_error_not_a_wait():
         assert child.call(max, 1, 2) == 2  # the child still serves
     finally:
         child.stop()
+
+
+# What a Streamlit server does before a page's script runs (streamlit's ScriptRunner, "Install
+# the fake module as the __main__ module"): sys.modules["__main__"] becomes a module whose
+# __file__ is the app's script, with the script's folder on sys.path. A child started then must
+# not run the app's script again: in bare mode it writes ~240 "missing ScriptRunContext"
+# warnings per start to the server's log (issue 34, item 6).
+_AS_THE_SERVER = """
+import sys, types
+from pathlib import Path
+root = Path.cwd()
+sys.path.insert(0, str(root))
+main = types.ModuleType("__main__")
+main.__file__ = str(root / "app.py")
+sys.modules["__main__"] = main
+from pudd_core.experiments import pool
+from tests.experiments._child_probe import loaded
+child = pool.Child(idle_s=30)
+try:
+    print(child.call(loaded, "streamlit", "ui", "torch"))
+finally:
+    child.stop()
+"""
+
+
+def test_a_child_started_during_a_page_run_never_runs_the_app_or_imports_streamlit():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _AS_THE_SERVER], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    log = done.stdout + done.stderr  # the child writes to the same stderr as its parent
+    assert done.returncode == 0, log
+    assert "missing ScriptRunContext" not in log
+    assert done.stdout.strip().splitlines()[-1] == str(
+        {"streamlit": False, "ui": False, "torch": False})

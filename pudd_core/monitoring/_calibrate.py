@@ -1,0 +1,544 @@
+"""Choose α on your own stream: false alarms and delay per α, estimated from a stable stretch.
+
+The null comes from the data itself: the stable stretch's rows (PU-index and correctness,
+in order) are resampled by a moving-block bootstrap (blocks of consecutive rows keep the
+short-range structure a chunk sees), each resample is cut into chunks and run through the
+monitor's PUDD, and the alarms per chunk are counted per α. The estimate assumes that the
+rest of the stream is like the stretch; where it is not (a drift), alarms are what PUDD is for.
+
+Delay and power come from the same resamples with a change injected after a chosen chunk.
+
+One PUDD run serves every α until their decisions part: runs at two thresholds see the
+same chunks and draw the same bucketing samples, so they are identical until a chunk whose
+p-value lies between the two; there the run is copied, one copy alarms (and resets its
+history, spec §1.10) and the other goes on. A run per resample costs one detector pass plus
+one copy per parting, not one pass per α.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from pudd_core._validation import (
+    ParameterError,
+    as_mask,
+    as_pu_array,
+    check_open_unit,
+    check_positive_int,
+    check_seed,
+)
+from pudd_core.detector import ChunkPUDD
+from pudd_core.monitoring._incremental import (
+    VARIANTS,
+    Monitor,
+    RecordWindows,
+    Variant,
+    check_detector_options,
+)
+from pudd_core.monitoring._log import (
+    BATCH_ROWS,
+    LogFormat,
+    batches,
+    check_source,
+    log_columns,
+    name_of,
+)
+from pudd_core.monitoring._result import MonitorResult
+from pudd_core.monitoring._score import SUM_TOLERANCE
+
+__all__ = ["CHANGES", "DEFAULT_ALPHAS", "AlphaCalibration", "CalibrationResult",
+           "block_resample", "calibrate", "calibrate_log", "inject_change"]
+
+Change = Literal["confidence", "error_rate"]
+#: The changes :func:`inject_change` makes (``size`` in [0, 1] for both).
+CHANGES: tuple[Change, ...] = ("confidence", "error_rate")
+#: The thresholds calibrated by default: 10^-1 .. 10^-6, half decades down to 10^-4.
+DEFAULT_ALPHAS: tuple[float, ...] = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6)
+#: The delay quantiles reported.
+QUANTILES: tuple[float, ...] = (0.1, 0.5, 0.9)
+
+
+def block_resample(n_rows: int, length: int, block: int,
+                   rng: np.random.Generator) -> NDArray[np.intp]:
+    """Row indices of one moving-block bootstrap resample: ``length`` rows of ``n_rows``.
+
+    Blocks of ``block`` consecutive rows start at uniform positions in ``0 .. n_rows -
+    block``; they are laid end to end and the last is cut to ``length``.
+
+    Examples
+    --------
+    >>> idx = block_resample(10, 7, 3, np.random.default_rng(0))
+    >>> idx.size, bool((np.diff(idx)[:2] == 1).all()), int(idx.max()) < 10
+    (7, True, True)
+    """
+    block = min(block, n_rows)
+    starts = rng.integers(0, n_rows - block + 1, size=-(-length // block))
+    return (starts[:, None] + np.arange(block)).ravel()[:length]
+
+
+def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int,
+                  kind: Change, size: float,
+                  rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The rows from ``start`` on, changed: new arrays (the inputs are not touched).
+
+    ``"confidence"``: the paper's case, a confidence shift at flat accuracy: each correct
+    row's PU-index moves ``size`` of the way up to 0.5 (``u + size * (0.5 - u)``, for
+    ``u < 0.5``), so predictions grow less sure while every decision stays as it was.
+    ``"error_rate"``: a share ``size`` of the correct rows, drawn at random, become wrong,
+    their PU-index ``1 - u`` (the true class's probability goes to the other class).
+    ``size=0`` changes nothing.
+
+    Examples
+    --------
+    >>> u, ok = np.array([0.1, 0.3, 0.8]), np.array([True, True, False])
+    >>> inject_change(u, ok, 1, "confidence", 0.5, np.random.default_rng(0))[0].tolist()
+    [0.1, 0.4, 0.8]
+    >>> inject_change(u, ok, 0, "error_rate", 1.0, np.random.default_rng(0))[1].tolist()
+    [False, False, False]
+    """
+    u, ok = u.copy(), correct.copy()
+    tail_u, tail_ok = u[start:], ok[start:]
+    if kind == "confidence":
+        up = tail_ok & (tail_u < 0.5)
+        tail_u[up] += size * (0.5 - tail_u[up])
+    elif kind == "error_rate":
+        flip = tail_ok & (rng.random(tail_ok.size) < size)
+        tail_u[flip] = 1.0 - tail_u[flip]
+        tail_ok[flip] = False
+    else:
+        raise ParameterError("change", f"change must be one of {', '.join(CHANGES)}, got "
+                                       f"{kind!r}", CHANGES)
+    return u, ok
+
+
+def _alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
+                  alphas: Sequence[float], make: Callable[[float], ChunkPUDD],
+                  stop_from: int | None = None) -> list[list[int]]:
+    """Per α (sorted decreasing), the chunks at which PUDD at that α alarms.
+
+    With ``stop_from``, an α's run ends at its first alarm at or after that chunk (a delay
+    needs nothing after it). Runs are shared until their decisions part (module docstring).
+    """
+    out: list[list[int]] = [[] for _ in alphas]
+    groups: list[tuple[ChunkPUDD, list[int]]] = [(make(alphas[0]), list(range(len(alphas))))]
+    for t, (u, ok) in enumerate(chunks):
+        after: list[tuple[ChunkPUDD, list[int]]] = []
+        for det, idx in groups:
+            det.update(u, ok)
+            p = det.p_value
+            hit = [i for i in idx if p < alphas[i]]
+            miss = idx[len(hit):]  # alphas decrease: the hits come first
+            for i in hit:
+                out[i].append(t)
+            if stop_from is not None and t >= stop_from:
+                hit = []
+            if hit:
+                after.append((det, hit))
+            if miss:
+                quiet = copy.deepcopy(det) if hit else det
+                if len(miss) < len(idx):  # it alarmed at a larger α: not at these
+                    _set_alpha(quiet, alphas[miss[0]])
+                after.append((quiet, miss))
+        groups = after
+        if not groups:
+            break
+    return out
+
+
+def _set_alpha(det: ChunkPUDD, alpha: float) -> None:
+    """A run that alarmed, as the run at a smaller ``alpha`` that did not (same history).
+
+    Only the decision depends on α (``conclude``: ``p < alpha``), so the detector at
+    ``alpha`` would hold exactly this state with no alarm raised.
+    """
+    det.alpha = alpha
+    det._settings = dataclasses.replace(det._settings, alpha=alpha)
+    det._drift_detected = False
+
+
+@dataclass(frozen=True)
+class AlphaCalibration:
+    """What one α costs on the stretch: false alarms (null) and, with a change, its delay."""
+
+    alpha: float
+    #: False alarms over the resamples' chunks, and the chunks monitored.
+    n_alarms: int
+    n_chunks: int
+    #: ``n_alarms / n_chunks`` and its 95 % Wilson interval (Monte-Carlo error only).
+    false_alarm_rate: float
+    ci: tuple[float, float]
+    #: Per resample with the change: chunks from the change to the first alarm at or after
+    #: it (0: the first changed chunk), ``inf`` if none came.
+    delays: tuple[float, ...] = ()
+    within: int = 0
+    #: Per resample, the chunks at which the false alarms came.
+    alarm_chunks: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def chunks_between_alarms(self) -> float:
+        """The mean run of chunks between false alarms (``inf`` without one)."""
+        return self.n_chunks / self.n_alarms if self.n_alarms else math.inf
+
+    @property
+    def detection_rate(self) -> float:
+        """The share of resamples whose change is detected within ``within`` chunks."""
+        if not self.delays:
+            return math.nan
+        return float(np.mean(np.asarray(self.delays) < self.within))
+
+    def delay_quantiles(self) -> dict[float, float]:
+        """Delay quantiles (:data:`QUANTILES`; ``inf``: not detected that early)."""
+        if not self.delays:
+            return {q: math.nan for q in QUANTILES}
+        d = np.asarray(self.delays)
+        return {q: float(np.quantile(d, q, method="inverted_cdf")) for q in QUANTILES}
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Per α, its false-alarm rate and delay on the resampled stretch; the recommended α."""
+
+    per_alpha: tuple[AlphaCalibration, ...]
+    chunk_size: int
+    n_chunks: int
+    n_resamples: int
+    block: int
+    variant: str
+    detector_options: tuple[tuple[str, Any], ...]
+    seed: int
+    change: Change | None
+    size: float
+    after: int
+    target: float | None
+
+    @property
+    def recommended(self) -> AlphaCalibration | None:
+        """The largest α whose interval's upper end is at most the target (None: none is).
+
+        The upper end, not the estimate: a rate estimated from finitely many resampled
+        chunks is known only to its interval, and a user who asks for one false alarm in
+        a thousand chunks should not get more because the estimate was lucky.
+        """
+        if self.target is None:
+            return None
+        ok = [a for a in self.per_alpha if a.ci[1] <= self.target]
+        return max(ok, key=lambda a: a.alpha) if ok else None
+
+    def row(self, alpha: float) -> AlphaCalibration:
+        """The calibration of one α of the grid."""
+        for a in self.per_alpha:
+            if a.alpha == alpha:
+                return a
+        raise ParameterError("alpha", f"alpha {alpha:g} is not in the calibrated grid")
+
+    def frame(self) -> Any:
+        """One row per α: rate, interval, chunks between false alarms, detection and delay."""
+        import pandas as pd
+
+        rows = []
+        for a in self.per_alpha:
+            q = a.delay_quantiles()
+            rows.append({"alpha": a.alpha, "false_alarms": a.n_alarms, "chunks": a.n_chunks,
+                         "false_alarm_rate": a.false_alarm_rate, "ci_low": a.ci[0],
+                         "ci_high": a.ci[1], "chunks_between": a.chunks_between_alarms,
+                         "detected": a.detection_rate,
+                         **{f"delay_q{round(k * 100)}": v for k, v in q.items()}})
+        return pd.DataFrame(rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able summary: the settings, the recommended α and every α's row."""
+        def num(x: float) -> float | None:
+            return None if not math.isfinite(x) else x
+
+        def entry(a: AlphaCalibration) -> dict[str, Any]:
+            return {"alpha": a.alpha, "false_alarm_rate": a.false_alarm_rate,
+                    "ci": list(a.ci), "false_alarms": a.n_alarms, "chunks": a.n_chunks,
+                    "chunks_between_false_alarms": num(a.chunks_between_alarms),
+                    "detection_rate": num(a.detection_rate), "within": a.within,
+                    "delay": {f"q{round(k * 100)}": num(v)
+                              for k, v in a.delay_quantiles().items()}}
+
+        rec = self.recommended
+        return {**({"target": self.target, **entry(rec)} if rec is not None else
+                   {"target": self.target, "alpha": None}),
+                "chunk_size": self.chunk_size, "reference_chunks": self.n_chunks,
+                "n_resamples": self.n_resamples, "block": self.block,
+                "variant": self.variant, "detector_options": dict(self.detector_options),
+                "seed": self.seed, "change": self.change, "size": self.size,
+                "after": self.after, "per_alpha": [entry(a) for a in self.per_alpha]}
+
+
+def calibrate(
+    u: ArrayLike,
+    correct: ArrayLike,
+    chunk_size: int,
+    alphas: Sequence[float] = DEFAULT_ALPHAS,
+    *,
+    target: float | None = None,
+    n_resamples: int = 100,
+    n_chunks: int | None = None,
+    block: int | None = None,
+    change: Change | None = "confidence",
+    size: float = 0.5,
+    after: int | None = None,
+    within: int = 3,
+    variant: Variant = "calibrated",
+    detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> CalibrationResult:
+    """False alarms and delay per α of the monitor's PUDD, on resamples of a stable stretch.
+
+    Parameters
+    ----------
+    u, correct
+        The stretch's labelled rows in order: PU-index (``1 - p(true class)``) and whether
+        each prediction was right (the monitor's scorer gives both from a log).
+    chunk_size
+        Rows per chunk, as the monitor will cut the stream.
+    alphas
+        The thresholds to calibrate.
+    target
+        A false-alarm rate per chunk: :attr:`CalibrationResult.recommended` is the largest
+        α whose interval stays at or below it.
+    n_resamples
+        Resampled streams (each ``n_chunks`` chunks long).
+    n_chunks
+        Chunks per resample (default: as many as the stretch holds).
+    block
+        Rows per bootstrap block (default ``chunk_size``: a chunk's rows keep their order and
+        neighbours, as the monitor sees them).
+    change, size, after, within
+        The change injected for the delay: ``"confidence"`` or ``"error_rate"``
+        (:func:`inject_change`) of ``size``, from chunk ``after`` on (default: the middle);
+        detection counts within ``within`` chunks of it. ``change=None``: no delay runs.
+    variant, detector_options, seed
+        The monitor's PUDD (:func:`~pudd_core.monitoring.monitor`'s meanings) and the seed
+        of the resampling and of the detectors' bucketing samples.
+    progress
+        Called with ``(runs done, runs in all)`` after each resampled run; it may raise to
+        stop.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.5, 1.0, 4000)  # p(true class)
+    >>> ok = rng.random(4000) < p
+    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.05,
+    ...                 n_resamples=5, seed=0)
+    >>> [a.n_chunks for a in res.per_alpha], res.recommended.alpha
+    ([100, 100], 0.001)
+    """
+    vals = as_pu_array("u", u)
+    ok = as_mask("correct", correct, vals.size, "u")
+    check_positive_int("chunk_size", chunk_size)
+    check_positive_int("n_resamples", n_resamples)
+    check_seed("seed", seed)
+    for a in alphas:
+        check_open_unit("alphas", a)
+    grid = sorted({float(a) for a in alphas}, reverse=True)
+    if not grid:
+        raise ParameterError("alphas", "give at least one alpha to calibrate")
+    if target is not None:
+        check_open_unit("target", target)
+    if vals.size < 2 * chunk_size:
+        raise ParameterError("u", f"the stretch has {vals.size} labelled rows, fewer than two "
+                                  f"chunks of {chunk_size}: PUDD needs two chunks to test; "
+                                  "give a longer stretch or smaller chunks")
+    n_chunks = vals.size // chunk_size if n_chunks is None else n_chunks
+    check_positive_int("n_chunks", n_chunks, minimum=2, why=" (PUDD needs two chunks to test)")
+    block = chunk_size if block is None else block
+    check_positive_int("block", block)
+    if change is not None and change not in CHANGES:
+        raise ParameterError("change", f"change must be one of {', '.join(CHANGES)} or None, "
+                                       f"got {change!r}", CHANGES)
+    if not (isinstance(size, int | float) and 0.0 <= size <= 1.0):
+        raise ParameterError("size", f"size must be a number in [0, 1], got {size!r}")
+    after = n_chunks // 2 if after is None else after
+    if not (isinstance(after, int) and 1 <= after < n_chunks):
+        raise ParameterError("after", f"after must be a chunk in 1 .. {n_chunks - 1}, got "
+                                      f"{after!r}")
+    check_positive_int("within", within)
+    if variant not in VARIANTS:
+        raise ParameterError("variant", f"variant must be 'calibrated' or 'authors', got "
+                                        f"{variant!r}", tuple(VARIANTS))
+    options = {**VARIANTS[variant], **check_detector_options(detector_options)}
+    ChunkPUDD(grid[0], **options)  # the options checked before any run
+
+    length = n_chunks * chunk_size
+    streams = np.random.SeedSequence(seed).spawn(n_resamples)
+    total = n_resamples * (2 if change is not None else 1)
+    alarms: list[list[tuple[int, ...]]] = [[] for _ in grid]
+    delays: list[list[float]] = [[] for _ in grid]
+    for r, ss in enumerate(streams):
+        rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
+        det_seed = int(rng_det.integers(2**31))
+
+        def make(alpha: float, det_seed: int = det_seed) -> ChunkPUDD:
+            return ChunkPUDD(alpha, seed=det_seed, **options)
+
+        idx = block_resample(vals.size, length, block, rng_rows)
+        ru, rok = vals[idx], ok[idx]
+        hits = _alarm_chunks(_cut(ru, rok, chunk_size), grid, make)
+        for i, h in enumerate(hits):
+            alarms[i].append(tuple(h))
+        if progress is not None:
+            progress(r * total // n_resamples + 1, total)
+        if change is None:
+            continue
+        cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change)
+        hits = _alarm_chunks(_cut(cu, cok, chunk_size), grid, make, stop_from=after)
+        for i, h in enumerate(hits):
+            late = [t for t in h if t >= after]
+            delays[i].append(float(late[0] - after) if late else math.inf)
+        if progress is not None:
+            progress(r * total // n_resamples + 2, total)
+    return CalibrationResult(
+        tuple(_row(a, tuple(k), n_resamples * n_chunks, d, within)
+              for a, k, d in zip(grid, alarms, delays, strict=True)),
+        chunk_size, n_chunks, n_resamples, block, variant,
+        tuple(sorted(options.items())), seed, change, float(size), after, target)
+
+
+def _cut(u: NDArray[np.float64], ok: NDArray[np.bool_],
+         chunk_size: int) -> list[tuple[NDArray[np.float64], NDArray[np.bool_]]]:
+    return [(u[i:i + chunk_size], ok[i:i + chunk_size]) for i in range(0, u.size, chunk_size)]
+
+
+def _row(alpha: float, alarms: tuple[tuple[int, ...], ...], n: int, delays: list[float],
+         within: int) -> AlphaCalibration:
+    from scipy.stats import binomtest
+
+    k = sum(len(a) for a in alarms)
+    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return AlphaCalibration(alpha, k, n, k / n, (float(ci.low), float(ci.high)),
+                            tuple(delays), within, alarms)
+
+
+def calibrate_log(
+    source: Any,
+    log_format: LogFormat | None = None,
+    *,
+    calibrate_on: int,
+    false_alarm_rate: float,
+    chunk_size: int | None = None,
+    alphas: Sequence[float] = DEFAULT_ALPHAS,
+    n_resamples: int = 50,
+    change: Change | None = "confidence",
+    size: float = 0.5,
+    within: int = 3,
+    variant: Variant = "calibrated",
+    detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
+    baselines: Sequence[str] = (),
+    normalize: bool = False,
+    tolerance: float = SUM_TOLERANCE,
+    record_windows: RecordWindows = "none",
+    seed: int = 0,
+    batch_rows: int = BATCH_ROWS,
+    progress: Callable[[int, int], None] | None = None,
+    **columns: Any,
+) -> tuple[CalibrationResult, MonitorResult]:
+    """α chosen on the log's first rows, then the monitor at that α on the rest.
+
+    The first ``calibrate_on`` rows (a whole number of chunks, at least two) are the stable
+    stretch: :func:`calibrate` estimates each α's false-alarm rate on them and recommends
+    the largest α whose interval stays at or below ``false_alarm_rate``; the rows after
+    them are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s result, its rows
+    numbered as in the log, its chunks from 0). The other parameters are :func:`calibrate`'s
+    and :func:`~pudd_core.monitoring.monitor`'s.
+
+    Raises
+    ------
+    ParameterError
+        For ``calibrate_on`` not a positive multiple of ``chunk_size`` or not leaving a chunk
+        after it, ``false_alarm_rate`` not in (0, 1), no α of the grid meeting the target,
+        and everything :func:`~pudd_core.monitoring.monitor` refuses.
+    """
+    import time
+
+    start = time.perf_counter()
+    chunk_size = 1000 if chunk_size is None else chunk_size
+    check_positive_int("chunk_size", chunk_size)
+    check_positive_int("calibrate_on", calibrate_on, minimum=2 * chunk_size,
+                       why=f" (two chunks of {chunk_size} rows: PUDD needs two to test)")
+    if calibrate_on % chunk_size:
+        raise ParameterError("calibrate_on", f"calibrate_on must be a whole number of chunks "
+                                             f"(a multiple of the chunk size {chunk_size}), "
+                                             f"got {calibrate_on}")
+    check_open_unit("false_alarm_rate", false_alarm_rate)
+    check_positive_int("batch_rows", batch_rows)
+
+    def monitor_at(alpha: float) -> Monitor:
+        return Monitor(log_format, chunk_size=chunk_size, alpha=alpha,
+                       detector_options=detector_options, baselines=baselines,
+                       normalize=normalize, tolerance=tolerance, record_windows=record_windows,
+                       seed=seed, variant=variant, **columns)
+
+    check_source(source)
+    names = log_columns(source)
+    reference = monitor_at(1e-3)  # every monitor option checked; its scorer reads the stretch
+    fmt = reference.start(names)
+    assert reference.scorer is not None
+    us, oks, offset, more = [], [], 0, False
+    for n, frame in batches(source, fmt.columns, batch_rows):
+        if offset == calibrate_on:  # the stretch ended with the last batch: one more?
+            more = n > 0
+            break
+        take = min(n, calibrate_on - offset)
+        part = {c: s.iloc[:take] for c, s in frame.items()}
+        scored = reference.scorer(part, take, offset)
+        us.append(scored.u[scored.labelled])
+        oks.append(scored.ok[scored.labelled])
+        offset += take
+        if take < n:
+            more = True
+            break
+    if not more:
+        raise ParameterError("calibrate_on", f"calibrate_on ({calibrate_on} rows) leaves no "
+                                             f"row of {name_of(source)} to monitor (it has "
+                                             f"{_count(source, fmt.columns, batch_rows)} rows); "
+                                             "calibrate on fewer rows")
+    n_labelled = sum(x.size for x in us)
+    if n_labelled < 2 * chunk_size:
+        raise ParameterError("calibrate_on", f"the first {calibrate_on} rows hold "
+                                             f"{n_labelled} labelled rows, fewer than two "
+                                             f"chunks of {chunk_size}: calibrate on more rows")
+    cal = calibrate(np.concatenate(us), np.concatenate(oks), chunk_size, alphas,
+                    target=false_alarm_rate, n_resamples=n_resamples, change=change,
+                    size=size, within=within, variant=variant,
+                    detector_options=detector_options, seed=seed, progress=progress)
+    best = cal.recommended
+    if best is None:
+        low = cal.per_alpha[-1]
+        raise ParameterError(
+            "false_alarm_rate", f"no alpha of the grid keeps the false-alarm rate at or "
+            f"below {false_alarm_rate:g} per chunk: the smallest, {low.alpha:g}, is known only "
+            f"to be at most {low.ci[1]:.3g} ({low.n_alarms} false alarms in {low.n_chunks} "
+            "resampled chunks); allow a larger rate, add smaller alphas, or calibrate on more "
+            "rows or resamples" + ("; the authors' count floor invents counts that no alpha "
+                                  "may tame: try the calibrated variant"
+                                  if variant == "authors" else ""))
+    m = monitor_at(best.alpha)
+    m.start(names)
+    m.next_row = calibrate_on  # rows keep the log's numbers; chunks start at the stretch's end
+    seen = 0
+    for n, frame in batches(source, fmt.columns, batch_rows):
+        skip = max(0, calibrate_on - seen)
+        seen += n
+        if skip >= n:
+            continue
+        m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
+    m.finish()
+    return cal, m.result(name_of(source), time.perf_counter() - start)
+
+
+def _count(source: Any, columns: list[str], batch_rows: int) -> int:
+    return sum(n for n, _ in batches(source, columns, batch_rows))
