@@ -6,16 +6,16 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core._validation import ParameterError
-from pudd_core.experiments.claims import beside_ranking, comparison_table, paper_cells
 from pudd_core.experiments.runner import RunConfig
-from pudd_core.experiments.significance import friedman_nemenyi
 from pudd_core.paper import DATASETS
+from pudd_core.reproduction.claims import beside_ranking, comparison_table, paper_cells
+from pudd_core.reproduction.committed import FIG5_REPORT
+from pudd_core.reproduction.findings import without_markers
+from pudd_core.reproduction.report import acceptance_headline
+from pudd_core.reproduction.significance import friedman_nemenyi
 from pudd_core.streams.locate import project_root
-from pudd_core.views.findings import without_markers
 from pudd_core.views.reproduction import (
-    FIG5_REPORT,
     NOT_COMPARABLE_DATASETS,
-    acceptance_headline,
     available_reports,
     comparability_note,
     default_store,

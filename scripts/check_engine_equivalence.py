@@ -251,8 +251,13 @@ def _monitor_records() -> dict[str, Any]:
 
 def _reproduction_records(seeds: int) -> dict[str, Any]:
     from pudd_core.experiments.grid import safe_run
-    from pudd_core.experiments.reproduce import reproduction_configs
     from pudd_core.experiments.runner import run_experiment
+    try:
+        from pudd_core.reproduction import reproduction_configs
+    except ImportError:  # a checkout from before the reproduction left experiments/ (issue 33)
+        from pudd_core.experiments.reproduce import (  # type: ignore[import-not-found,no-redef]
+            reproduction_configs,
+        )
 
     data_dir = os.environ.get("PUDD_DATA_DIR")
     out: dict[str, Any] = {}

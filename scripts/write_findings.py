@@ -4,7 +4,7 @@ Run it after a report in results/ changed (``reproduce ... --add``, ``--claims``
 
     .venv/bin/python scripts/write_findings.py
 
-Each ``<!-- finding: NAME -->`` block is written again by ``pudd_core.views.findings``;
+Each ``<!-- finding: NAME -->`` block is written again by ``pudd_core.reproduction.findings``;
 ``--check`` writes nothing and exits 1 naming the stale blocks (tests/test_findings.py does
 the same in CI).
 """
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pudd_core.views.findings import Reports, fill_findings, stale_findings
+from pudd_core.reproduction.findings import Reports, fill_findings, stale_findings
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = (ROOT / "README.md", ROOT / "results" / "README.md")

@@ -251,7 +251,7 @@ def test_reproduce_add_without_a_report_says_so_before_running(tmp_path, capsys)
 
 
 def test_reproduce_cifar_add_checks_the_report_before_any_run(tmp_path, capsys):
-    from pudd_core.experiments.cifar_comparison import _example_runs, comparison_report
+    from pudd_core.reproduction.cifar import _example_runs, comparison_report
 
     out, store = tmp_path / "out", tmp_path / "s"
     base = ["reproduce", "--table", "cifar", "--classifier", "pretrained-cnn", "--detectors",
@@ -280,7 +280,7 @@ def _saved_report(folder, table, classifier, detector):
     """A report of hand-made summaries (no runs), saved in ``folder``; returns its CSV path."""
     import pandas as pd
 
-    from pudd_core.experiments.reproduce import reproduction_report
+    from pudd_core.reproduction import reproduction_report
 
     runs = pd.DataFrame({"dataset": "sea0", "classifier": classifier, "detector": detector,
                          "alpha": 1e-3, "regime": "incremental", "seed": [0, 1],
@@ -310,7 +310,7 @@ def test_reproduce_add_refuses_a_report_of_another_table_or_classifier_renamed(
 def test_reproduce_add_pools_new_seeds_into_the_mean_over_all_of_them(tmp_path, capsys):
     import pandas as pd
 
-    from pudd_core.experiments.reproduce import read_report
+    from pudd_core.reproduction import read_report
 
     def cell(folder):
         report = read_report(folder / "table1_gnb.csv", 1, "gnb")
@@ -335,7 +335,7 @@ def test_reproduce_add_pools_new_seeds_into_the_mean_over_all_of_them(tmp_path, 
 
 
 def test_a_report_read_back_lists_the_seeds_it_ran_not_a_count_from_zero(tmp_path, capsys):
-    from pudd_core.experiments.reproduce import read_report
+    from pudd_core.reproduction import read_report
 
     out = tmp_path / "out"
     assert main(["reproduce", *_SMALL, "--seeds", "5-6", "--store", str(tmp_path / "s"),
@@ -461,12 +461,12 @@ def test_a_grid_whose_classifier_refuses_an_option_fails_before_any_run(tmp_path
 # --- exports: a failed write names the file and keeps the result (issue 25, item 9) ---------
 def test_a_report_that_cannot_be_written_is_printed_and_the_file_named(tmp_path, capsys,
                                                                      monkeypatch):
-    from pudd_core.experiments import reproduce
+    from pudd_core import reproduction
 
     def full_disk(self, directory):
         raise OSError(28, "No space left on device", str(tmp_path / "out" / "table1_gnb.md"))
 
-    monkeypatch.setattr(reproduce.ReproductionReport, "save", full_disk)
+    monkeypatch.setattr(reproduction.ReproductionReport, "save", full_disk)
     code = main(["reproduce", *_SMALL, "--seeds", "1", "--store", str(tmp_path / "s"),
                  "--out", str(tmp_path / "out")])
     captured = capsys.readouterr()
@@ -538,7 +538,7 @@ def test_reproduce_add_refuses_seeds_of_a_cell_made_with_another_n_chunks(
 def test_a_report_records_each_cells_settings_and_add_keeps_them(tmp_path, capsys):
     import pandas as pd
 
-    from pudd_core.experiments.reproduce import SETTING_COLUMNS, read_report
+    from pudd_core.reproduction import SETTING_COLUMNS, read_report
 
     out, store = tmp_path / "out", str(tmp_path / "s")
     assert main(["reproduce", *_SMALL, "--seeds", "0-0", "--store", store,

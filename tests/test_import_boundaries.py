@@ -210,10 +210,11 @@ LAYERS: dict[str, int] = {
     "pudd_core": 1,  # the package's own namespace re-exports the paper's method
     "pudd_core.streams": 2, "pudd_core.classifiers": 2, "pudd_core.paper": 2,
     "pudd_core.experiments": 3, "pudd_core.monitoring": 3,
-    "pudd_core.views": 4,
-    "pudd_core.plots": 5,
-    "pudd_core.__main__": 6, "pudd_core.cli": 6, "ui": 6,
-    "pages": 7, "app": 7,
+    "pudd_core.reproduction": 4,
+    "pudd_core.views": 5,
+    "pudd_core.plots": 6,
+    "pudd_core.__main__": 7, "pudd_core.cli": 7, "ui": 7,
+    "pages": 8, "app": 8,
 }
 
 

@@ -520,7 +520,7 @@ _CELLS_SETTINGS = (_CELLS + ",adaptation,chunk_size,n_chunks,double_initial_fit,
                                                                   _CELLS_SETTINGS]))
 def test_any_report_file_reads_back_or_is_refused_with_its_path(
         rows: list[list[str]], header: str, tmp_path: Path) -> None:
-    from pudd_core.experiments.reproduce import read_report
+    from pudd_core.reproduction import read_report
 
     csv = tmp_path / "table1_gnb.csv"
     lines = ([header] if header else []) + [",".join(r) for r in rows]
@@ -571,7 +571,7 @@ def _write_rows(path: Path, rows: list[dict[str, str]], dropped: set[str]) -> No
 @given(given=_report_rows(_CIFAR_COLUMNS))
 def test_any_cifar_report_reads_back_or_is_refused_with_its_path(
         given: tuple[list[dict[str, str]], set[str]], tmp_path_factory: Any) -> None:
-    from pudd_core.experiments.cifar_comparison import read_comparison
+    from pudd_core.reproduction.cifar import read_comparison
 
     csv = tmp_path_factory.mktemp("cifar") / "cifar10_cd.csv"
     _write_rows(csv, *given)
@@ -597,7 +597,7 @@ _FIG5_COLUMNS = {
 @given(given=_report_rows(_FIG5_COLUMNS))
 def test_any_fig5_report_reads_back_or_is_refused_with_its_path(
         given: tuple[list[dict[str, str]], set[str]], tmp_path_factory: Any) -> None:
-    from pudd_core.experiments.ablation import EK_DATASETS, read_ek_ablation
+    from pudd_core.reproduction.ablation import EK_DATASETS, read_ek_ablation
 
     csv = tmp_path_factory.mktemp("fig5") / "fig5_ek.csv"
     _write_rows(csv, *given)

@@ -16,11 +16,11 @@ import streamlit as st
 from pudd_core.classifiers import TORCH_CLASSIFIERS
 from pudd_core.experiments import cost, pool
 from pudd_core.experiments.grid import ResultStore, run_grid
-from pudd_core.experiments.reproduce import ReproductionReport
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
 from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study
+from pudd_core.reproduction import ReproductionReport, committed
 from pudd_core.streams import StreamInfo, list_streams
-from pudd_core.views import cifar, course, explorer, illustration, reproduction
+from pudd_core.views import cifar, course, explorer_upload, illustration, reproduction
 from ui.progress import Task
 
 
@@ -124,7 +124,7 @@ def course_floor(seed: int) -> course.FloorEffect:
 @st.cache_data(max_entries=8, show_spinner=False)
 def explorer_csv_columns(digest: str, _data: bytes) -> tuple[str, ...]:
     """The header of an uploaded CSV (``digest``: the file's hash name)."""
-    return explorer.csv_columns(_data)
+    return explorer_upload.csv_columns(_data)
 
 
 @st.cache_data(ttl=30, max_entries=1, show_spinner=False)
@@ -228,7 +228,7 @@ def store_parts(path: str) -> tuple[str, ...]:
 def committed_report(path: str, table: int = 1, classifier: str = "gnb"
                      ) -> ReproductionReport | None:
     """A committed reproduction report's cells (``results/table1_gnb*.csv``), or None."""
-    return reproduction.committed_report(path, table, classifier)
+    return committed.committed_report(path, table, classifier)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -261,15 +261,11 @@ def claims(folder: str, stamp: tuple[tuple[str, int], ...]) -> tuple[pd.DataFram
 
     ``stamp`` (the reports' files and times) makes a rewritten report be read again.
     """
-    from pudd_core.experiments.claims import (
-        check_claims,
-        claims_frame,
-        claims_markdown,
-        paper_cells,
-    )
+    from pudd_core.reproduction.claims import check_claims, paper_cells
+    from pudd_core.reproduction.verdicts import claims_frame, claims_markdown
 
     paper = check_claims(paper_cells(), "paper")
-    ours = check_claims(reproduction.committed_cells(folder), "ours")
+    ours = check_claims(committed.committed_cells(folder), "ours")
     text = claims_markdown(paper, ours, reproduction.committed_sources(folder))
     return claims_frame([*paper, *ours]), text
 
@@ -277,4 +273,4 @@ def claims(folder: str, stamp: tuple[tuple[str, int], ...]) -> tuple[pd.DataFram
 @st.cache_data(max_entries=4, show_spinner=False)
 def committed_cells(folder: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
     """Our cells from the committed reports in ``folder`` (see ``claims`` for ``stamp``)."""
-    return reproduction.committed_cells(folder)
+    return committed.committed_cells(folder)

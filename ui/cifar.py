@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from pudd_core.experiments.cifar_comparison import paired_ranks
 from pudd_core.experiments.detectors import DETECTORS, detector_names
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import REFERENCES
+from pudd_core.reproduction.cifar import paired_ranks
 from pudd_core.streams import StreamInfo
 from pudd_core.streams.locate import project_root
 from ui import cache, controls, messages, state
@@ -19,7 +19,7 @@ from ui import cache, controls, messages, state
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pudd_core.experiments.significance import FriedmanResult
+    from pudd_core.reproduction.significance import FriedmanResult
 
 CLASSIFIERS = {
     "pretrained-cnn": "Pretrained CNN + head (~1 s/chunk)",

@@ -29,13 +29,9 @@ from pudd_core.views.explorer import (
     compared_detectors,
     comparison_log_frame,
     compatible_classifiers,
-    cuts_frame,
-    error_field,
-    export_json,
-    upload_name,
-    user_stream,
-    windows_frame,
 )
+from pudd_core.views.explorer_downloads import cuts_frame, export_json, windows_frame
+from pudd_core.views.explorer_upload import error_field, upload_name, user_stream
 from ui import cache, messages, player, progress, pudd_settings, state
 from ui.progress import Task
 
@@ -43,7 +39,7 @@ _REGIME_HELP: dict[Regime, str] = {
     "incremental": "Incremental (-I): train on every chunk after testing it",
     "train-once": "Train once (-O): train at the start and after each alarm only",
 }
-#: pudd_core.views.explorer.Field -> the label of its control, to name it in messages.
+#: pudd_core.views.explorer_upload.Field -> the label of its control, to name it in messages.
 LABELS = {"dataset": "Dataset", "classifier": "Classifier", "chunk_size": "Chunk size",
           "n_chunks": "Chunks", "upload": "CSV file", "label": "Label column"}
 _UPLOAD_KEY = "explorer_upload"  # the file uploader's own widget key (not shareable)
@@ -80,7 +76,7 @@ class Settings:
 
     config: ExplorerConfig | None  # None until the inputs are complete
     upload: Upload | None
-    slots: Mapping[str, Any]  # pudd_core.views.explorer.Field -> placeholder under its control
+    slots: Mapping[str, Any]  # views.explorer_upload.Field -> placeholder under its control
     band: bool = False  # several seeds: show their mean and band (else the first seed)
     run_slot: Any = None  # under the Seeds field: where to say the runs wait for Run
 

@@ -10,12 +10,13 @@ from typing import Any
 import streamlit as st
 
 from pudd_core._validation import ParameterError
-from pudd_core.experiments.claims import COMPARISONS
-from pudd_core.experiments.reproduce import detector_label, reproduction_configs
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS, DISPLAY_NAMES, LAYOUTS, REGIMES, Regime
+from pudd_core.reproduction import detector_label, reproduction_configs
+from pudd_core.reproduction.claims import COMPARISONS
+from pudd_core.reproduction.committed import CommittedReport
 from pudd_core.streams.locate import project_root
-from pudd_core.views.reproduction import CommittedReport, StoreGroup
+from pudd_core.views.reproduction import StoreGroup
 from ui import messages, state
 
 CLASSIFIERS = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN (slow)"}

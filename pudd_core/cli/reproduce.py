@@ -46,8 +46,10 @@ def _claims(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.claims import check_claims, claims_markdown, paper_cells
-    from pudd_core.views.reproduction import committed_cells, committed_sources
+    from pudd_core.reproduction.claims import check_claims, paper_cells
+    from pudd_core.reproduction.committed import committed_cells
+    from pudd_core.reproduction.verdicts import claims_markdown
+    from pudd_core.views.reproduction import committed_sources
 
     folder = Path(args.results) if args.results is not None else None
     if folder is not None and not folder.is_dir():
@@ -74,7 +76,10 @@ def _fig5(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.ablation import (
+    from pudd_core.experiments.grid import parse_seeds, run_grid
+    from pudd_core.paper import REGIMES
+    from pudd_core.reproduction import detector_label
+    from pudd_core.reproduction.ablation import (
         EK_DATASETS,
         ek_ablation_cells,
         ek_ablation_configs,
@@ -83,9 +88,6 @@ def _fig5(args: argparse.Namespace) -> int:
         read_ek_ablation,
         save_ek_ablation,
     )
-    from pudd_core.experiments.grid import parse_seeds, run_grid
-    from pudd_core.experiments.reproduce import detector_label
-    from pudd_core.paper import REGIMES
 
     text = args.seeds.strip()
     seeds = parse_seeds(int(text) if text.isdigit() else text)
@@ -157,7 +159,7 @@ def _check_fig5_length(notes: list[str], n_chunks: int | None) -> None:
 def _reproduce(args: argparse.Namespace) -> int:
     from pudd_core._validation import ParameterError
     from pudd_core.experiments.grid import check_n_jobs, parse_seeds, run_grid
-    from pudd_core.experiments.reproduce import reproduction_configs, reproduction_report
+    from pudd_core.reproduction import reproduction_configs, reproduction_report
 
     check_n_jobs(args.n_jobs)
     chosen = [f for f, on in (("--table", args.table is not None), ("--claims", args.claims),
@@ -206,7 +208,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.add:  # read it before any work: a missing or broken report fails at once
         import os
 
-        from pudd_core.experiments.reproduce import check_addition, read_report
+        from pudd_core.reproduction import check_addition, read_report
 
         existing = os.path.join(args.out, f"table{args.table}_{classifier}.csv")
         try:
@@ -220,7 +222,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = reproduction_report(rows, args.table, classifier, configs=configs)
     if base is not None:
-        from pudd_core.experiments.reproduce import merge_reports
+        from pudd_core.reproduction import merge_reports
 
         report = merge_reports(base, report, replace=args.replace, note=(
             f"Cells added to this report by `{args.command_line}` ({len(configs)} runs, seeds "
@@ -237,13 +239,13 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
     """The paper's CIFAR-10-CD comparison: PUDD-1/3/5, the 7 baselines and the references."""
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.cifar_comparison import (
+    from pudd_core.experiments.grid import run_grid
+    from pudd_core.reproduction.cifar import (
         MAX_CHUNKS,
         comparison_configs,
         comparison_report,
         default_classifier,
     )
-    from pudd_core.experiments.grid import run_grid
 
     detectors = _names(args.detectors, "detectors")
     classifier = args.classifier if args.classifier is not None else default_classifier()
@@ -256,7 +258,7 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
     if args.add:  # read it and check it before any work
         import os
 
-        from pudd_core.experiments.cifar_comparison import read_comparison
+        from pudd_core.reproduction.cifar import read_comparison
 
         try:
             base, first = read_comparison(os.path.join(args.out, "cifar10_cd.csv"))
@@ -277,7 +279,7 @@ def _reproduce_cifar(args: argparse.Namespace, seeds: list[int]) -> int:
                     address=args.address, progress=True, data_dir=args.data_dir)
     report = comparison_report(rows, device=device)
     if base is not None:
-        from pudd_core.experiments.cifar_comparison import merge_comparisons
+        from pudd_core.reproduction.cifar import merge_comparisons
 
         report = merge_comparisons(base, report)
     print(report.markdown(command))  # the result first: a failed write below loses nothing

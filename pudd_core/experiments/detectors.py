@@ -31,7 +31,8 @@ from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, wind
 __all__ = [
     "DETECTORS", "KINDS", "BaselineAdapter", "ChunkDetector", "ChunkPUDDAdapter", "ChunkVerdict",
     "DetectorSpec", "FeatureAdapter", "FixedAlarms", "Kind", "chunk_detector",
-    "detector_colours", "detector_names", "detector_spec", "make_detector", "option_names",
+    "detector_colours", "detector_names", "detector_spec", "make_detector", "needs_drifts",
+    "option_names",
     "option_target", "takes_alpha",
 ]
 
@@ -286,6 +287,8 @@ class DetectorSpec(NamedTuple):
     """The entry's own defaults, overridden by the run's options."""
     alpha: bool = False
     """Takes the run's ``alpha`` (PUDD-x is ``alpha = 10**-x``)."""
+    needs_drifts: bool = False
+    """Adapts at the stream's true drifts, so runs only on a stream whose drifts are known."""
 
 
 def _river(spec: BaselineSpec) -> DetectorSpec:
@@ -307,7 +310,8 @@ _ENTRIES: dict[str, DetectorSpec] = {
     "mcd-dd": DetectorSpec("MCD-DD (label-free)", "features",
                            _features_adapter, MCDDD, colour="#332288"),
     "none": DetectorSpec("No detector (ref.)", "reference", _no_alarms, colour="#222222"),
-    "oracle": DetectorSpec("Oracle (ref.)", "reference", _true_drifts, colour="#9A9A9A"),
+    "oracle": DetectorSpec("Oracle (ref.)", "reference", _true_drifts, colour="#9A9A9A",
+                           needs_drifts=True),
 }
 
 
@@ -390,6 +394,21 @@ def takes_alpha(name: str) -> bool:
     (True, False)
     """
     return detector_spec(name).alpha
+
+
+def needs_drifts(name: str) -> bool:
+    """Whether detector ``name`` adapts at the stream's true drifts (runs only where known).
+
+    A name the registry does not know (a paper's row such as PUDD-3, a SOTA learner) needs
+    none.
+
+    Examples
+    --------
+    >>> needs_drifts("oracle"), needs_drifts("none"), needs_drifts("ddm"), needs_drifts("ns")
+    (True, False, False, False)
+    """
+    spec = _ENTRIES.get(ALIASES.get(name, name))
+    return spec is not None and spec.needs_drifts
 
 
 def _reserved(spec: DetectorSpec) -> set[str]:

@@ -22,7 +22,7 @@ def ek_ablation_figure(cells: pd.DataFrame, *, title: str | None = None) -> go.F
     """Grouped bars: for each classifier and regime, the mean over datasets of each row.
 
     ``cells``: the EK ablation's cells (``classifier, detector, dataset, regime, ours``), as
-    ``pudd_core.experiments.ablation.ek_ablation_cells`` writes them. A group's mean is over
+    ``pudd_core.reproduction.ablation.ek_ablation_cells`` writes them. A group's mean is over
     the datasets every row of the group has, so the bars compare like with like. The
     reference rows (no detector; the oracle) are drawn as horizontal marks over the same
     datasets where they ran on all of them (the oracle needs known drifts), never as bars.

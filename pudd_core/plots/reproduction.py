@@ -24,7 +24,7 @@ def reproduction_frame(cells: pd.DataFrame, *, tolerance: float = 1.5,
                        not_comparable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """A reproduction report's cells for ``st.dataframe``: paper's names, ours beside theirs.
 
-    ``cells`` is :attr:`~pudd_core.experiments.reproduce.ReproductionReport.cells`.
+    ``cells`` is :attr:`~pudd_core.reproduction.ReproductionReport.cells`.
     ``within`` is empty where a cell was not run or the paper gives no number.
     ``not_comparable`` (dataset -> why) adds a ``comparable`` column: "no: why" on those
     datasets' rows, "yes" elsewhere. Cells with alarm counts add them: the mean alarms, the

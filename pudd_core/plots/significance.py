@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
-from pudd_core.experiments.significance import FriedmanResult
 from pudd_core.plots._style import REFERENCE_GREY, apply_layout, detector_colour, title_room
+from pudd_core.reproduction.significance import FriedmanResult
 
 __all__ = ["cd_diagram_figure", "method_label"]
 
@@ -43,7 +43,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
     Parameters
     ----------
     result
-        :func:`~pudd_core.experiments.significance.friedman_nemenyi`'s result.
+        :func:`~pudd_core.reproduction.significance.friedman_nemenyi`'s result.
     title
         Figure title (the caption under the plot says which test, blocks and alpha).
     labels
@@ -56,7 +56,7 @@ def cd_diagram_figure(result: FriedmanResult, *, title: str | None = None,
 
     Examples
     --------
-    >>> from pudd_core.experiments.significance import friedman_nemenyi
+    >>> from pudd_core.reproduction.significance import friedman_nemenyi
     >>> from pudd_core.paper import paper_table
     >>> t = paper_table(2).pivot(index="dataset", columns="detector", values="accuracy")
     >>> fig = cd_diagram_figure(friedman_nemenyi(t, blocks="8 datasets"))

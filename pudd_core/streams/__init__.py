@@ -13,6 +13,7 @@ from pudd_core.streams.locate import ChecksumMismatchError, DatasetUnavailableEr
 from pudd_core.streams.registry import (
     DataSource,
     data_source,
+    drifts_known,
     get_info,
     list_streams,
     load_stream,
@@ -27,6 +28,7 @@ __all__ = [
     "Stream",
     "StreamInfo",
     "data_source",
+    "drifts_known",
     "get_info",
     "list_streams",
     "load_stream",

@@ -299,6 +299,26 @@ def get_info(name: str, *, data_dir: str | os.PathLike[str] | None = None) -> St
     return dataclasses.replace(info, available=available, unavailable_reason=reason)
 
 
+def drifts_known(dataset: str) -> bool:
+    """Whether ``dataset``'s true drift chunks are known (synthetic streams, CIFAR-10-CD).
+
+    Only then do an oracle row and detected / false-alarm / delay counts apply. A name the
+    registry does not know (a user's stream) has none known.
+
+    Examples
+    --------
+    >>> drifts_known("sea0"), drifts_known("elec2"), drifts_known("cifar10-cd")
+    (True, False, True)
+    >>> drifts_known("my-log")
+    False
+    """
+    try:
+        truth = get_info(dataset).ground_truth
+    except _validation.ParameterError:
+        return False
+    return not truth.startswith("none")
+
+
 def list_streams(*, data_dir: str | os.PathLike[str] | None = None) -> list[StreamInfo]:
     """All registered streams, in registry order, each with its availability; never raises.
 

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core import _validation
-from pudd_core.experiments.cifar_comparison import (
+from pudd_core.reproduction.cifar import (
     IMAGES_PER_CLASS,
     MAX_CHUNKS,
     InterestDrift,

@@ -2,16 +2,15 @@
 
 Each PUDD setting (a threshold and variant options) and each baseline is its own run of the
 same stream, classifier and seed (each adapts its own model), over one or several seeds; this
-module builds those runs' configs, reads a user's CSV, cuts the finished runs at a cursor,
-exports their numbers, and says which setting an error message is about. Nothing here draws.
+module builds those runs' configs and cuts the finished runs at a cursor
+(``explorer_upload`` reads a user's CSV and says which control an error is about,
+``explorer_downloads`` exports the runs' numbers). Nothing here draws.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import inspect
-import io
 import json
 import math
 import re
@@ -19,15 +18,13 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from pudd_core import _validation, classifiers
 from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments.detectors import DETECTORS, detector_names
-from pudd_core.experiments.records import HIST_EDGES
+from pudd_core.experiments.detectors import DETECTORS, detector_names, needs_drifts
 from pudd_core.experiments.runner import (
     ChunkLog,
-    CutTest,
     RunConfig,
     RunResult,
     WindowRecord,
@@ -38,7 +35,7 @@ from pudd_core.experiments.runner import (
 from pudd_core.experiments.seeding import SeedDependence, seed_dependence
 from pudd_core.online import PUDD
 from pudd_core.paper import Regime
-from pudd_core.streams import Stream, StreamInfo, stream_from_csv
+from pudd_core.streams import StreamInfo, drifts_known
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,21 +52,12 @@ __all__ = [
     "compared_detectors",
     "comparison_log_frame",
     "compatible_classifiers",
-    "csv_columns",
     "read_setting",
-    "cuts_frame",
-    "error_field",
     "explorer_view",
-    "export_json",
     "run_log_frame",
     "run_stream",
     "summary_frame",
-    "upload_name",
-    "user_stream",
-    "windows_frame",
 ]
-
-Field = Literal["dataset", "classifier", "chunk_size", "n_chunks", "upload", "label"]
 
 
 def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
@@ -89,6 +77,8 @@ def compatible_classifiers(info: StreamInfo) -> tuple[str, ...]:
 # --- PUDD settings: a threshold and variant options ------------------------------------------
 #: At most this many PUDD settings side by side, and this many seeds.
 MAX_SETTINGS = 4
+
+
 MAX_SEEDS = 10
 
 
@@ -141,6 +131,8 @@ _INT_BOUNDS = {"clamp_min": (0, 1000)}
 #: The variant options the explorer offers (``ChunkPUDD.variant_options``), with
 #: ``ChunkPUDD``'s own defaults and help.
 VARIANTS: Mapping[str, VariantOption] = types.MappingProxyType(_variant_options())
+
+
 _SHORT: dict[str, dict[Any, str]] = {
     "cut_points": {"all": "all cuts"}, "skip_rule": {"pu_mean": "PU-mean skip", None: "no skip"},
     "yates": {False: "no Yates"}, "partition": {"ek": "EK"},
@@ -338,7 +330,8 @@ class ExplorerConfig:
     Parameters
     ----------
     dataset
-        A registry stream, or the name of a user stream (see :func:`upload_name`).
+        A registry stream, or the name of a user stream (see
+        :func:`~pudd_core.views.explorer_upload.upload_name`).
     classifier, regime, seed
         As in :class:`~pudd_core.experiments.runner.RunConfig`.
     settings
@@ -380,12 +373,11 @@ class ExplorerConfig:
         if unknown:
             raise ValueError(f"unknown baseline(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(compared)}")
-        from pudd_core.experiments.reproduce import drifts_known
-
-        known = "oracle" not in self.baselines or drifts_known(self.dataset)
+        needing = tuple(b for b in compared if b in self.baselines and needs_drifts(b))
+        dropped = needing if needing and not drifts_known(self.dataset) else ()
         object.__setattr__(self, "baselines", tuple(
-            b for b in compared if b in self.baselines and (b != "oracle" or known)))
-        object.__setattr__(self, "dropped", () if known else ("oracle",))
+            b for b in compared if b in self.baselines and b not in dropped))
+        object.__setattr__(self, "dropped", dropped)
         if not 1 <= len(self.settings) <= MAX_SETTINGS:
             raise _validation.ParameterError(
                 "settings", f"choose 1 to {MAX_SETTINGS} PUDD settings, got {len(self.settings)}")
@@ -447,6 +439,7 @@ class ExplorerConfig:
         one run each, not a band.
         >>> ExplorerConfig("sea0", seeds=5).seed_note() is None
         True
+        >>> from pudd_core.views.explorer_upload import upload_name
         >>> ExplorerConfig(upload_name(b"x,y"), seeds=2, baselines=("ddm",), chunk_size=100,
         ...                n_chunks=5).seed_note()[:45]
         'your file × gnb does not depend on the seed w'
@@ -541,123 +534,6 @@ class ExplorerConfig:
                 args += ", record_windows=True"
             lines.append(f"{name} = run_experiment(RunConfig({args}))")
         return "\n".join(lines)
-
-
-# --- a user's file --------------------------------------------------------------------------
-def upload_name(data: bytes) -> str:
-    r"""The stream name of an uploaded file: ``csv-`` and 12 hex digits of its SHA-256.
-
-    Examples
-    --------
-    >>> upload_name(b"x,y\n1,0\n")
-    'csv-1c2774606e09'
-    """
-    return f"csv-{hashlib.sha256(data).hexdigest()[:12]}"
-
-
-def csv_columns(data: bytes) -> tuple[str, ...]:
-    r"""The column names of a CSV file's header, or a ``ValueError`` saying what is wrong.
-
-    Examples
-    --------
-    >>> csv_columns(b"x0,x1,label\n1,2,0\n")
-    ('x0', 'x1', 'label')
-    >>> csv_columns(b"")
-    Traceback (most recent call last):
-    ...
-    ValueError: the file is empty: a CSV needs a header row and at least one data row
-    >>> csv_columns(b"a,b,c\n")
-    Traceback (most recent call last):
-    ...
-    ValueError: the file has a header row but no data rows: a stream needs rows below the ...
-    """
-    import pandas as pd
-
-    from pudd_core.streams.user import csv_header
-
-    if not data.strip():
-        raise ValueError("the file is empty: a CSV needs a header row and at least one data row")
-    csv_header(data)  # binary, compressed, UTF-16, duplicate names, no header row
-    try:
-        frame = pd.read_csv(io.BytesIO(data), nrows=1)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"the file could not be read as CSV: {exc}") from exc
-    columns = tuple(str(c) for c in frame.columns)
-    if len(frame) == 0 and len(columns) >= 2:
-        raise ValueError("the file has a header row but no data rows: a stream needs rows "
-                         "below the header, one instance each")
-    if len(columns) < 2:
-        raise ValueError(f"the file has {len(columns)} column; a stream needs at least one "
-                         "feature column and a label column, separated by commas")
-    return columns
-
-
-def user_stream(
-    data: bytes, *, label: str, chunk_size: int, n_chunks: int | None = None
-) -> Stream:
-    r"""A user's CSV as a stream named :func:`upload_name`, cut to ``n_chunks`` if given.
-
-    Examples
-    --------
-    >>> s = user_stream(b"x,y\n" + b"".join(b"%d,%d\n" % (i, i % 2) for i in range(50)),
-    ...                 label="y", chunk_size=10, n_chunks=3)
-    >>> s.name == upload_name(b"x,y\n" + b"".join(b"%d,%d\n" % (i, i % 2) for i in range(50)))
-    True
-    >>> s.n_chunks, s.info.n_chunks, s.info.kind
-    (3, 3, 'user')
-    """
-    stream = stream_from_csv(data, label=label, chunk_size=chunk_size, name=upload_name(data),
-                             format="csv")  # the uploader takes CSV files, whatever their bytes
-    if n_chunks is not None and n_chunks < stream.n_chunks:
-        _validation.check_positive_int("n_chunks", n_chunks)
-        stream = dataclasses.replace(stream, info=dataclasses.replace(stream.info,
-                                                                      n_chunks=n_chunks))
-    return stream
-
-
-_ADVICE: dict[str, str] = {
-    "label": "Pick the column that holds the class labels.",
-    "chunk_size": "Choose a smaller chunk size (or more chunks) so the stream has at least two.",
-    "n_chunks": ("Choose at least two chunks (a smaller chunk size gives more), or leave the "
-                 "field empty for all."),
-    "classifier": "Pick one of the classifiers offered for this dataset.",
-    "upload": ("Upload a comma-separated file with a header row, numeric or text feature "
-               "columns and a label column, without missing values."),
-    "dataset": "Pick another dataset, or provide the data files as described.",
-}
-
-
-def error_field(err: BaseException, *, upload: bool = False) -> tuple[Field, str]:
-    """Which setting an error is about, and what to do: for placing it next to its control.
-
-    A :class:`~pudd_core._validation.ParameterError` goes to the control of its ``param``,
-    whatever its wording; any other error to the uploader (with a file) or the dataset, and
-    a missing optional package (``ImportError``) to the classifier.
-
-    Examples
-    --------
-    >>> error_field(_validation.ParameterError("n_chunks", "reworded at will"))[0]
-    'n_chunks'
-    >>> error_field(_validation.ParameterError("label", "anything"), upload=True)[0]
-    'label'
-    >>> error_field(ValueError("a label column, a classifier, n_chunks ..."), upload=True)[0]
-    'upload'
-    >>> error_field(ImportError("No module named 'torch'"))[0]
-    'classifier'
-    """
-    fallback: Field = "upload" if upload else "dataset"
-    if isinstance(err, _validation.ParameterError):
-        param = _PARAM_FIELDS.get(err.param, err.param)
-        field = cast(Field, param) if param in _ADVICE else fallback
-    elif isinstance(err, ImportError):
-        field = "classifier"
-    else:
-        field = fallback
-    return field, _ADVICE[field]
-
-
-#: library parameters whose control has another name
-_PARAM_FIELDS = {"format": "upload"}
 
 
 # --- what the charts show at a cursor -------------------------------------------------------
@@ -837,156 +713,3 @@ def summary_frame(runs: Sequence[RunResult], labels: Sequence[str] = ()) -> pd.D
     out.columns = ["alarms", "accuracy", "mean delay (chunks)", "missed", "false alarms"]
     out.index = [labels[i] if i < len(labels) else _name(run) for i, run in enumerate(runs)]
     return out.astype({"missed": "Int64", "false alarms": "Int64"})  # NA without ground truth
-
-
-# --- the numbers behind the charts, for downloads ----------------------------------------------
-def _decided(test: CutTest) -> str:
-    if test.skipped:
-        return "skip rule"
-    if test.shortcut:
-        return f"shortcut: {test.shortcut}"
-    if test.floored_cells:
-        return f"count floor ({test.floored_cells} cells raised)"
-    return "data"
-
-
-def cuts_frame(comparison: Comparison) -> pd.DataFrame:
-    """One row per setting, seed, tested chunk and cut: the χ² test's numbers and what decided.
-
-    ``decided_by`` is ``"skip rule"`` (no test: p is missing), ``"shortcut: ..."`` (a rule of the
-    detector set p), ``"count floor (n cells raised)"`` (the floor changed the table) or
-    ``"data"``; ``winning`` marks the chunk's smallest p (PUDD's p for the chunk).
-
-    Examples
-    --------
-    >>> from pudd_core.experiments.runner import run_experiment
-    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
-    >>> frame = cuts_frame(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
-    >>> list(frame.columns)
-    ['setting', 'seed', 'chunk_index', 'cut', 'p_value', 'statistic', 'dof', 'skipped',
-     'floored_cells', 'shortcut', 'decided_by', 'winning', 'alarm']
-    >>> int(frame.loc[0, "chunk_index"]), int(frame.loc[0, "cut"])  # chunk 1 has no test
-    (2, 1)
-    """
-    import pandas as pd
-
-    rows = []
-    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
-        for run in runs:
-            for chunk in run.chunks:
-                for test in chunk.cut_tests:
-                    record = dataclasses.asdict(test)
-                    if test.skipped:  # no test ran: its p is missing, never 1.0
-                        record["p_value"] = math.nan
-                    rows.append({
-                        "setting": label, "seed": run.config.seed,
-                        "chunk_index": chunk.chunk_index, **record,
-                        "decided_by": _decided(test),
-                        "winning": test.cut == chunk.cut_point, "alarm": chunk.alarm})
-    columns = ["setting", "seed", "chunk_index", "cut", "p_value", "statistic", "dof",
-               "skipped", "floored_cells", "shortcut", "decided_by", "winning", "alarm"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _window_rows(record: WindowRecord) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    k = len(record.bucket_centres)
-    columns = [*(f"bucket {j}" for j in range(k)), "misclassified"][: len(record.table[0])]
-    centres = [*record.bucket_centres, math.nan][: len(columns)]
-    for w, name in enumerate(("reference", "recent")):
-        for what, values in (("observed", record.table[w]), ("expected", record.expected[w])):
-            rows += [{"window": name, "quantity": what, "column": c, "bucket_centre": m,
-                      "u_low": math.nan, "u_high": math.nan, "value": float(v)}
-                     for c, m, v in zip(columns, centres, values, strict=True)]
-        hists = ((record.ref_correct, record.ref_wrong) if w == 0
-                 else (record.new_correct, record.new_wrong))
-        for what, counts in zip(("histogram correct", "histogram misclassified"), hists,
-                                strict=True):
-            rows += [{"window": name, "quantity": what, "column": f"bin {j}",
-                      "bucket_centre": math.nan, "u_low": float(HIST_EDGES[j]),
-                      "u_high": float(HIST_EDGES[j + 1]), "value": float(v)}
-                     for j, v in enumerate(counts)]
-    return rows
-
-
-def windows_frame(comparison: Comparison) -> pd.DataFrame:
-    """Per setting, seed and test: the winning cut's table, expected counts and PU histograms.
-
-    Long format, one value a row: ``quantity`` is ``observed`` (counts after the floor, as
-    tested), ``expected``, ``histogram correct`` or ``histogram misclassified`` (40 PU bins
-    from ``u_low`` to ``u_high``); ``column`` a bucket (by ascending centre) or
-    ``misclassified``.
-
-    Examples
-    --------
-    >>> from pudd_core.experiments.runner import run_experiment
-    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
-    >>> frame = windows_frame(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
-    >>> sorted(set(frame["quantity"]))
-    ['expected', 'histogram correct', 'histogram misclassified', 'observed']
-    """
-    import pandas as pd
-
-    rows = []
-    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
-        for run in runs:
-            for chunk in run.chunks:
-                if chunk.window is not None:
-                    rows += [{"setting": label, "seed": run.config.seed,
-                              "chunk_index": chunk.chunk_index, **r}
-                             for r in _window_rows(chunk.window.by_centre())]
-    return pd.DataFrame(rows, columns=["setting", "seed", "chunk_index", "window", "quantity",
-                                       "column", "bucket_centre", "u_low", "u_high", "value"])
-
-
-def export_json(comparison: Comparison) -> dict[str, Any]:
-    """Every setting's runs as a JSON-ready dict: per chunk the p-values, tests and windows.
-
-    Non-finite numbers (a skipped cut's statistic) are ``None``.
-
-    Examples
-    --------
-    >>> from pudd_core.experiments.runner import run_experiment
-    >>> cfg = ExplorerConfig(baselines=(), n_chunks=12)
-    >>> doc = export_json(cfg.comparison([run_experiment(c) for c in cfg.run_configs()]))
-    >>> s = doc["settings"][0]; s["label"], s["alpha"], list(s["runs"][0]["chunks"][1])
-    ('PUDD-3', 0.001, ['chunk_index', 'accuracy', 'p_value', 'alarm', 'cut_point', 'cuts',
-     'window'])
-    """
-    def num(v: float) -> float | None:
-        return float(v) if math.isfinite(v) else None
-
-    settings = []
-    for label, runs in zip(comparison.labels, comparison.settings, strict=True):
-        cfg = runs[0].config
-        out_runs = []
-        for run in runs:
-            chunks = []
-            for c in run.chunks:
-                w = c.window.by_centre() if c.window is not None else None
-                chunks.append({
-                    "chunk_index": c.chunk_index, "accuracy": c.accuracy,
-                    # no test ran: the p is missing (None), never 1.0
-                    "p_value": num(c.p_value) if c.cut_tests and not c.no_test else None,
-                    "alarm": c.alarm, "cut_point": c.cut_point,
-                    "cuts": [{**dataclasses.asdict(t), "statistic": num(t.statistic),
-                              "p_value": None if t.skipped else t.p_value,
-                              "decided_by": _decided(t)} for t in c.cut_tests],
-                    "window": None if w is None else {
-                        "bucket_centres": list(w.bucket_centres),
-                        "bucket_edges": list(w.bucket_edges),
-                        "observed": [list(r) for r in w.table],
-                        "expected": [list(r) for r in w.expected],
-                        "histogram_edges": [float(e) for e in HIST_EDGES],
-                        "reference": {"correct": list(w.ref_correct),
-                                      "misclassified": list(w.ref_wrong)},
-                        "recent": {"correct": list(w.new_correct),
-                                   "misclassified": list(w.new_wrong)}},
-                })
-            out_runs.append({"seed": run.config.seed, "alarms": list(run.alarms),
-                             "accuracy": run.accuracy, "chunks": chunks})
-        settings.append({"label": label, "alpha": cfg.alpha,
-                         "options": dict(cfg.detector_options), "runs": out_runs})
-    first = comparison.settings[0][0].config
-    return {"dataset": first.dataset, "classifier": first.classifier, "regime": first.regime,
-            "seeds": list(comparison.seeds), "settings": settings}

@@ -13,37 +13,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pudd_core.experiments.claims import CIFAR_FIG
-from pudd_core.experiments.reproduce import (
-    ACCEPTANCE_DATASETS,
+from pudd_core.paper import DISPLAY_NAMES, LAYOUTS, REFERENCES
+from pudd_core.reproduction import (
     ReproductionReport,
     read_report,
     reproduction_report,
 )
-from pudd_core.paper import DISPLAY_NAMES, LAYOUTS, PUDD_DETECTORS, REFERENCES
+from pudd_core.reproduction.committed import (
+    CIFAR_REPORT,
+    COMMITTED_REPORTS,
+    FIG5_REPORT,
+    CommittedReport,
+    results_dir,
+)
 from pudd_core.streams.locate import project_root
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "COMMITTED_REPORTS",
-    "FIG5_REPORT",
     "NOT_COMPARABLE_DATASETS",
-    "AcceptanceHeadline",
-    "CommittedReport",
     "ReportSummary",
     "StoreGroup",
-    "acceptance_headline",
     "available_reports",
-    "committed_cells",
-    "committed_report",
     "committed_sources",
     "comparability_note",
     "default_store",
     "group_key",
     "group_report",
-    "results_dir",
     "results_stamp",
     "store_groups",
     "store_problem",
@@ -248,7 +245,7 @@ def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSumma
 
     Examples
     --------
-    >>> from pudd_core.experiments.reproduce import _example_runs
+    >>> from pudd_core.reproduction.report import _example_runs
     >>> summarise(reproduction_report(_example_runs(), 1, "gnb"))
     ReportSummary(cells=10, run=2, within=2, acceptance_outside=0, acceptance_not_run=41)
     """
@@ -259,205 +256,6 @@ def summarise(report: ReproductionReport, tolerance: float = 1.5) -> ReportSumma
         len(cells), len(ran), int((ran["difference"].abs() <= tolerance + 1e-9).sum()),
         int((check["problem"] == "outside").sum()), int((check["problem"] == "not run").sum()),
     )
-
-
-def committed_report(path: str | os.PathLike[str], table: int = 1,
-                     classifier: str = "gnb") -> ReproductionReport | None:
-    """A report as committed (``results/table1_gnb*.csv``), or None if not there.
-
-    :func:`~pudd_core.experiments.reproduce.read_report` of the CSV (its caveats from the
-    Markdown beside it).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pudd_core.experiments.reproduce import _example_runs
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     _, csv = reproduction_report(_example_runs(), 1, "gnb").save(d)
-    ...     report = committed_report(csv)
-    >>> summarise(report)
-    ReportSummary(cells=10, run=2, within=2, acceptance_outside=0, acceptance_not_run=41)
-    >>> committed_report("no/such/file.csv") is None
-    True
-    """
-    file = Path(path)
-    if not file.is_file():
-        return None
-    return read_report(file, table, classifier)
-
-
-@dataclass(frozen=True)
-class AcceptanceHeadline:
-    """The acceptance cells of a report at a glance (the Reproduction page's headline).
-
-    ``within`` of ``total`` PUDD-1/3/5 cells on the acceptance datasets, both regimes, are
-    within the tolerance; ``largest_gap`` is the largest |ours − paper| among those run,
-    ``largest_gap_real`` the same on elec2 and powersupply, ``runs`` the runs behind them.
-    """
-
-    within: int
-    total: int
-    largest_gap: float
-    largest_gap_real: float
-    runs: int
-
-
-def acceptance_headline(report: ReproductionReport, tolerance: float = 1.5
-                        ) -> AcceptanceHeadline:
-    """Count and measure the acceptance cells of ``report`` (see :class:`AcceptanceHeadline`).
-
-    Examples
-    --------
-    >>> from pudd_core.experiments.reproduce import _example_runs
-    >>> acceptance_headline(reproduction_report(_example_runs(), 1, "gnb"))
-    AcceptanceHeadline(within=1, total=42, largest_gap=0.29, largest_gap_real=nan, runs=2)
-    """
-    cells = report.cells
-    ran = cells[cells["detector"].isin(PUDD_DETECTORS) & cells["dataset"].isin(ACCEPTANCE_DATASETS)
-                & cells["paper"].notna() & cells["ours"].notna()]
-    real = ran[ran["dataset"].isin(("elec2", "powersupply"))]
-    total = len(ran) + len(report.within(math.inf))  # run + published but not run
-    return AcceptanceHeadline(
-        total - len(report.within(tolerance)), total,
-        round(float(ran["difference"].abs().max()), 2) if len(ran) else math.nan,
-        round(float(real["difference"].abs().max()), 2) if len(real) else math.nan,
-        int(ran["n_seeds"].sum()),
-    )
-
-
-@dataclass(frozen=True)
-class CommittedReport:
-    """A report committed in ``results/``: its file, what it reproduces, and its caveat.
-
-    ``claims`` says whether the claims check reads it (one report per classifier and table);
-    ``comparable`` whether its cells may be set beside the paper's (same protocol and
-    stream lengths), with ``note`` saying why not.
-    """
-
-    file: str
-    table: int
-    classifier: str
-    label: str
-    claims: bool = True
-    comparable: bool = True
-    note: str = ""
-
-
-#: The committed reports the Reproduction page and the claims check read, in display order.
-#: Table 5 is the paper's Fig. 5 (the EK ablation, no published numbers).
-COMMITTED_REPORTS: tuple[CommittedReport, ...] = (
-    CommittedReport("table1_gnb_acceptance_100seeds.csv", 1, "gnb",
-                    "Table 1, GNB: the acceptance run (PUDD on the seven comparable datasets)",
-                    claims=False),
-    CommittedReport("table1_gnb.csv", 1, "gnb", "Table 1, GNB"),
-    CommittedReport("table1_vfdt.csv", 1, "vfdt", "Table 1, VFDT"),
-    CommittedReport("table1_dnn.csv", 1, "dnn",
-                    "Table 1, DNN: the authors' frozen head (their protocol)"),
-    CommittedReport("table1_dnn_fixed_head.csv", 1, "dnn",
-                    "Table 1, DNN: our fixed adaptation", claims=False,
-                    comparable=False,
-                    note="not the paper's protocol: the published DNN numbers come from the "
-                         "authors' frozen-head bug"),
-    CommittedReport("table2_dnn-ensemble.csv", 2, "dnn-ensemble", "Table 2, 5-DNN ensemble"),
-)
-
-#: The EK ablation's committed cells (``pudd_core.experiments.ablation``).
-FIG5_REPORT = "fig5_ek.csv"
-#: The CIFAR-10-CD comparison, whose per-seed accuracies the claims check reads.
-CIFAR_REPORT = "cifar10_cd.csv"
-
-
-def results_dir() -> Path:
-    """The folder of the committed reports: ``results/`` of the checkout.
-
-    Examples
-    --------
-    >>> results_dir().name
-    'results'
-    """
-    return (project_root() or Path.cwd()) / "results"
-
-
-def _read_cells(file: Path) -> pd.DataFrame | None:
-    import pandas as pd
-
-    if not file.is_file():
-        return None
-    return pd.read_csv(file)
-
-
-def committed_cells(folder: str | os.PathLike[str] | None = None, *,
-                    datasets: tuple[str, ...] | None = ACCEPTANCE_DATASETS) -> pd.DataFrame:
-    """Our mean accuracies from the committed reports, long form, for the claims check.
-
-    Columns ``table, classifier, detector, dataset, regime, accuracy`` (percent), ``report``
-    (file) and ``n_seeds``; one report per classifier and table (:data:`COMMITTED_REPORTS`
-    with ``claims=True``), plus the EK ablation (table 5) and the CIFAR-10-CD comparison's
-    runs, one row per seed (table ``claims.CIFAR_FIG``, datasets ``cifar10-cd seed <s>``).
-    ``datasets`` keeps only those of Tables 1 and 2 (default: all but airline, whose file is
-    a substitute); ``None`` keeps all.
-
-    Examples
-    --------
-    >>> cells = committed_cells()
-    >>> {"table1_gnb.csv", "table1_dnn.csv"} <= set(cells["report"])
-    True
-    >>> cells.query("table == 1 and classifier == 'gnb' and detector == 'pudd-3' and "
-    ...             "dataset == 'elec2' and regime == 'incremental'")["accuracy"].round(2).tolist()
-    [70.85]
-    """
-    import pandas as pd
-
-    base = Path(folder) if folder is not None else results_dir()
-    parts = []
-    for rep in COMMITTED_REPORTS:
-        cells = _read_cells(base / rep.file) if rep.claims else None
-        if cells is None:
-            continue
-        cells = cells.dropna(subset=["ours"])
-        parts.append(pd.DataFrame({
-            "table": rep.table, "classifier": rep.classifier, "detector": cells["detector"],
-            "dataset": cells["dataset"], "regime": cells["regime"], "accuracy": cells["ours"],
-            "report": rep.file, "n_seeds": cells["n_seeds"]}))
-    ek = _read_cells(base / FIG5_REPORT)
-    if ek is not None:
-        ek = ek.dropna(subset=["ours"])
-        parts.append(pd.DataFrame({
-            "table": 5, "classifier": ek["classifier"], "detector": ek["detector"],
-            "dataset": ek["dataset"], "regime": ek["regime"], "accuracy": ek["ours"],
-            "report": FIG5_REPORT, "n_seeds": ek["n_seeds"]}))
-    cols = ["table", "classifier", "detector", "dataset", "regime", "accuracy", "report",
-            "n_seeds"]
-    out = pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
-    if datasets is not None:
-        out = out[out["dataset"].isin(datasets)]
-    cifar = _cifar_cells(base / CIFAR_REPORT)
-    if cifar is not None:
-        out = pd.concat([out, cifar[cols]], ignore_index=True) if len(out) else cifar[cols]
-    return out.reset_index(drop=True)
-
-
-def _cifar_cells(path: Path) -> pd.DataFrame | None:
-    """The CIFAR-10-CD comparison's accuracy of each seed's run, one row each.
-
-    Table :data:`~pudd_core.experiments.claims.CIFAR_FIG`, dataset ``cifar10-cd seed <s>``.
-    """
-    import pandas as pd
-
-    from pudd_core.experiments.cifar_comparison import seed_accuracies
-
-    if not path.is_file():
-        return None
-    cells = pd.read_csv(path, dtype={"seeds": str, "seed_accuracy": str})
-    if "seed_accuracy" not in cells.columns or cells.empty:
-        return None
-    wide = seed_accuracies(cells)
-    long = wide.stack().rename("accuracy").reset_index()
-    return pd.DataFrame({
-        "table": CIFAR_FIG, "classifier": str(cells["classifier"].iloc[0]),
-        "detector": long["detector"], "dataset": [f"cifar10-cd seed {s}" for s in long["seed"]],
-        "regime": "incremental", "accuracy": long["accuracy"], "report": path.name,
-        "n_seeds": 1})
 
 
 def report_contents(cells: pd.DataFrame) -> str:

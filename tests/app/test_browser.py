@@ -482,13 +482,8 @@ def test_explorer_exports_equal_the_librarys_numbers_and_figures_save_as_svg(
     import pandas as pd
 
     from pudd_core.experiments.runner import run_experiment
-    from pudd_core.views.explorer import (
-        ExplorerConfig,
-        PUDDSetting,
-        cuts_frame,
-        export_json,
-        windows_frame,
-    )
+    from pudd_core.views.explorer import ExplorerConfig, PUDDSetting
+    from pudd_core.views.explorer_downloads import cuts_frame, export_json, windows_frame
 
     page.goto(_four_link(app_url))
     settle(page, EXPLORER)

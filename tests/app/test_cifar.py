@@ -271,7 +271,7 @@ def test_the_comparison_follows_the_csv_and_its_absence_is_said(
     no_images: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import ui.cifar
-    from pudd_core.experiments.cifar_comparison import comparison_report
+    from pudd_core.reproduction.cifar import comparison_report
     from ui import cache
 
     rows = [{"dataset": "cifar10-cd", "classifier": "resnet18", "n_chunks": 30, "detector": d,

@@ -73,7 +73,7 @@ def test_reproduction_errors_follow_their_parameter(err_param: str | None, contr
                           ({"datasets": ["nope"]}, "datasets")])
 def test_the_librarys_own_reproduction_errors_carry_their_control(kwargs: dict[str, Any],
                                                                   control: str) -> None:
-    from pudd_core.experiments.reproduce import reproduction_configs
+    from pudd_core.reproduction import reproduction_configs
 
     with pytest.raises(ParameterError) as info:
         reproduction_configs(1, "gnb", 1, **kwargs)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from harness.apptest import figures, open_page
 from pudd_core.experiments.grid import ResultStore, run_grid
-from pudd_core.experiments.reproduce import reproduction_configs
+from pudd_core.reproduction import reproduction_configs
 
 TIMEOUT = 120
 
@@ -62,7 +62,8 @@ def test_the_stored_runs_appear_beside_the_papers_numbers(store: Path) -> None:
 
 
 def test_the_committed_headline_is_computed_from_the_committed_report(store: Path) -> None:
-    from pudd_core.views.reproduction import acceptance_headline, committed_report
+    from pudd_core.reproduction.committed import committed_report
+    from pudd_core.reproduction.report import acceptance_headline
 
     results = Path(__file__).resolve().parents[2] / "results"
     name = next(n for n in ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")
@@ -178,8 +179,8 @@ def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
 
 def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: Path) -> None:
     from harness.apptest import figures
-    from pudd_core.experiments.claims import comparison_table, paper_cells
-    from pudd_core.experiments.significance import friedman_nemenyi
+    from pudd_core.reproduction.claims import comparison_table, paper_cells
+    from pudd_core.reproduction.significance import friedman_nemenyi
 
     at = _page()
     figs = figures(at)
@@ -203,7 +204,7 @@ def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: 
 
 
 def test_the_claims_table_is_the_claims_check(empty_store: Path) -> None:
-    from pudd_core.experiments.claims import check_claims, paper_cells
+    from pudd_core.reproduction.claims import check_claims, paper_cells
 
     at = _page()
     claims = next(d.value for d in at.dataframe if "the paper says" in d.value.columns)
@@ -240,7 +241,7 @@ def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -
 
 
 def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
-    from pudd_core.experiments.reproduce import read_report
+    from pudd_core.reproduction import read_report
 
     at = _page()
     [box] = [e for e in at.expander if e.label.startswith("Where these runs differ")]

@@ -100,6 +100,21 @@ def test_a_detector_added_to_the_registry_reaches_the_runner_cli_explorer_and_co
         RunConfig(detector="toy").validate()
 
 
+def test_a_detector_that_needs_the_true_drifts_is_dropped_where_none_are_known(monkeypatch):
+    """``needs_drifts`` on the entry, not the oracle's name, decides where a detector runs."""
+    monkeypatch.setitem(detectors._ENTRIES, "toy", TOY._replace(needs_drifts=True))
+    assert detectors.needs_drifts("toy") and detectors.needs_drifts("oracle")
+    assert not detectors.needs_drifts("none") and not detectors.needs_drifts("pudd-3")
+    known = ExplorerConfig(dataset="sea0", baselines=("toy", "oracle", "ddm"), n_chunks=10)
+    assert set(known.baselines) == {"toy", "oracle", "ddm"} and known.dropped == ()
+    real = ExplorerConfig(dataset="elec2", baselines=("toy", "oracle", "ddm"), n_chunks=10)
+    assert real.baselines == ("ddm",) and set(real.dropped) == {"toy", "oracle"}
+    # an oracle entry that did not need them would run on the real stream
+    monkeypatch.setitem(detectors._ENTRIES, "oracle",
+                        detectors._ENTRIES["oracle"]._replace(needs_drifts=False))
+    assert ExplorerConfig(dataset="elec2", baselines=("oracle",)).dropped == ()
+
+
 # --- what the registry says of today's detectors ----------------------------------------------
 def test_the_registry_lists_pudd_ek_the_baselines_mcdd_and_the_references_in_order():
     assert list(DETECTORS) == ["pudd", "ek", *BASELINES, "mcd-dd", "none", "oracle"]

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pudd_core.experiments.significance import FriedmanResult, friedman_nemenyi
 from pudd_core.paper import paper_table
 from pudd_core.plots import cd_diagram_figure
+from pudd_core.reproduction.significance import FriedmanResult, friedman_nemenyi
 
 
 def _bars(fig):

@@ -16,14 +16,11 @@ from pudd_core.views.explorer import (
     PUDDSetting,
     comparison_log_frame,
     compatible_classifiers,
-    csv_columns,
-    error_field,
     explorer_view,
     run_log_frame,
     summary_frame,
-    upload_name,
-    user_stream,
 )
+from pudd_core.views.explorer_upload import csv_columns, error_field, upload_name, user_stream
 
 SMALL = ExplorerConfig(n_chunks=30, baselines=("adwin", "ddm"))
 

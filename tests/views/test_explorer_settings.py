@@ -17,16 +17,8 @@ from pudd_core.chi2 import chi2_test
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.online import PUDD
-from pudd_core.views.explorer import (
-    VARIANTS,
-    Comparison,
-    ExplorerConfig,
-    PUDDSetting,
-    cuts_frame,
-    export_json,
-    read_setting,
-    windows_frame,
-)
+from pudd_core.views.explorer import VARIANTS, Comparison, ExplorerConfig, PUDDSetting, read_setting
+from pudd_core.views.explorer_downloads import cuts_frame, export_json, windows_frame
 
 FOUR = (PUDDSetting(3), PUDDSetting(5, {"cut_points": "all"}), PUDDSetting(3, {"partition": "ek"}),
         PUDDSetting(2, {"clamp_min": 0, "skip_rule": None, "yates": False}))

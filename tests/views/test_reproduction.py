@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from pudd_core.experiments.grid import ResultStore, run_grid
-from pudd_core.experiments.reproduce import reproduction_configs
+from pudd_core.reproduction import reproduction_configs
+from pudd_core.reproduction.committed import committed_report
+from pudd_core.reproduction.report import acceptance_headline
 from pudd_core.views.reproduction import (
-    acceptance_headline,
-    committed_report,
     default_store,
     group_key,
     group_report,
@@ -96,7 +96,7 @@ def test_a_groups_report_uses_only_its_runs(rows: pd.DataFrame):
 
 def test_mixing_stream_lengths_in_one_report_is_refused_by_the_report_itself(rows):
     # why the page groups first: reproduction_report will not average two protocols
-    from pudd_core.experiments.reproduce import reproduction_report
+    from pudd_core.reproduction import reproduction_report
 
     with pytest.raises(ValueError, match="mixes runs with different n_chunks"):
         reproduction_report(rows, 1, "gnb")
@@ -140,7 +140,8 @@ def test_the_headline_of_a_committed_report_agrees_with_its_markdown(name: str) 
 def test_the_evidence_lines_are_read_from_the_committed_reports(tmp_path: Path) -> None:
     import shutil
 
-    from pudd_core.views.reproduction import committed_sources, results_dir
+    from pudd_core.reproduction.committed import results_dir
+    from pudd_core.views.reproduction import committed_sources
 
     for name in ("table2_dnn-ensemble.csv", "table2_dnn-ensemble.md"):
         shutil.copy(results_dir() / name, tmp_path / name)

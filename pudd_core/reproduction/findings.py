@@ -35,7 +35,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pudd_core.experiments.reproduce import ACCEPTANCE_DATASETS
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
@@ -44,11 +43,12 @@ from pudd_core.paper import (
     SOTA_METHODS,
     paper_table,
 )
+from pudd_core.reproduction import ACCEPTANCE_DATASETS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pudd_core.experiments.reproduce import ReproductionReport
+    from pudd_core.reproduction import ReproductionReport
 
 __all__ = ["FINDINGS", "Reports", "fill_findings", "render", "stale_findings", "without_markers"]
 
@@ -90,7 +90,7 @@ def _committed(file: str, table: int, classifier: str,
     """A :class:`Reports` attribute: the committed report ``file``, read once when asked for."""
 
     def read(self: Reports) -> ReproductionReport:
-        from pudd_core.experiments.reproduce import read_report
+        from pudd_core.reproduction import read_report
 
         return read_report(self.folder / file, table, classifier)
 
@@ -102,7 +102,7 @@ class Reports:
     """The committed reports of a results folder, each read once when first asked for."""
 
     def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
-        from pudd_core.views.reproduction import results_dir
+        from pudd_core.reproduction.committed import results_dir
 
         self.folder = Path(folder) if folder is not None else results_dir()
 
@@ -128,21 +128,21 @@ class Reports:
     @cached_property
     def cifar(self) -> pd.DataFrame:
         """The CIFAR-10-CD comparison's cells."""
-        from pudd_core.experiments.cifar_comparison import read_comparison
+        from pudd_core.reproduction.cifar import read_comparison
 
         return read_comparison(self.folder / "cifar10_cd.csv")[0].cells
 
     @cached_property
     def ours(self) -> pd.DataFrame:
         """Every committed cell, long form (the claims' input)."""
-        from pudd_core.views.reproduction import committed_cells
+        from pudd_core.reproduction.committed import committed_cells
 
         return committed_cells(self.folder)
 
     @cached_property
     def claims(self) -> tuple[list[Any], list[Any]]:
         """The claims checked on the paper's tables and on ours."""
-        from pudd_core.experiments.claims import check_claims, paper_cells
+        from pudd_core.reproduction.claims import check_claims, paper_cells
 
         return check_claims(paper_cells(), "paper"), check_claims(self.ours, "ours")
 
@@ -223,7 +223,7 @@ def _seeds(report: ReproductionReport) -> str:
 
 def gnb_acceptance(r: Reports) -> str:
     """The acceptance paragraph: the 100-seed report, then the 10-seed full table."""
-    from pudd_core.views.reproduction import acceptance_headline
+    from pudd_core.reproduction.report import acceptance_headline
 
     head = acceptance_headline(r.gnb100)
     run = _run(r.gnb100, PUDD_DETECTORS)
@@ -369,8 +369,8 @@ def table2_moves(r: Reports) -> str:
 
 def table2_ranks(r: Reports) -> str:
     """Average ranks on our Table 2 and who is first on each stream."""
-    from pudd_core.experiments.claims import comparison_table
-    from pudd_core.experiments.significance import friedman_nemenyi
+    from pudd_core.reproduction.claims import comparison_table
+    from pudd_core.reproduction.significance import friedman_nemenyi
 
     table, blocks = comparison_table(r.ours, "table2")
     res = friedman_nemenyi(table, blocks=f"the {blocks} of Table 2")
@@ -500,7 +500,7 @@ def references_table2(r: Reports) -> str:
 
 def references_cifar(r: Reports) -> str:
     """The references of the CIFAR-10-CD comparison."""
-    from pudd_core.experiments.cifar_comparison import paired_ranks
+    from pudd_core.reproduction.cifar import paired_ranks
 
     cells = r.cifar
     by = cells.set_index("detector")["accuracy"]
@@ -539,7 +539,7 @@ def cifar_frontier(r: Reports) -> str:
 
 def claims(r: Reports) -> str:
     """The verdict table of the claims check (``claims.md`` has each finding and test)."""
-    from pudd_core.experiments.claims import verdict_text
+    from pudd_core.reproduction.verdicts import verdict_text
 
     paper, ours = r.claims
     by = {c.claim: c for c in ours}
@@ -559,15 +559,15 @@ def claims_details(r: Reports) -> str:
 
 
 def _fig5_table(r: Reports) -> pd.DataFrame:
-    from pudd_core.experiments.claims import comparison_table
+    from pudd_core.reproduction.claims import comparison_table
 
     return comparison_table(r.ours, "fig5")[0]
 
 
 def fig5(r: Reports) -> str:
     """The EK ablation: GNB means, the paired tests, the Friedman/Nemenyi test."""
-    from pudd_core.experiments.claims import FIG5
-    from pudd_core.experiments.significance import friedman_nemenyi, holm, wilcoxon_pair
+    from pudd_core.reproduction.claims import FIG5
+    from pudd_core.reproduction.significance import friedman_nemenyi, holm, wilcoxon_pair
 
     cells = r.ours[(r.ours["table"] == FIG5)]
     gnb = cells[(cells["classifier"] == "gnb") & (cells["regime"] == "incremental")]
@@ -649,7 +649,7 @@ def fidelity(r: Reports) -> str:
 
 def readme_acceptance(r: Reports) -> str:
     """The README's one-paragraph summary of the acceptance and the within-tolerance counts."""
-    from pudd_core.views.reproduction import acceptance_headline
+    from pudd_core.reproduction.report import acceptance_headline
 
     head = acceptance_headline(r.gnb100)
     counts = []
@@ -671,8 +671,8 @@ def readme_acceptance(r: Reports) -> str:
 
 def table2_paper_statistics(r: Reports) -> str:
     """The Friedman/Nemenyi test on the paper's own Table 2."""
-    from pudd_core.experiments.claims import comparison_table, paper_cells
-    from pudd_core.experiments.significance import friedman_nemenyi
+    from pudd_core.reproduction.claims import comparison_table, paper_cells
+    from pudd_core.reproduction.significance import friedman_nemenyi
 
     table, _ = comparison_table(paper_cells(), "table2")
     res = friedman_nemenyi(table, blocks="datasets")
@@ -690,8 +690,8 @@ def table2_paper_statistics(r: Reports) -> str:
 
 def readme_table2(r: Reports) -> str:
     """The README's paragraph on what the committed Table 2 holds and finds."""
-    from pudd_core.experiments.claims import comparison_table
-    from pudd_core.experiments.significance import friedman_nemenyi
+    from pudd_core.reproduction.claims import comparison_table
+    from pudd_core.reproduction.significance import friedman_nemenyi
 
     cells = r.table2.cells.dropna(subset=["ours"])
     seeds: dict[str, list[str]] = {}

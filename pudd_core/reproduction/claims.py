@@ -2,7 +2,7 @@
 
 Each check reads one table of accuracies in long form (columns ``table, classifier, detector,
 dataset, regime, accuracy`` in percent): the paper's own (:func:`paper_cells`) or our
-committed reproductions (``pudd_core.views.reproduction.committed_cells``). Method names are
+committed reproductions (``pudd_core.reproduction.committed.committed_cells``). Method names are
 data: a SOTA method or an EK row that appears in the table is compared, one that does not is
 reported as not run.
 
@@ -10,7 +10,7 @@ One rule for every claim (:func:`~pudd_core.paper.row_role`): the reference rows
 detector, the oracle) are never ranked or counted; the learners (AMF, NS, ADLTER, which adapt
 by themselves) are ranked only as the SOTA methods of Table 2 and never counted as detectors.
 Every comparison reads the accuracies as the reports print them (2 decimals,
-:func:`~pudd_core.experiments.significance.at_reported_precision`), so float noise never
+:func:`~pudd_core.reproduction.significance.at_reported_precision`), so float noise never
 breaks a tie.
 
 Verdicts:
@@ -48,13 +48,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pudd_core.experiments.significance import (
-    at_reported_precision,
-    complete_blocks,
-    friedman_nemenyi,
-    holm,
-    wilcoxon_pair,
-)
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
@@ -64,6 +57,13 @@ from pudd_core.paper import (
     RowRole,
     paper_table,
     row_role,
+)
+from pudd_core.reproduction.significance import (
+    at_reported_precision,
+    complete_blocks,
+    friedman_nemenyi,
+    holm,
+    wilcoxon_pair,
 )
 
 if TYPE_CHECKING:
@@ -77,22 +77,32 @@ __all__ = [
     "against_nothing",
     "beside_ranking",
     "check_claims",
-    "verdict_text",
     "comparison_table",
-    "claims_frame",
-    "claims_markdown",
     "paper_cells",
 ]
 
+
 HOLDS, NOT_SIGNIFICANT, FAILS, NOT_CHECKABLE = (
     "holds", "not significant", "does not hold", "not checkable")
+
+
 #: The four verdicts, from the strongest.
 VERDICTS = (HOLDS, NOT_SIGNIFICANT, FAILS, NOT_CHECKABLE)
+
+
 ALPHA = 0.05
+
+
 _COLUMNS = ["table", "classifier", "detector", "dataset", "regime", "accuracy"]
+
+
 EK_DETECTORS = ("ek-1", "ek-3", "ek-5")
+
+
 #: The ``table`` value of the EK ablation's rows (the paper's Fig. 5).
 FIG5 = 5
+
+
 #: The ``table`` value of the CIFAR-10-CD comparison's rows (the paper's figure "Comparison
 #: with baselines on CIFAR-10-CD"): one row per detector and seed, the seeds as datasets.
 CIFAR_FIG = 10
@@ -730,77 +740,3 @@ def check_claims(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     if evidence not in ("paper", "ours"):
         raise ValueError(f"evidence must be 'paper' or 'ours', got {evidence!r}")
     return [check for fn in _CHECKS for check in fn(cells, evidence)]
-
-
-def claims_frame(checks: Sequence[ClaimCheck]) -> pd.DataFrame:
-    """The checks as a table, one row per claim and evidence.
-
-    Examples
-    --------
-    >>> claims_frame(check_claims(paper_cells(), "paper")).columns.tolist()
-    ['claim', 'statement', 'evidence', 'verdict', 'significance', 'finding', 'test']
-    """
-    import pandas as pd
-
-    return pd.DataFrame([c.__dict__ for c in checks],
-                        columns=["claim", "statement", "evidence", "verdict", "significance",
-                                 "finding", "test"])
-
-
-def verdict_text(c: ClaimCheck, *, long: bool = False) -> str:
-    """``**holds**``, with a counted claim's significance beside it."""
-    if not c.significance or c.verdict == NOT_CHECKABLE:
-        return f"**{c.verdict}**"
-    if c.verdict != HOLDS:  # a wrong count: whether it beats chance says nothing more
-        return f"**{c.verdict}** (the count is wrong)" if long else f"**{c.verdict}**"
-    if long:
-        return f"**{c.verdict}** (the count is right; the count is {c.significance} against chance)"
-    return f"**{c.verdict}** (count {c.significance})"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def claims_markdown(paper: Sequence[ClaimCheck], ours: Sequence[ClaimCheck],
-                    sources: Sequence[str] = ()) -> str:
-    """The claims report: a verdict table (paper, ours), then each claim's findings and tests.
-
-    Examples
-    --------
-    >>> text = claims_markdown(check_claims(paper_cells(), "paper"), [])
-    >>> text.splitlines()[0]
-    "# The paper's claims, checked"
-    """
-    by_claim: dict[str, dict[str, ClaimCheck]] = {}
-    for c in (*paper, *ours):
-        by_claim.setdefault(c.claim, {})[c.evidence] = c
-    lines = [
-        "# The paper's claims, checked",
-        "",
-        "Each observation of the paper's Results section (1-4) and appendix (5-6), and each "
-        "counted claim, evaluated on the paper's own Tables 1 and 2 and on our committed "
-        "reproductions. Verdicts: **holds** (the numbers give it and the test rejects at "
-        "0.05), **not significant** (the numbers point that way, the test does not reject), "
-        "**does not hold**, **not checkable** (the numbers are not there). A counted claim "
-        "(\"first in 17 of 24\") holds when the count is right; whether the count is "
-        "significant (above chance, a one-sided binomial test) is said beside it. Written by "
-        "`python -m pudd_core reproduce --claims`.",
-        "",
-        *(f"- Our evidence: {s}" for s in sources),
-        "",
-        "| claim | the paper says | on its own tables | on our runs |",
-        "| --- | --- | --- | --- |",
-    ]
-    for cid, by in by_claim.items():
-        statement = next(iter(by.values())).statement
-        cols = [verdict_text(by[e]) if e in by else "–" for e in ("paper", "ours")]
-        lines.append(f"| {cid} | {_cell(statement)} | {cols[0]} | {cols[1]} |")
-    for cid, by in by_claim.items():
-        lines += ["", f"## {cid}. {next(iter(by.values())).statement}", ""]
-        for e, label in (("paper", "Paper's tables"), ("ours", "Our runs")):
-            if e in by:
-                c = by[e]
-                lines.append(f"- {label}: {verdict_text(c, long=True)}. {c.finding}. "
-                             f"Test: {c.test}")
-    return "\n".join(lines) + "\n"

@@ -6,16 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pudd_core.experiments.claims import (
+from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
+from pudd_core.reproduction.claims import (
     CIFAR_FIG,
     FIG5,
     check_claims,
-    claims_frame,
-    claims_markdown,
     comparison_table,
     paper_cells,
 )
-from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
+from pudd_core.reproduction.verdicts import claims_frame, claims_markdown
 
 
 def _by_id(checks):

@@ -23,19 +23,19 @@ from numpy.typing import NDArray
 from pudd_core import _validation
 from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.experiments.runner import RunConfig, run_seeds
-from pudd_core.experiments.significance import (
-    FriedmanResult,
-    at_reported_precision,
-    friedman_nemenyi,
-    holm,
-    wilcoxon_pair,
-)
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
     PUDD_DETECTORS,
     REFERENCES,
     row_role,
+)
+from pudd_core.reproduction.significance import (
+    FriedmanResult,
+    at_reported_precision,
+    friedman_nemenyi,
+    holm,
+    wilcoxon_pair,
 )
 from pudd_core.streams import markov_interest_stream
 from pudd_core.streams.images import CIFAR10_CLASSES
@@ -638,7 +638,7 @@ def _read_stream(cells: pd.DataFrame, what: str) -> tuple[tuple[int, ...], int]:
     """The report's seeds and stream length, each checked; every row's numbers too."""
     import pandas as pd
 
-    from pudd_core.experiments.reproduce import checked_numbers
+    from pudd_core.reproduction import checked_numbers
 
     numbers = ("accuracy", "std", "alarms", "drifts", "early", "detected", "false_alarms",
                "delay", "run_s")

@@ -5,7 +5,7 @@ classifiers and regimes; the only difference is the partition of the PU-index va
 (``ChunkPUDD(partition="ek")``: Ei-kMeans on all values, the misclassified ones not held in
 their own bucket). The paper prints Fig. 5 as an image, so there are no published numbers to
 compare with: the report puts the two partitions side by side and tests the difference
-(:mod:`pudd_core.experiments.significance`).
+(:mod:`pudd_core.reproduction.significance`).
 """
 
 from __future__ import annotations
@@ -16,18 +16,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from pudd_core.experiments.reproduce import (
+from pudd_core.experiments.detectors import needs_drifts
+from pudd_core.experiments.runner import RunConfig
+from pudd_core.paper import DATASETS, DISPLAY_NAMES, REFERENCES, REGIMES, Regime
+from pudd_core.reproduction import (
     ACCEPTANCE_DATASETS,
     ALARM_COLUMNS,
     alarm_stats,
     alarm_text,
     checked_numbers,
     detector_label,
-    drifts_known,
     seed_text,
 )
-from pudd_core.experiments.runner import RunConfig
-from pudd_core.paper import DATASETS, DISPLAY_NAMES, REFERENCES, REGIMES, Regime
+from pudd_core.streams import drifts_known
 
 if TYPE_CHECKING:
     import os
@@ -97,7 +98,7 @@ def ek_ablation_configs(
                     cfgs[0].validate()
                     out.extend(cfgs)
             for reference in REFERENCES if references else ():
-                if reference == "oracle" and not drifts_known(dataset):
+                if needs_drifts(reference) and not drifts_known(dataset):
                     continue
                 out.extend(RunConfig(dataset, classifier, reference, regime=cast(Regime, regime),
                                      seed=s, n_chunks=n_chunks) for s in seed_list)
@@ -116,7 +117,7 @@ def ek_ablation_cells(summaries: pd.DataFrame,
     ``configs`` keeps only those runs (by ``key``); without it, only runs on the paper's
     stream lengths are kept. Columns: ``classifier, detector, dataset,
     regime, ours, std, n_seeds, n_errors, seeds`` (``seeds``: e.g. ``"0-4"``), then the alarm
-    counts (:data:`~pudd_core.experiments.reproduce.ALARM_COLUMNS`); the reference rows
+    counts (:data:`~pudd_core.reproduction.ALARM_COLUMNS`); the reference rows
     ``none`` and ``oracle`` where they ran.
 
     Examples

@@ -6,14 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pudd_core.experiments.reproduce import (
-    SETTING_COLUMNS,
-    detector_label,
-    merge_reports,
-    read_report,
-    reproduction_configs,
-    reproduction_report,
-)
 from pudd_core.experiments.runner import RunConfig, run_experiment
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
@@ -21,6 +13,14 @@ from pudd_core.paper import (
     SOTA_DETECTORS,
     SOTA_LEARNERS,
     paper_accuracy,
+)
+from pudd_core.reproduction import (
+    SETTING_COLUMNS,
+    detector_label,
+    merge_reports,
+    read_report,
+    reproduction_configs,
+    reproduction_report,
 )
 
 NO_KSWIN = [d for d in (*CLASSIC_DETECTORS, "pudd-1", "pudd-3", "pudd-5") if d != "kswin"]
@@ -383,7 +383,8 @@ def test_a_store_whose_error_rows_hold_python_reprs_still_loads_into_the_same_re
 
 
 def test_merging_keeps_the_cell_with_more_seeds_and_adds_new_rows():
-    from pudd_core.experiments.reproduce import ReproductionReport, _example_runs, merge_reports
+    from pudd_core.reproduction import ReproductionReport, merge_reports
+    from pudd_core.reproduction.report import _example_runs
 
     runs = _example_runs()
     both = reproduction_report(runs, 1, "gnb")  # PUDD-3 with seeds 0-1
@@ -402,7 +403,7 @@ def test_merging_keeps_the_cell_with_more_seeds_and_adds_new_rows():
 
 def test_a_merged_table2_names_the_rows_it_holds_once():
     """Adding one SOTA row's seeds must not keep a caveat saying the others were not run."""
-    from pudd_core.experiments.reproduce import merge_reports
+    from pudd_core.reproduction import merge_reports
 
     def runs(detectors, seed):
         return pd.DataFrame([_run(d, seed=seed, classifier="dnn-ensemble", alpha=a)
@@ -422,7 +423,8 @@ def test_a_merged_table2_names_the_rows_it_holds_once():
 
 
 def test_a_saved_report_reads_back_with_its_caveats_and_exact_floats(tmp_path):
-    from pudd_core.experiments.reproduce import _example_runs, read_report
+    from pudd_core.reproduction import read_report
+    from pudd_core.reproduction.report import _example_runs
 
     report = reproduction_report(_example_runs(), 1, "gnb")
     _, csv = report.save(tmp_path)
@@ -522,7 +524,7 @@ def test_alarm_counts_and_references_survive_save_and_read_and_an_old_report_has
 # --- a report records its cells' settings; --add refuses others by name (issue 36) ----------
 def test_the_frozen_head_bug_is_a_setting_add_refuses_to_mix_before_any_run():
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.reproduce import check_addition
+    from pudd_core.reproduction import check_addition
 
     frozen = '{"reproduce_frozen_head": true}'
     base = reproduction_report(pd.DataFrame([_run("pudd", classifier="dnn", seed=s,
@@ -544,7 +546,7 @@ def test_the_frozen_head_bug_is_a_setting_add_refuses_to_mix_before_any_run():
 
 def test_an_old_report_tells_its_settings_by_its_caveats_or_is_refused(tmp_path):
     from pudd_core._validation import ParameterError
-    from pudd_core.experiments.reproduce import check_addition
+    from pudd_core.reproduction import check_addition
 
     runs = pd.DataFrame([_run("pudd", seed=s, n_chunks=20) for s in (0, 1)])
     md, csv = reproduction_report(runs, 1, "gnb").save(tmp_path)

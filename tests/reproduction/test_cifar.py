@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from pudd_core._validation import ParameterError
-from pudd_core.experiments.cifar_comparison import (
+from pudd_core.experiments.evaluation import match_alarms
+from pudd_core.reproduction.cifar import (
     COMPARED,
     comparison_configs,
     comparison_report,
@@ -15,7 +16,6 @@ from pudd_core.experiments.cifar_comparison import (
     read_comparison,
     seed_accuracies,
 )
-from pudd_core.experiments.evaluation import match_alarms
 from pudd_core.views.cifar import interest_drift
 
 
@@ -186,7 +186,7 @@ def test_the_mean_delay_is_over_every_detected_drift_and_an_old_report_says_it_l
 
     import pandas as pd
 
-    from pudd_core.experiments.cifar_comparison import (
+    from pudd_core.reproduction.cifar import (
         _example_runs,
         comparison_report,
         read_comparison,

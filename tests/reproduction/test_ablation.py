@@ -4,14 +4,14 @@ import pandas as pd
 import pytest
 
 from pudd_core.cli import main
-from pudd_core.experiments.ablation import (
+from pudd_core.experiments.grid import run_grid
+from pudd_core.plots import ek_ablation_figure
+from pudd_core.reproduction.ablation import (
     ek_ablation_cells,
     ek_ablation_configs,
     ek_ablation_markdown,
     save_ek_ablation,
 )
-from pudd_core.experiments.grid import run_grid
-from pudd_core.plots import ek_ablation_figure
 
 
 def test_configs_are_pudd_and_ek_at_the_three_thresholds_of_fig5():
@@ -21,7 +21,7 @@ def test_configs_are_pudd_and_ek_at_the_three_thresholds_of_fig5():
         (d, a) for d in ("pudd", "ek") for a in (0.1, 1e-3, 1e-5)}
     assert {c.seed for c in cfgs} == {3, 4} and {c.classifier for c in cfgs} == {"vfdt"}
     # PUDD's runs are the very runs of Table 1's reproduction (same key: computed once)
-    from pudd_core.experiments.reproduce import reproduction_configs
+    from pudd_core.reproduction import reproduction_configs
 
     table1 = {c.key() for c in reproduction_configs(1, "vfdt", [3, 4], datasets=["sine", "elec2"],
                                                     detectors=["pudd-1", "pudd-3", "pudd-5"])}
@@ -129,7 +129,7 @@ def test_cli_fig5_add_puts_the_references_into_a_report_written_before(tmp_path,
 def test_a_cell_of_scattered_seeds_is_written_as_every_report_and_read_back(tmp_path):
     """Seeds 0 and 3: "0, 3" as the Table 1/2 reports write them; a Fig. 5 report of before
     ("0,3") still reads."""
-    from pudd_core.experiments.ablation import read_ek_ablation
+    from pudd_core.reproduction.ablation import read_ek_ablation
 
     runs = pd.DataFrame({"classifier": "gnb", "detector": "pudd", "alpha": 1e-3,
                          "dataset": "sea0", "regime": "incremental", "seed": [0, 3],

@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from pudd_core._validation import ParameterError
-from pudd_core.experiments.significance import (
+from pudd_core.paper import paper_table
+from pudd_core.reproduction.significance import (
     FriedmanResult,
     critical_difference,
     friedman_nemenyi,
@@ -17,7 +18,6 @@ from pudd_core.experiments.significance import (
     rank_table,
     wilcoxon_pair,
 )
-from pudd_core.paper import paper_table
 
 # Demšar (2006), Table 5: critical values of the two-tailed Nemenyi test, k = 2 .. 10.
 DEMSAR_Q05 = (1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164)
@@ -205,7 +205,7 @@ def test_equal_differences_tie_in_the_wilcoxon_ranks_whatever_their_float_noise(
 
 def test_the_committed_table2_ranks_tie_powersupply_as_printed():
     from pudd_core.paper import PUDD_DETECTORS, SOTA_METHODS
-    from pudd_core.views.reproduction import committed_cells
+    from pudd_core.reproduction.committed import committed_cells
 
     cells = committed_cells()
     cells = cells[(cells["table"] == 2) & cells["detector"].isin((*SOTA_METHODS,

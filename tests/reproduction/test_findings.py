@@ -1,7 +1,7 @@
 """The findings the README and results/README.md state: generated from the reports, and current.
 
 Every number or verdict those pages state about a committed report stands in a
-``<!-- finding: NAME -->`` block written by :mod:`pudd_core.views.findings`. These tests
+``<!-- finding: NAME -->`` block written by :mod:`pudd_core.reproduction.findings`. These tests
 
 - fail while a block's text differs from what its report gives (a report that grows fails
   here until ``scripts/write_findings.py`` writes its prose again);
@@ -18,12 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pudd_core.experiments.claims import comparison_table, paper_cells
-from pudd_core.experiments.reproduce import read_report
-from pudd_core.experiments.significance import friedman_nemenyi
 from pudd_core.paper import CLASSIC_DETECTORS, DISPLAY_NAMES, PUDD_DETECTORS, REFERENCES
-from pudd_core.views import findings
-from pudd_core.views.findings import FINDINGS, Reports, fill_findings, render, stale_findings
+from pudd_core.reproduction import findings, read_report
+from pudd_core.reproduction.claims import comparison_table, paper_cells
+from pudd_core.reproduction.findings import FINDINGS, Reports, fill_findings, render, stale_findings
+from pudd_core.reproduction.significance import friedman_nemenyi
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
