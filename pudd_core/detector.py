@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -239,6 +240,41 @@ class ChunkPUDD(LastScan, base.Base):
     def drift_detected(self) -> bool:
         """Whether the last update detected a drift (cleared by the next update)."""
         return self._drift_detected
+
+    def lower_alpha(self, alpha: float) -> None:
+        """Become the detector that ran at the smaller ``alpha`` and raised no alarm.
+
+        Only the decision depends on α (``p < alpha``), so a detector run at a larger α holds
+        the same history as one run at ``alpha`` until its first alarm: the last update's
+        alarm is withdrawn (no reset follows it) and later updates decide at ``alpha``.
+        :func:`~pudd_core.monitoring.calibrate` shares one run among many α this way.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(1)
+        >>> det = ChunkPUDD(alpha=0.5, seed=0)
+        >>> for _ in range(3):
+        ...     det.update(rng.uniform(0, 0.5, 200), rng.random(200) < 0.9)
+        >>> p = det.p_value
+        >>> det.lower_alpha(p / 2)
+        >>> det.alpha == p / 2, det.drift_detected
+        (True, False)
+        >>> det.lower_alpha(0.9)
+        Traceback (most recent call last):
+        ...
+        pudd_core._validation.ParameterError: lower_alpha takes an alpha at most ...
+        """
+        _validation.check_open_unit("alpha", alpha)
+        if alpha > self.alpha:
+            raise _validation.ParameterError(
+                "alpha", f"lower_alpha takes an alpha at most {self.alpha:g}, got {alpha:g}")
+        if self.p_value < alpha:  # (NaN compares False: no test, no alarm)
+            raise _validation.ParameterError(
+                "alpha", f"the last update's p-value {self.p_value:.3g} is below {alpha:g}: "
+                         "the run at that alpha alarmed too")
+        self.alpha = alpha
+        self._settings = replace(self._settings, alpha=alpha)
+        self._drift_detected = False
 
     @property
     def no_test(self) -> str | None:

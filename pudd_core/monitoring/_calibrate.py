@@ -18,7 +18,6 @@ one copy per parting, not one pass per α.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -145,23 +144,12 @@ def _alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]
             if miss:
                 quiet = copy.deepcopy(det) if hit else det
                 if len(miss) < len(idx):  # it alarmed at a larger α: not at these
-                    _set_alpha(quiet, alphas[miss[0]])
+                    quiet.lower_alpha(alphas[miss[0]])
                 after.append((quiet, miss))
         groups = after
         if not groups:
             break
     return out
-
-
-def _set_alpha(det: ChunkPUDD, alpha: float) -> None:
-    """A run that alarmed, as the run at a smaller ``alpha`` that did not (same history).
-
-    Only the decision depends on α (``conclude``: ``p < alpha``), so the detector at
-    ``alpha`` would hold exactly this state with no alarm raised.
-    """
-    det.alpha = alpha
-    det._settings = dataclasses.replace(det._settings, alpha=alpha)
-    det._drift_detected = False
 
 
 @dataclass(frozen=True)
