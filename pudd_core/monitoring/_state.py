@@ -73,7 +73,9 @@ class StateError(ValueError):
 
 
 def _allowed(module: str) -> bool:
-    return module in ALLOWED_MODULES or module.startswith(ALLOWED_PREFIXES)
+    package = module.rpartition(".")[0]  # a module of an allowed package (pudd_core._scan.x)
+    return (module in ALLOWED_MODULES or package in ALLOWED_MODULES
+            or module.startswith(ALLOWED_PREFIXES))
 
 
 def _class(name: str) -> type:

@@ -85,7 +85,8 @@ def test_unsorted_timestamps_and_a_non_log_path_are_refused(tmp_path: Path) -> N
     text.write_text("hello")
     at.text_input(key="monitor_path").set_value(str(text)).run(timeout=TIMEOUT)
     shown = at.error[0].value.replace("\\", "")
-    assert "is not a .csv or .parquet file in the allowed folders" in shown
+    assert "is not a .csv, .jsonl, .ndjson or .parquet file" in shown
+    assert "in the allowed folders" in shown
 
 
 def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:
