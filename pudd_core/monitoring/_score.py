@@ -25,20 +25,20 @@ SUM_TOLERANCE = 1e-4
 
 
 def _text_codes(values: pd.Series) -> tuple[NDArray[np.intp], list[str]]:
-    """Each value's code and the distinct values as stripped text (a missing value: -1).
+    r"""Each value's code and the distinct values as stripped text (a missing value: -1).
 
     A log's label column holds a few distinct values over millions of rows: they are
     dictionary-encoded once by Arrow and only the distinct ones are turned into text and
     stripped, not every row (``astype(str).str.strip()`` cost half of a string log's time).
     Arrow, not :func:`pandas.factorize`: pandas' string hashing stops at a NUL character, so
-    it takes ``"a"`` and ``"a\\x00"`` for one value.
+    it takes ``"a"`` and ``"a\x00"`` for one value.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> codes, text = _text_codes(pd.Series(["b ", "a", None, "b ", " ", "a\\x00"]))
+    >>> codes, text = _text_codes(pd.Series(["b ", "a", None, "b ", " ", "a\x00"]))
     >>> codes.tolist(), text
-    ([0, 1, -1, 0, 2, 3], ['b', 'a', '', 'a\\x00'])
+    ([0, 1, -1, 0, 2, 3], ['b', 'a', '', 'a\x00'])
     """
     import pandas as pd
     import pyarrow as pa
