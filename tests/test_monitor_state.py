@@ -174,6 +174,8 @@ def test_a_forged_state_naming_a_callable_is_refused_and_runs_nothing(tmp_path):
                                       "self": {"$obj": "pudd_core.monitoring._log:LogFormat",
                                                "state": {"$dict": []}}},
         "generator by any name": {"$generator": {"$dict": [["bit_generator", "system"]]}},
+        "a follower, which writes files": {"$obj": "pudd_core.monitoring._follow:Follower",
+                                           "state": {"$dict": []}},
         "a dotted path": {"$obj": "pudd_core.monitoring._log:os.system", "state": None},
         "an unknown tag": {"$eval": f"open('{marker}', 'w')"},
         "a dangling reference": {"$ref": 7},
@@ -184,6 +186,21 @@ def test_a_forged_state_naming_a_callable_is_refused_and_runs_nothing(tmp_path):
         with pytest.raises(ParameterError, match="state|monitor"):
             Monitor.restore(tmp_path / "s")
         assert not marker.exists(), name
+
+
+def test_only_a_river_detector_s_own_method_is_made_back_bound():
+    """River's PageHinkley keeps a bound method; a forger's binding of one of the lab's own
+    methods (``Monitor.save`` writes a file when called) is refused before anything runs."""
+    from pudd_core.monitoring._state import StateError, _Reader
+
+    monitor_save = {"$method": "save", "self": {
+        "$obj": "pudd_core.monitoring._incremental:Monitor", "state": {"$dict": []}}}
+    with pytest.raises(StateError, match="not a method of a river detector"):
+        _Reader([])(monitor_save)
+    dunder = {"$method": "__init__", "self": {"$obj": "river.drift.page_hinkley:PageHinkley",
+                                              "state": {"$dict": []}}}
+    with pytest.raises(StateError, match="not a method of a river detector"):
+        _Reader([])(dunder)
 
 
 def test_an_object_array_in_a_forged_state_is_refused(tmp_path):

@@ -78,9 +78,13 @@ def _allowed(module: str) -> bool:
             or module.startswith(ALLOWED_PREFIXES))
 
 
+#: Classes of the allowed modules a state never holds: they act on files when called.
+FORBIDDEN = frozenset({"pudd_core.monitoring._follow:Follower"})
+
+
 def _class(name: str) -> type:
     module, _, qual = name.rpartition(":")
-    if not _allowed(module) or not qual.isidentifier():
+    if not _allowed(module) or not qual.isidentifier() or name in FORBIDDEN:
         raise StateError(f"it names the class {name!r}, which a monitor state never holds")
     try:
         cls = getattr(importlib.import_module(module), qual)
@@ -171,7 +175,7 @@ class _Writer:
 
     def instance(self, obj: Any) -> Any:
         cls = type(obj)
-        if not _allowed(cls.__module__):
+        if not _allowed(cls.__module__) or _name(cls) in FORBIDDEN:
             raise StateError(f"a {_name(cls)} cannot be saved in a monitor state")
         n, seen = self.ref(obj)
         if seen:
@@ -269,10 +273,11 @@ class _Reader:
             import pandas as pd
 
             return pd.Index(self(body), dtype=str(node.get("dtype")))
-        if tag == "$method":
+        if tag == "$method":  # river's detectors keep a bound method (PageHinkley's test)
             owner = self(node["self"])
-            if not isinstance(body, str) or not callable(getattr(type(owner), body, None)):
-                raise StateError(f"{body!r} is not a method of a {type(owner).__name__}")
+            if not type(owner).__module__.startswith("river.") or not isinstance(body, str) \
+                    or body.startswith("__") or not callable(getattr(type(owner), body, None)):
+                raise StateError(f"{body!r} is not a method of a river detector")
             return getattr(owner, body)
         if tag == "$obj":
             return self.instance(node, _class(body))
