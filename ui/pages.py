@@ -75,9 +75,9 @@ PAGES: tuple[PageSpec, ...] = (
              "step or play through the chunks: error rates, alarms, PU histograms, every "
              "cut's p-value and the χ² table, chunk by chunk."),
     PageSpec("pages/monitor.py", "Your model's predictions", "monitor", ":material/monitoring:",
-             "Bring a log of your own model's predictions (label + class probabilities, CSV "
-             "or Parquet): PUDD and the baselines on it, chunk by chunk, every alarm with its "
-             "rows, and an HTML report."),
+             "Bring a log of your own model's predictions (label + class probabilities; CSV, "
+             "JSON lines or Parquet, a text log compressed or not): PUDD and the baselines on "
+             "it, chunk by chunk, every alarm with its rows, and an HTML report."),
     PageSpec("pages/theorem2.py", "Theorem 2, step by step", "theorem2", ":material/functions:",
              "Equal error rates, different PU histograms: the proof's counterexample, live; "
              "and Theorem 1, the other direction."),
