@@ -45,9 +45,16 @@ def _monitor(args: argparse.Namespace) -> int:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
+        if args.labels is not None or args.id is not None:
+            from pudd_core._validation import ParameterError
+
+            raise ParameterError("labels", "--labels does not go with --calibrate-on yet: "
+                                           "calibrate on a log that holds its labels, then "
+                                           "monitor with --labels at the alpha it chose")
         return _monitor_calibrated(args, log_format)
     result = monitor(
-        args.file, log_format, chunk_size=args.chunk_size, window=args.window,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        chunk_size=args.chunk_size, window=args.window,
         time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
@@ -283,6 +290,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                            "pipeline's score), with --pred (the predicted label) and --label: "
                            "p(true class) is the score where the prediction is right, else "
                            "1 - score")
+    mon.add_argument("--labels", default=None, metavar="LABELS",
+                     help="the true labels in a second file (CSV, JSON lines or Parquet; with "
+                          "--follow a CSV or JSON lines file that grows, or a folder of "
+                          "Parquet parts), joined to FILE's rows by --id: LABELS holds the id "
+                          "and the --label column, FILE the id and no label")
+    mon.add_argument("--id", default=None, metavar="COLUMN",
+                     help="with --labels: the column holding each prediction's id, in both "
+                          "files (compared as text: 17 and \"17\" are one id)")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
                      help="with --proba-columns: each column's label value; with "
                           "--proba-array: each place's")

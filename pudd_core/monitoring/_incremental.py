@@ -458,10 +458,23 @@ class Monitor:
         self.next_row = 0  # rows fed so far: the next row's number
         self.finished = False
 
+    #: Columns a CSV's reader keeps as text: none (a :class:`LabelJoin`'s id is one).
+    text_columns: tuple[str, ...] = ()
+
     @property
     def format(self) -> LogFormat | None:
         """The format as read (None before the first rows)."""
         return None if self.scorer is None else self.scorer.fmt
+
+    @property
+    def read_columns(self) -> list[str]:
+        """The columns read from the log: the format's (after the first rows)."""
+        fmt = self.format
+        return [] if fmt is None else fmt.columns
+
+    def check_columns(self, names: Sequence[str]) -> None:
+        """Refuse a part of the log without the format's columns (a Parquet part)."""
+        self.given.resolve([str(c) for c in names])
 
     def start(self, names: Sequence[str]) -> LogFormat:
         """Resolve the format against the log's columns (done by the first :meth:`feed`)."""
