@@ -579,6 +579,18 @@ class Monitor:
         first = self._unlabelled()
         return self.next_row if first is None else first.first_row
 
+    @property
+    def untested_row(self) -> int:
+        """The first row of the chunks not tested yet (waiting or open); else :attr:`next_row`.
+
+        Rows before it are final; :attr:`resume_row` is never before it, but a row fed without
+        a label into a chunk whose rows all had one moves :attr:`resume_row` back to it.
+        """
+        c = self.chunks
+        if c.waiting:
+            return c.waiting[0].first_row
+        return c.open.first_row if c.open.n else self.next_row
+
     def rewind(self) -> int:
         """Drop the untested chunks from the first with a missing label; the row to feed from.
 

@@ -130,8 +130,8 @@ def _whole(x: NDArray[np.float64], refuse: Any) -> NDArray[np.object_]:
     frac = (x != np.round(x)) | ~np.isfinite(x) | (np.abs(x) >= 2.0 ** 53)
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
-        raise refuse(i, f"holds {x[i]!r}, not a whole number (an id read as a number must be "
-                        "whole; write ids as text if they are not)")
+        raise refuse(i, f"holds {float(x[i])!r}, not a whole number (an id read as a number "
+                        "must be whole; write ids as text if they are not)")
     return np.asarray(x.astype(np.int64).astype(str), dtype=object)
 
 
@@ -181,7 +181,7 @@ class LabelJoin:
     >>> _ = j.add_labels(labels.iloc[3000:])  # the labels of rows 0..2999 come
     >>> [s.index for s in j.monitor.chunks.spans]  # rows 0..2999: chunks 0..5, tested
     [0, 1, 2, 3, 4, 5]
-    >>> j.monitor.resume_row  # the rows kept for their labels: 3000 on
+    >>> j.monitor.untested_row  # the rows kept for their labels: 3000 on
     3000
     >>> _ = j.add_labels(labels.iloc[:3000])
     >>> _ = j.finish()
@@ -272,7 +272,9 @@ class LabelJoin:
 
     def finish(self) -> tuple[ChunkRecord, ...]:
         """The predictions have ended (labels may still come: :meth:`add_labels` after it)."""
-        return self.monitor.finish()
+        records = self.monitor.finish()
+        self._forget()
+        return records
 
     def result(self, source: str = "stream", elapsed_s: float = 0.0) -> MonitorResult:
         """The monitor's result, with what the join found in its notes."""
@@ -362,11 +364,11 @@ class LabelJoin:
                                           "logged twice)")
 
     def _forget(self) -> None:
-        """Drop the kept rows before the monitor's resume row: their chunks are final."""
+        """Drop the kept rows before the first untested chunk: they are final."""
         if not self.keeping:
             self._rows = []
             return
-        resume = self.monitor.resume_row
+        resume = self.monitor.untested_row
         while self._rows and self._rows[0].first_row + self._rows[0].n <= resume:
             self._rows.pop(0)
         if self._rows and self._rows[0].first_row < resume:
