@@ -141,7 +141,7 @@ def monitor(
     total = estimate_rows(source) if progress is not None else 0
     try:
         for n, frame in batches(source, columns_read, batch_rows, (fmt.label, fmt.pred),
-                                text=feeder.text_columns):
+                                as_text=feeder.text_columns):
             feeder.feed(frame, n)
             if progress is not None:
                 progress(m.next_row, max(total, m.next_row))

@@ -547,7 +547,7 @@ def read_labels(join: LabelJoin, source: Any, batch_rows: int) -> None:
     read = 0
     try:
         for n, frame in batches(source, [join.id_column, join.label], batch_rows,
-                                (join.label,), text=(join.id_column,)):
+                                (join.label,), as_text=(join.id_column,)):
             join.add_labels(frame, n, first_row=read)
             read += n
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
