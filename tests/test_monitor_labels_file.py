@@ -305,3 +305,145 @@ def test_misnamed_columns_are_refused_saying_which_file_lacks_what(tmp_path):
         monitor(preds, FMT, labels=tmp_path / "bin.csv", id_column="rid", chunk_size=100)
     with pytest.raises(ParameterError, match="labels must be|the labels must be a path"):
         monitor(preds, FMT, labels=42, id_column="rid", chunk_size=100)
+
+
+# --- monitor --follow --labels: both files grow -----------------------------------------------
+def _follow_lines(f, lines: list[dict]) -> None:
+    import json
+
+    while True:
+        while f.outbox:
+            lines.append(json.loads(f.outbox[0]))
+            f.written()
+        if not f.read():
+            return
+
+
+def _batch_lines(preds: pd.DataFrame, labels: pd.DataFrame, **how) -> list[dict]:
+    """The pre-joined log's tested chunks as a follower's lines, but the log's last chunk
+    (still open while following: rows of it may still come)."""
+    import json
+
+    from pudd_core.monitoring import chunk_json
+
+    try:
+        res = _reference(preds, labels, **how)
+    except ParameterError as err:  # nothing tested: no line
+        assert "has a label yet" in str(err)
+        return []
+    last = res.n_chunks + len(res.pending) - 1
+    return [json.loads(json.dumps(chunk_json(s, r, {k: v[s.index] for k, v in
+                                                    res.baselines.items()})))
+            for s, r in zip(res.spans, res.records, strict=True) if s.index < last]
+
+
+@pytest.mark.integration
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_followed_with_labels_appended_later_it_gives_the_pre_joined_chunks(
+        tmp_path_factory, data):
+    """Predictions appended in pieces cut anywhere (partial lines), labels appended to their
+    own file in several appends (each a run of rows, shuffled, after their predictions or
+    before), the follower killed and started again from its state once: its lines are the
+    batch monitor's chunks on pandas' join of the final files."""
+    from pudd_core.monitoring import Follower
+
+    folder = tmp_path_factory.mktemp("labels")
+    frame = _log(2000, seed=data.draw(st.integers(0, 3)))
+    preds, labels_all = frame.drop(columns="label"), frame[["rid", "label"]]
+    text = preds.to_csv(index=False).encode()
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(text) - 1), max_size=6))))
+    ends = sorted(set(data.draw(st.lists(st.integers(1, 2000), min_size=1, max_size=6))))
+    label_kind = data.draw(st.sampled_from(["csv", "jsonl"]))
+    steps = max(len(cuts) + 1, len(ends))
+    restart = data.draw(st.integers(0, steps))
+    rng = np.random.default_rng(len(cuts))
+    path, lpath, state = folder / "p.csv", folder / f"l.{label_kind}", folder / "state"
+    path.write_bytes(b"")
+    lpath.write_bytes(b"rid,label\n" if label_kind == "csv" else b"")
+    how = {"chunk_size": 150}
+
+    def start():
+        return Follower(path, lambda: LabelJoin(Monitor(FMT, **how), "rid"), how, state,
+                        labels=lpath)
+
+    f, lines = start(), []
+    p_at, l_at = 0, 0
+    p_ends = [*cuts, len(text)]
+    for i in range(steps):
+        if i < len(p_ends):
+            with open(path, "ab") as fh:
+                fh.write(text[p_at:p_ends[i]])
+            p_at = p_ends[i]
+        if i < len(ends):
+            group = labels_all.iloc[rng.permutation(np.arange(l_at, ends[i]))]
+            with open(lpath, "ab") as fh:
+                fh.write(group.to_csv(index=False, header=False).encode() if label_kind == "csv"
+                         else group.to_json(orient="records", lines=True).encode())
+            l_at = ends[i]
+        _follow_lines(f, lines)
+        if i == restart:
+            f.close()
+            f = start()
+    _follow_lines(f, lines)
+    f.close()
+    assert lines == _batch_lines(preds, labels_all.iloc[:l_at], **how)
+
+
+def test_followed_labels_of_unknown_ids_are_counted_and_a_rewritten_log_points_to_labels(
+        tmp_path):
+    from pudd_core.monitoring import Follower
+
+    frame = _log(900)
+    preds = frame.drop(columns="label")
+    path, lpath = tmp_path / "p.csv", tmp_path / "l.csv"
+    preds.to_csv(path, index=False)
+    frame[["rid", "label"]].iloc[:600].assign(rid=lambda d: d.rid.astype(str)).pipe(
+        lambda d: pd.concat([d, pd.DataFrame({"rid": ["x-1", "x-2"], "label": [0, 1]})])
+    ).to_csv(lpath, index=False)
+    f = Follower(path, lambda: LabelJoin(Monitor(FMT, chunk_size=100), "rid",
+                                         labels=str(lpath)), {}, labels=lpath)
+    lines: list[dict] = []
+    _follow_lines(f, lines)
+    assert [x["chunk"] for x in lines] == list(range(6))
+    assert f.monitor.summary() == (f"labels from {lpath}: 602 read, 2 joined to no prediction "
+                                   "yet (ids 'x-1', 'x-2'), 300 prediction row(s) kept for "
+                                   "labels to come")
+    f.close()
+    # labels filled into the log in place: the follower says so and points to --labels
+    frame["label"] = frame["label"].astype(float)
+    frame.loc[600:, "label"] = np.nan
+    frame.to_csv(path, index=False)  # a log with its newest labels empty ...
+    f = Follower(path, lambda: Monitor(FMT, chunk_size=100), {})
+    _follow_lines(f, [])
+    frame.loc[600:, "label"] = 1.0
+    frame.to_csv(path, index=False)  # ... rewritten in place with its labels filled in
+    with pytest.raises(ParameterError, match=r"rewritten in place.*--follow --labels LABELS "
+                                             r"--id ID"):
+        _follow_lines(f, [])
+    f.close()
+
+
+def test_follow_with_labels_is_refused_for_bad_labels_files(tmp_path):
+    from pudd_core.monitoring import Follower
+
+    frame = _log(300)
+    path = tmp_path / "p.csv"
+    frame.drop(columns="label").to_csv(path, index=False)
+
+    def make():
+        return LabelJoin(Monitor(FMT, chunk_size=100), "rid", labels="l.csv")
+
+    with pytest.raises(FileNotFoundError, match="no labels file at"):
+        Follower(path, make, {}, labels=tmp_path / "none.csv")
+    (tmp_path / "l.csv").write_text("id,label\n1,0\n")
+    with pytest.raises(ParameterError, match="has no column 'rid', the id column"):
+        Follower(path, make, {}, labels=tmp_path / "l.csv")  # before any work
+    (tmp_path / "l.csv").write_text("rid,label\n")
+    f = Follower(path, make, {}, labels=tmp_path / "l.csv")
+    _follow_lines(f, [])
+    with open(tmp_path / "l.csv", "a") as fh:
+        fh.write(f"{frame.rid[3]},0\n{frame.rid[3]},1\n")
+    with pytest.raises(ParameterError, match=f"the id '{frame.rid[3]}' has two different"):
+        _follow_lines(f, [])
+    f.close()

@@ -130,7 +130,7 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     from pudd_core._validation import ParameterError
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import Follower, Monitor
+    from pudd_core.monitoring import Follower, LabelJoin, Monitor
 
     if not args.follow:
         given = ("--state" if args.state is not None else "--poll" if args.poll is not None
@@ -152,22 +152,30 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     options = parse_option_pairs("detector", "pudd", args.detector_option)
     baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
 
-    def make() -> Monitor:
-        return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
-                       time_format=args.time_format, time_unit=args.time_unit,
-                       alpha=args.alpha, detector_options=options, baselines=baselines,
-                       normalize=args.normalize, record_windows="none", seed=args.seed,
-                       variant=args.variant)
+    def make() -> Monitor | LabelJoin:
+        m = Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                    time_format=args.time_format, time_unit=args.time_unit,
+                    alpha=args.alpha, detector_options=options, baselines=baselines,
+                    normalize=args.normalize, record_windows="none", seed=args.seed,
+                    variant=args.variant)
+        if args.labels is None and args.id is None:
+            return m
+        if args.labels is None or args.id is None:
+            raise ParameterError("labels" if args.labels is None else "id_column",
+                                 "--labels LABELS and --id COLUMN go together: the labels "
+                                 "file, and the column holding each prediction's id in both")
+        return LabelJoin(m, args.id, predictions=args.file, labels=args.labels)
 
     make()  # every option checked before the state is read or the log followed
     key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
+           **({"id": args.id} if args.id is not None else {}),
            **({"time_format": args.time_format} if args.time_format is not None else {}),
            **({"time_unit": args.time_unit} if args.time_unit is not None else {}),
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
     follower = Follower(args.file, make, key, args.state,
-                        on_rotation=args.on_rotation or "stop")
+                        on_rotation=args.on_rotation or "stop", labels=args.labels)
     stop: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -203,6 +211,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
         follower.close()
     kept = f"; the state is in {args.state}" if args.state else " (no --state: nothing kept)"
     print(f"stopped at row {follower.monitor.next_row:,}{kept}", file=sys.stderr)
+    if isinstance(follower.monitor, LabelJoin):
+        print(follower.monitor.summary(), file=sys.stderr)
     return 0
 
 

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from pudd_core.monitoring._log import LogFormat
     from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 
-__all__ = ["LabelJoin", "id_keys"]
+__all__ = ["LabelJoin", "LabelSink", "id_keys", "joined", "read_labels"]
 
 #: Ids shown in a note or an error at most.
 SHOWN = 3
@@ -143,6 +143,28 @@ def _value_text(values: pd.Series) -> list[str]:
             v = int(v)
         out.append(str(v).strip())
     return out
+
+
+def _pack(values: pd.Series) -> tuple[str, Any]:
+    """A Series as data a state file holds: a NumPy array, or a list and its dtype's name."""
+    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else ""
+    if kind in "biufcmM" and kind:
+        return ("array", values.to_numpy())
+    cells = [v.tolist() if isinstance(v, np.ndarray) else v for v in values.tolist()]
+    return (str(values.dtype) if str(values.dtype) == "category" else "object", cells)
+
+
+def _unpack(packed: tuple[str, Any]) -> pd.Series:
+    import pandas as pd
+
+    kind, data = packed
+    if kind == "array":
+        return pd.Series(np.asarray(data))
+    if kind == "category":
+        return pd.Series(data, dtype="category")
+    out = np.empty(len(data), dtype=object)
+    out[:] = data
+    return pd.Series(out, dtype=object)
 
 
 @dataclass
@@ -473,6 +495,22 @@ class LabelJoin:
         self._first = np.r_[self._first, np.full(len(frame), -1, dtype=np.int64)]
         return np.asarray(frame["k"].to_numpy(), dtype=object)
 
+    # --- saved as data (``_state``: no pandas object is saved as such) --------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_values"] = _pack(self._values)
+        state["_rows"] = [(p.first_row, {c: _pack(v) for c, v in p.columns.items()},
+                           p.keys.tolist(), p.n) for p in self._rows]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["_values"] = _unpack(state["_values"])
+        state["_rows"] = [_Rows(first, {c: _unpack(v) for c, v in cols.items()},
+                                np.array(keys, dtype=object), n)
+                          for first, cols, keys, n in state["_rows"]]
+        self.__dict__.update(state)
+
     def close_labels(self) -> None:
         """No label will come any more: keep no prediction row for one."""
         self.keeping = False
@@ -487,6 +525,29 @@ class LabelJoin:
     def unmatched(self, n: int = SHOWN) -> list[str]:
         """The first ``n`` ids of labels joined to no prediction."""
         return [str(k) for k in self._keys[np.flatnonzero(self._first < 0)[:n]]]
+
+    def summary(self) -> str:
+        """One line on the labels so far (``monitor --follow`` prints it when it stops).
+
+        Examples
+        --------
+        >>> from pudd_core.monitoring import LogFormat, Monitor
+        >>> j = LabelJoin(Monitor(LogFormat(label="y", proba_prefix="p_")), "id")
+        >>> _ = j.add_labels({"id": [1, 2, 2], "y": [0, 1, 1]})
+        >>> j.summary()
+        "labels from the labels: 2 read (and 1 repeat), 2 joined to no prediction yet \
+(ids '1', '2'), 0 prediction row(s) kept for labels to come"
+        """
+        shown = ", ".join(repr(k) for k in self.unmatched())
+        more = ", ..." if self.n_unmatched > SHOWN else ""
+        extra = [f"{self.n_repeats:,} repeat{'s' * (self.n_repeats != 1)}"] \
+            if self.n_repeats else []
+        extra += [f"{self.n_empty:,} empty"] if self.n_empty else []
+        return (f"labels from {self.labels}: {self.n_label_rows - self.n_repeats:,} read"
+                f"{f' (and {chr(44).join(extra)})' if extra else ''}, "
+                f"{self.n_unmatched:,} joined to no prediction yet"
+                f"{f' (ids {shown}{more})' if self.n_unmatched else ''}, "
+                f"{sum(p.n for p in self._rows):,} prediction row(s) kept for labels to come")
 
     def notes(self, res: MonitorResult) -> tuple[str, ...]:
         """What the join found, in words: rows without a label, labels without a row."""
@@ -572,3 +633,58 @@ def joined(monitor: Monitor, source: Any, labels: Any, id_column: str | None,
                      labels=name_of(labels))
     read_labels(join, labels, batch_rows)
     return join
+
+
+@dataclass(frozen=True)
+class _LabelColumns:
+    """What a follower reads of the labels file: the id and the label columns."""
+
+    id_column: str
+    label: str
+    pred: None = None
+
+    @property
+    def columns(self) -> list[str]:
+        return [self.id_column, self.label]
+
+
+class LabelSink:
+    """The labels file's side of a :class:`LabelJoin`, fed by a follower as a monitor is.
+
+    ``monitor --follow --labels`` follows the labels file with its own follower (the same
+    checks of growth, rewrites and rotation as the log's); this takes its rows to
+    :meth:`LabelJoin.add_labels`.
+    """
+
+    def __init__(self, join: LabelJoin) -> None:
+        self.join = join
+        self.format = _LabelColumns(join.id_column, join.label)
+        self.read_columns = self.format.columns
+        self.text_columns = (join.id_column,)
+
+    @property
+    def next_row(self) -> int:
+        """The labels' rows read so far."""
+        return self.join.n_label_rows + self.join.n_empty
+
+    def start(self, names: Sequence[str]) -> _LabelColumns:
+        """Check the labels' columns (the id and the label)."""
+        self.check_columns(names)
+        return self.format
+
+    def check_columns(self, names: Sequence[str]) -> None:
+        """Refuse labels without the id or the label column."""
+        names = [str(c) for c in names]
+        for c, what in ((self.join.id_column, "the id column (--id)"),
+                        (self.join.label, "the label column (--label)")):
+            if c not in names:
+                raise ParameterError("labels", f"{self.join.labels} has no column {c!r}, "
+                                               f"{what}; its columns: {', '.join(names)}")
+
+    def feed(self, rows: Any, n: int | None = None) -> tuple[ChunkRecord, ...]:
+        """The labels' next rows."""
+        return self.join.add_labels(rows, n, first_row=self.next_row)
+
+    def drain(self) -> list[Any]:
+        """Nothing: the log's follower drains the monitor."""
+        return []
