@@ -447,3 +447,24 @@ def test_follow_with_labels_is_refused_for_bad_labels_files(tmp_path):
     with pytest.raises(ParameterError, match=f"the id '{frame.rid[3]}' has two different"):
         _follow_lines(f, [])
     f.close()
+
+
+def test_the_command_line_joins_the_labels_file_as_pandas_does(tmp_path, capsys):
+    import json
+
+    from pudd_core.cli import main
+
+    frame = _log(2000)
+    preds, labels = _split(frame)
+    preds.to_parquet(tmp_path / "p.parquet", index=False)
+    labels.to_json(tmp_path / "l.jsonl", orient="records", lines=True)
+    preds.merge(labels, on="rid", how="left").to_csv(tmp_path / "joined.csv", index=False)
+    args = ["--label", "label", "--proba-prefix", "proba_", "--chunk-size", "200", "--json"]
+    assert main(["monitor", str(tmp_path / "p.parquet"), "--labels", str(tmp_path / "l.jsonl"),
+                 "--id", "rid", *args]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert main(["monitor", str(tmp_path / "joined.csv"), *args]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert got["alarms"] and got["n_chunks"] == want["n_chunks"]
+    for k in ("alarms", "p_values", "accuracy", "chunks"):
+        assert got[k] == want[k], k
