@@ -99,6 +99,16 @@ every row needs the id of its prediction
     if pd.api.types.is_float_dtype(dtype):
         x = s.to_numpy(dtype=np.float64, na_value=np.nan)
         return _whole(x, refuse)
+    kind = pd.api.types.infer_dtype(s, skipna=False)
+    if kind == "string":  # text only (a CSV's ids): stripped at once
+        stripped = s.astype(object).str.strip()
+        empty = (stripped == "").to_numpy()
+        if empty.any():
+            raise refuse(int(np.flatnonzero(empty)[0]), "is empty; every row needs the id of "
+                                                        "its prediction")
+        return np.asarray(stripped.to_numpy(dtype=object))
+    if kind == "integer":  # Python ints (JSON's numbers)
+        return np.asarray(s.astype(np.int64).astype(str).to_numpy(dtype=object))
     text = s.astype(object).to_numpy()
     out = np.empty(len(text), dtype=object)
     for i, v in enumerate(text):  # text ids (a CSV's, JSON's strings): one Python step a row
