@@ -468,3 +468,35 @@ def test_the_command_line_joins_the_labels_file_as_pandas_does(tmp_path, capsys)
     assert got["alarms"] and got["n_chunks"] == want["n_chunks"]
     for k in ("alarms", "p_values", "accuracy", "chunks"):
         assert got[k] == want[k], k
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(
+    st.sampled_from(["3", "4", "17", "017", " 5 ", "", "x", "1.5", "nan", "250", "-2"]),
+    st.sampled_from(["0", "1", "2", ""])), max_size=30))
+def test_any_labels_file_is_joined_as_pandas_reads_it_or_refused_by_name(rows, tmp_path_factory):
+    """A labels CSV of any ids and labels is read as pandas reads it (ids as text, stripped;
+    an empty label is no label) and joined as pandas merges it, or, with an empty id or two
+    labels for one id, refused naming the file."""
+    folder = tmp_path_factory.mktemp("fuzz")
+    path = folder / "labels.csv"
+    path.write_text("rid,label\n" + "".join(f"{i},{y}\n" for i, y in rows))
+    preds = three_class_log(600, 0).drop(columns="label").assign(rid=np.arange(600))
+    ref = pd.read_csv(path, dtype={"rid": str}, keep_default_na=False, na_values=[""])
+    ref = ref[ref["label"].notna()].assign(rid=lambda d: d["rid"].str.strip())
+    bad = ref["rid"].isna().any() or ref["rid"].eq("").any() or \
+        (ref.groupby("rid")["label"].nunique() > 1).any()
+    want, want_err = None, None
+    if not bad:
+        try:
+            want = _reference(preds.assign(rid=preds["rid"].astype(str)), ref, chunk_size=100)
+        except ParameterError as err:
+            want_err = str(err).replace("DataFrame", "")
+    try:
+        got = monitor(preds, FMT, labels=path, id_column="rid", chunk_size=100)
+    except ParameterError as err:
+        msg = str(err)
+        assert (bad and str(path) in msg) or msg.replace("DataFrame", "") == want_err, msg
+        return
+    assert not bad and want is not None
+    _same(got, want)
