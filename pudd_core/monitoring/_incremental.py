@@ -205,6 +205,16 @@ class _Chunks:
             cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests, no_test))
 
 
+def column_names(rows: Any) -> list[str]:
+    """The column names of rows fed (a DataFrame, or a mapping column -> Series)."""
+    if isinstance(rows, Mapping):
+        return [str(c) for c in rows.keys()]
+    if hasattr(rows, "columns") and hasattr(rows, "iloc"):
+        return [str(c) for c in rows.columns]
+    raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> Series, got "
+                                 f"{type(rows).__name__}")
+
+
 def _baseline_names(baselines: Sequence[str]) -> list[str]:
     wanted = [b.strip().lower() for b in baselines if b.strip()]
     if not wanted:
@@ -493,13 +503,7 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        if isinstance(rows, Mapping):
-            names = [str(c) for c in rows.keys()]
-        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
-            names = [str(c) for c in rows.columns]
-        else:
-            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
-                                         f"Series, got {type(rows).__name__}")
+        names = column_names(rows)
         fmt = self.start(names)
         rows, n = self._checked(rows, names, fmt, n)
         if n == 0:

@@ -39,7 +39,7 @@ not the label column (a log with both would have two sources of truth: it is ref
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -323,13 +323,9 @@ class LabelJoin:
         """
         import pandas as pd
 
-        if isinstance(rows, Mapping):
-            names = [str(c) for c in rows.keys()]
-        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
-            names = [str(c) for c in rows.columns]
-        else:
-            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
-                                         f"Series, got {type(rows).__name__}")
+        from pudd_core.monitoring._incremental import column_names
+
+        names = column_names(rows)
         if self.monitor.format is None:
             self.start(names)
         else:
@@ -422,14 +418,9 @@ class LabelJoin:
 
         if not self.keeping:
             raise ParameterError("labels", "close_labels() said no label would come any more")
-        names = [str(c) for c in (rows.keys() if isinstance(rows, Mapping) else
-                                  getattr(rows, "columns", ()))]
-        missing = [c for c in (self.id_column, self.label) if c not in names]
-        if missing:
-            what = "the id column (--id)" if missing[0] == self.id_column else \
-                "the label column (--label)"
-            raise ParameterError("labels", f"{self.labels} has no column {missing[0]!r}, "
-                                           f"{what}; its columns: {', '.join(names)}")
+        from pudd_core.monitoring._incremental import column_names
+
+        self.check_label_columns(column_names(rows))
         ids, values = rows[self.id_column], rows[self.label]
         ids = ids.reset_index(drop=True) if isinstance(ids, pd.Series) else pd.Series(ids)
         values = values.reset_index(drop=True) if isinstance(values, pd.Series) \
@@ -468,6 +459,14 @@ class LabelJoin:
             records += self.monitor.finish()
         self._forget()
         return tuple(records)
+
+    def check_label_columns(self, names: Sequence[str]) -> None:
+        """Refuse labels without the id or the label column, naming the file and its columns."""
+        for c, what in ((self.id_column, "the id column (--id)"),
+                        (self.label, "the label column (--label)")):
+            if c not in names:
+                raise ParameterError("labels", f"{self.labels} has no column {c!r}, {what}; "
+                                               f"its columns: {', '.join(map(str, names))}")
 
     def _store(self, keys: NDArray[np.object_], values: pd.Series,
                rows_at: NDArray[np.int64]) -> NDArray[np.object_]:
@@ -611,12 +610,7 @@ def read_labels(join: LabelJoin, source: Any, batch_rows: int) -> None:
                                 "label") from None
     except ParameterError as err:
         raise ParameterError("labels", str(err)) from None
-    missing = [c for c in (join.id_column, join.label) if c not in names]
-    if missing:
-        what = "the id column (--id)" if missing[0] == join.id_column else \
-            "the label column (--label)"
-        raise ParameterError("labels", f"{name} has no column {missing[0]!r}, {what}; its "
-                                       f"columns: {', '.join(names)}")
+    join.check_label_columns(names)
     read = 0
     try:
         for n, frame in batches(source, [join.id_column, join.label], batch_rows,
@@ -686,12 +680,7 @@ class LabelSink:
 
     def check_columns(self, names: Sequence[str]) -> None:
         """Refuse labels without the id or the label column."""
-        names = [str(c) for c in names]
-        for c, what in ((self.join.id_column, "the id column (--id)"),
-                        (self.join.label, "the label column (--label)")):
-            if c not in names:
-                raise ParameterError("labels", f"{self.join.labels} has no column {c!r}, "
-                                               f"{what}; its columns: {', '.join(names)}")
+        self.join.check_label_columns([str(c) for c in names])
 
     def feed(self, rows: Any, n: int | None = None) -> tuple[ChunkRecord, ...]:
         """The labels' next rows."""
