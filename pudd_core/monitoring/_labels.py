@@ -612,14 +612,20 @@ def read_labels(join: LabelJoin, source: Any, batch_rows: int) -> None:
         raise ParameterError("labels", str(err)) from None
     join.check_label_columns(names)
     read = 0
+    ids: list[pd.Series] = []
+    values: list[pd.Series] = []
     try:
         for n, frame in batches(source, [join.id_column, join.label], batch_rows,
                                 (join.label,), as_text=(join.id_column,)):
-            join.add_labels(frame, n, first_row=read)
+            ids.append(pd.Series(frame[join.id_column]).reset_index(drop=True))
+            values.append(pd.Series(frame[join.label]).reset_index(drop=True))
             read += n
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ParameterError("labels", f"{name} could not be read near row {read}: "
                                        f"{' '.join(str(exc).split())}") from None
+    if ids:  # stored at once: one index of the ids, not one grown and hashed again per batch
+        join.add_labels({join.id_column: pd.concat(ids, ignore_index=True),
+                         join.label: pd.concat(values, ignore_index=True)}, first_row=0)
     join.close_labels()
 
 
