@@ -491,3 +491,39 @@ def test_any_labels_file_is_joined_as_pandas_reads_it_or_refused_by_name(rows, t
         return
     assert not bad and want is not None
     _same(got, want)
+
+
+@pytest.mark.integration
+def test_followed_folders_of_parquet_parts_with_text_labels_give_the_pre_joined_chunks(
+        tmp_path):
+    """Predictions and labels each a folder of Parquet parts, text labels (read as
+    categories), a restart from the state between parts: the batch chunks of the join."""
+    from pudd_core.monitoring import Follower
+
+    frame = _log(1500)
+    frame["label"] = frame["label"].map({0: "cat", 1: "dog", 2: "owl"})
+    fmt = LogFormat(label="label", proba_columns=("proba_0", "proba_1", "proba_2"),
+                    classes=("cat", "dog", "owl"))
+    preds, labels = frame.drop(columns="label"), frame[["rid", "label"]]
+    (tmp_path / "p").mkdir()
+    (tmp_path / "l").mkdir()
+    state = tmp_path / "state"
+
+    def start():
+        return Follower(tmp_path / "p", lambda: LabelJoin(Monitor(fmt, chunk_size=100), "rid"),
+                        {}, state, labels=tmp_path / "l")
+
+    f, lines = start(), []
+    for i, (a, b) in enumerate([(0, 500), (500, 1000), (1000, 1500)]):
+        preds.iloc[a:b].to_parquet(tmp_path / "p" / f"part-{i}.parquet", index=False)
+        _follow_lines(f, lines)
+        labels.iloc[a:b].sample(frac=1.0, random_state=i).to_parquet(
+            tmp_path / "l" / f"part-{i}.parquet", index=False)
+        _follow_lines(f, lines)
+        f.close()
+        f = start()
+    f.close()
+    res = _reference(preds, labels, fmt, chunk_size=100)
+    assert [x["chunk"] for x in lines] == list(range(res.n_chunks - 1))
+    assert [x["p_value"] for x in lines] == [None if np.isnan(p) else p
+                                            for p in res.p_values[:-1]]
