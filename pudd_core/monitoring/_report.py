@@ -50,6 +50,13 @@ class ClassChange:
     homogeneity of the class's PU-index histogram (:data:`PU_BINS` bins) in the two periods
     (NaN where the class is missing from one period); ``moved`` is ``p_value < alpha``, the
     report's α divided by the number of classes tested (Bonferroni).
+
+    Examples
+    --------
+    >>> c = ClassChange("cat", 100, 50, 0.5, 0.25, 0.1, 0.4, 0.05, 0.3, 0.25 * 0.4 - 0.5 * 0.1,
+    ...                 1e-6, True)
+    >>> round(c.contribution, 3), c.moved
+    (0.05, True)
     """
 
     label: str
@@ -68,7 +75,19 @@ class ClassChange:
 
 @dataclass(frozen=True)
 class ReportView:
-    """The report's words and numbers, from :func:`report_view`."""
+    """The report's words and numbers, from :func:`report_view`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from pudd_core.monitoring import monitor
+    >>> p = np.random.default_rng(0).uniform(0.6, 1.0, 4000)
+    >>> res = monitor(pd.DataFrame({"y": 0, "a": p, "b": 1 - p}), label="y",
+    ...               proba_columns=["a", "b"], chunk_size=1000)
+    >>> view = report_view(res)  # no log given: the state and periods, no classes
+    >>> view.state, view.reference, view.recent, view.class_note
+    ('healthy', (0, 1), (2, 3), 'the log was not given to the report, so no per-class view')
+    """
 
     state: State
     #: The state in one sentence, every number in it from the fields here.

@@ -320,7 +320,8 @@ def _classes_text(result: MonitorResult, view: ReportView) -> str:
     """The per-class section's prose, every number from ``view``."""
     if not view.classes:
         return f"<p>No per-class view: {html.escape(view.class_note or 'no class')}.</p>"
-    moved = [c.label for c in view.classes if c.moved]
+    moved = [f"{c.label} ({'up' if c.recent_pu > c.reference_pu else 'down'}, "
+             f"{c.reference_pu:.4f} → {c.recent_pu:.4f})" for c in view.classes if c.moved]
     untested = [c.label for c in view.classes if math.isnan(c.p_value)]
     ref_pu = sum(c.reference_share * c.reference_pu for c in view.classes
                  if c.reference_rows)
@@ -328,7 +329,7 @@ def _classes_text(result: MonitorResult, view: ReportView) -> str:
     top = max(view.classes, key=lambda c: abs(c.contribution))
     parts = [
         f"<p class='classes-verdict'>Classes whose PU-index moved: <strong>"
-        f"{html.escape(', '.join(moved)) if moved else 'none'}</strong> of "
+        f"{html.escape('; '.join(moved)) if moved else 'none'}</strong> of "
         f"{len(view.classes)} (each class's PU-index histogram, {PU_BINS} bins on [0, 1], "
         "reference against recent, Pearson's chi-square test of homogeneity at "
         f"α / {len(view.classes) - len(untested)} = {view.class_alpha:.2g}).",
@@ -360,7 +361,8 @@ def _period_text(result: MonitorResult, view: ReportView) -> str:
             "them.</p>")
 
 
-def monitor_report_html(result: MonitorResult, view: ReportView | None = None) -> str:
+def monitor_report_html(result: MonitorResult, view: ReportView | None = None, *,
+                        name: str | None = None) -> str:
     """One self-contained HTML page, titled with the log's file name.
 
     The state in words, the periods, the classes that moved, every alarm, the traces and the
@@ -368,7 +370,8 @@ def monitor_report_html(result: MonitorResult, view: ReportView | None = None) -
 
     ``view`` (:func:`~pudd_core.monitoring.report_view` of the result and its log) gives the
     time axis and the per-class view; without it they are computed from ``result`` alone (no
-    classes, no times of row chunks).
+    classes, no times of row chunks). ``name`` is the title (default: the file name of the
+    result's source; an upload has none).
 
     Examples
     --------
@@ -388,9 +391,9 @@ def monitor_report_html(result: MonitorResult, view: ReportView | None = None) -
     view = report_view(result) if view is None else view
     figs = monitor_figures(result, view)
     parts = []
-    for i, (name, fig) in enumerate(figs.items()):
-        parts.append(f'<section class="figure" data-figure="{html.escape(name)}">'
-                     + fig.to_html(full_html=False, include_plotlyjs=i == 0, div_id=f"fig-{name}")
+    for i, (key, fig) in enumerate(figs.items()):
+        parts.append(f'<section class="figure" data-figure="{html.escape(key)}">'
+                     + fig.to_html(full_html=False, include_plotlyjs=i == 0, div_id=f"fig-{key}")
                      + "</section>")
     drawn = min(len(result.alarms), MAX_ALARM_FIGURES)
     more = ("" if drawn == len(result.alarms) else
@@ -406,14 +409,14 @@ def monitor_report_html(result: MonitorResult, view: ReportView | None = None) -
                f"{result.pending[0].first_row:,}–{result.pending[-1].last_row:,}, not tested)."
                if result.pending else "")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
-    name = Path(result.source).name or result.source
+    name = name or Path(result.source).name or result.source
     colour = {"healthy": "#009E73", "changed": "#E69F00", "degraded": "#D55E00"}[view.state]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{html.escape(name)}: PUDD report</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right;white-space:nowrap}}
+td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td{{white-space:nowrap}}
 .state{{font-size:1.15em;border-left:6px solid {colour};padding:.4em .8em;background:#fafafa}}
 </style></head><body>
 <h1>{html.escape(name)}</h1>
