@@ -102,7 +102,8 @@ def test_row_chunks_state_times_periods_and_classes_match_the_log(log_csv):
                       [ref["wrong"].sum(), (~ref["wrong"]).sum()]], alternative="greater").pvalue
     assert view.error_p_value == pytest.approx(p, rel=1e-9)
     assert view.state == "degraded" and p < res.alpha
-    assert view.sentence.startswith(f"Degraded since chunk {since} (from {log['ts'][ref_rows[1] + 1]}")
+    first = log["ts"][ref_rows[1] + 1]  # the first row of the recent period
+    assert view.sentence.startswith(f"Degraded since chunk {since} (from {first}), row ")
     assert (f"rose from {100 * ref['wrong'].mean():.1f}% in the reference (chunks 0–{since - 1}) "
             f"to {100 * rec['wrong'].mean():.1f}% since") in view.sentence
     # the time axis of row chunks: each chunk's first and last row's time, from the column
@@ -142,10 +143,13 @@ def test_the_page_says_what_the_view_says(log_csv):
     # the log's file name is the title and the heading
     assert "<title>model_a_predictions.csv: PUDD report</title>" in page
     assert "<h1>model_a_predictions.csv</h1>" in page
+    assert "<h1>upload.csv</h1>" in monitor_report_html(res, view, name="upload.csv")
     state = re.search(r'<p class="state" data-state="(\w+)">(.*?)</p>', page)
     assert state and state[1] == view.state == "degraded"
     assert html.unescape(state[2]) == view.sentence
-    assert "Classes whose PU-index moved: <strong>2</strong> of 3" in page
+    two = next(c for c in view.classes if c.label == "2")
+    assert (f"Classes whose PU-index moved: <strong>2 (up, {two.reference_pu:.4f} → "
+            f"{two.recent_pu:.4f})</strong> of 3") in page
     for c in view.classes:
         row = re.search(rf'<tr data-class="{c.label}">(.*?)</tr>', page)
         assert row and f"<td>{c.reference_rows:,}</td><td>{c.recent_rows:,}</td>" in row[1]
@@ -284,3 +288,27 @@ def test_bad_report_input_is_refused_by_name(log_csv, tmp_path, capsys):
                  str(tmp_path / "r.html")]) == 2
     assert "the log has no column 'when'" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_readme_quotes_the_example_logs_report_as_computed():
+    from pathlib import Path
+
+    readme = Path("README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The report a team reads"):]
+    log = "datasets/examples/sea0_gnb_predictions.parquet"
+    res = monitor(log, label="label", proba_prefix="proba_", chunk_size=300,
+                  baselines=["adwin", "ddm"])
+    view = report_view(res, log, time_column="ts")
+    quoted = re.search(r"```text\n(.*?)\n```", section, re.S)
+    assert quoted and quoted[1] == view.sentence
+    c0, c1 = view.classes
+    assert (f"class 0's mean PU-index rose from {c0.reference_pu:.4f} to {c0.recent_pu:.4f} (its "
+            f"error rate\nfrom {100 * c0.reference_error:.1f} % to "
+            f"{100 * c0.recent_error:.1f} %), class 1's fell from {c1.reference_pu:.4f} to "
+            f"{c1.recent_pu:.4f} ({100 * c1.reference_error:.1f} % to "
+            f"{100 * c1.recent_error:.1f} %)") in section
+    assert c0.moved and c1.moved and "both classes moved" in section
+    assert (f"{len(res.alarms)} PUDD alarms in {res.n_chunks} chunks" in section)
+    assert (f"the error rate up from {100 * view.reference_error:.1f} % to\n  "
+            f"{100 * view.recent_error:.1f} % in the last "
+            f"{res.spans[-1].last_row - res.spans[view.since].first_row + 1:,} rows") in section
