@@ -77,12 +77,12 @@ from pudd_core.monitoring._log import (
     guess_columns,
     read_log_head,
 )
-from pudd_core.monitoring._report import ClassChange, ReportView, report_view
+from pudd_core.monitoring._report import PU_BINS, ClassChange, ReportView, report_view
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
-           "ChunkRecord", "ChunkSpan", "ClassChange", "Follower", "LogFormat", "Monitor",
-           "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
+__all__ = ["BATCH_ROWS", "PU_BINS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration",
+           "CalibrationResult", "ChunkRecord", "ChunkSpan", "ClassChange", "Follower", "LogFormat",
+           "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
            "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
            "monitor", "read_log_head", "report_view"]

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from pudd_core._validation import ParameterError
 from pudd_core.chi2 import p_text
 from pudd_core.monitoring._log import BATCH_ROWS, batches, check_source
-from pudd_core.monitoring._score import SUM_TOLERANCE, LabelMap, Scorer, _text_codes
+from pudd_core.monitoring._score import SUM_TOLERANCE, LabelMap, Scorer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -276,8 +276,8 @@ def _label_names(labels: pd.Series, label_map: LabelMap | None, classes: Sequenc
         codes, uniques = pd.factorize(labels, sort=False)
         names = [f"{v:g}" if isinstance(v, float) else str(v) for v in uniques.tolist()]
         return np.asarray(codes, dtype=np.intp), names
-    codes, text = _text_codes(labels)
-    return codes, text
+    codes, uniques = pd.factorize(labels.astype(str).str.strip(), sort=False)
+    return np.asarray(codes, dtype=np.intp), [str(v) for v in uniques.tolist()]
 
 
 def _row_times(values: pd.Series, name: str, offset: int, time_format: str | None,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 
 from pudd_core.chi2 import p_text
-from pudd_core.monitoring._report import PU_BINS
+from pudd_core.monitoring import PU_BINS
 from pudd_core.plots._style import (
     WINDOW_COLOURS,
     alarm_shape,
@@ -29,8 +29,7 @@ from pudd_core.plots._style import (
 from pudd_core.plots.windows import cut_scan_figure, window_histogram_figure
 
 if TYPE_CHECKING:
-    from pudd_core.monitoring import MonitorResult
-    from pudd_core.monitoring._report import ReportView
+    from pudd_core.monitoring import MonitorResult, ReportView
 
 __all__ = ["MAX_ALARM_FIGURES", "class_figure", "error_figure", "min_p_figure", "monitor_figures",
            "monitor_report_html", "variant_text"]
@@ -209,7 +208,7 @@ def class_figure(view: ReportView) -> go.Figure:
 
     Examples
     --------
-    >>> from pudd_core.monitoring._report import ClassChange, ReportView
+    >>> from pudd_core.monitoring import ClassChange, ReportView
     >>> c = [ClassChange("cat", 10, 10, 0.5, 0.5, 0.1, 0.4, 0.0, 0.3, 0.15, 1e-9, True)]
     >>> fig = class_figure(ReportView("degraded", "", (0, 1), (2, 3), 2, 0.0, 0.3, 1e-4,
     ...                               None, None, tuple(c)))
