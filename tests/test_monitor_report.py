@@ -13,6 +13,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.stats import chi2_contingency, fisher_exact
 
 from pudd_core import monitor
@@ -250,6 +252,35 @@ def test_the_reference_starts_after_the_previous_alarm():
     assert f"{len(res.alarms)} alarms in all" in view.sentence
 
 
+def test_alarms_in_a_row_and_a_change_at_the_first_chunk():
+    """A chunk whose accuracy is below 1 % alarms without a test, so alarms can follow each
+    other: the reference then reaches back to the log's start, or is none at chunk 0."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300)
+    right = np.where(y == 1, 0.9, 0.1)
+    p1 = np.where(np.arange(300) < 120, right, 1 - right)  # chunks 2-4 all wrong
+    log = pd.DataFrame({"y": y, "p0": 1 - p1, "p1": p1})
+    res = monitor(log, label="y", proba_columns=["p0", "p1"], chunk_size=60)
+    assert res.alarms == (2, 3, 4)
+    view = report_view(res, log)
+    assert view.since == 4 and view.reference == (0, 3) and view.recent == (4, 4)
+    assert view.reference_error == pytest.approx(120 / 240)  # chunks 2 and 3 all wrong
+    assert "PUDD alarmed at chunk 4 (chunk accuracy below 0.01)" in view.sentence
+    first = log.assign(p1=np.where(np.arange(300) < 60, 1 - right, right))
+    first["p0"] = 1 - first["p1"]
+    res = monitor(first, label="y", proba_columns=["p0", "p1"], chunk_size=60)
+    assert res.alarms == (0,)
+    view = report_view(res, first)
+    assert view.reference is None and view.since == 0 and view.recent == (0, 4)
+    assert view.sentence.endswith("no chunk before the change to compare it with.")
+    page = monitor_report_html(res, view)
+    assert "none: the change began at the log's first chunk" in page
+    bands = [s["name"] for s in _plotly_data(page)["trace"]["layout"]["shapes"]
+             if s["type"] == "rect"]
+    assert bands == ["recent"]
+    assert [c.reference_rows for c in view.classes] == [0, 0]
+
+
 def test_without_the_log_or_a_label_there_is_no_class_view_and_it_says_why(log_csv):
     res = monitor(log_csv, label="label", proba_prefix="proba_", chunk_size=500)
     page = monitor_report_html(res)  # no view given: computed from the result alone
@@ -312,3 +343,53 @@ def test_the_readme_quotes_the_example_logs_report_as_computed():
     assert (f"the error rate up from {100 * view.reference_error:.1f} % to\n  "
             f"{100 * view.recent_error:.1f} % in the last "
             f"{res.spans[-1].last_row - res.spans[view.since].first_row + 1:,} rows") in section
+
+
+@pytest.mark.filterwarnings("ignore:the last tested chunk")
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k=st.integers(2, 4), n=st.integers(300, 1500), chunk=st.integers(60, 300),
+       text=st.booleans(), seed=st.integers(0, 2**16), shift=st.floats(0.0, 0.5))
+def test_the_class_view_is_pandas_on_the_periods_rows(k, n, chunk, text, seed, shift):
+    """Any log (K classes, text or number labels, a few unlabelled rows): the per-class view
+    is pandas' group-by over the labelled rows of the two periods, and its sums hold."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    p_true = rng.uniform(0.5, 1.0, n) - np.where(np.arange(n) > n // 2, shift, 0.0)
+    rest = rng.dirichlet(np.ones(k - 1), n) * (1 - p_true)[:, None]
+    proba = np.zeros((n, k))
+    for i in range(k):
+        others = [j for j in range(k) if j != i]
+        proba[y == i, i] = p_true[y == i]
+        proba[np.ix_(y == i, others)] = rest[y == i]
+    names = np.array([f"c{i}" for i in range(k)]) if text else np.arange(k)
+    log = pd.DataFrame({"label": pd.Series(names[y], dtype=object),
+                        **{f"proba_{names[i]}": proba[:, i] for i in range(k)}})
+    hole = rng.choice(n - 1, size=n // 50, replace=False)  # never the last row
+    log.loc[hole[log["label"].iloc[hole + 1].notna().to_numpy()], "label"] = None
+    res = monitor(log, label="label", proba_prefix="proba_", chunk_size=chunk)
+    if res.n_chunks < 2:
+        return
+    view = report_view(res, log)
+    parts = {}
+    for key, (a, b) in (("ref", view.reference), ("rec", view.recent)):
+        rows = log.iloc[res.spans[a].first_row:res.spans[b].last_row + 1]
+        rows = rows[rows["label"].notna()]
+        assert len(rows) == sum(s.n_labelled for s in res.spans[a:b + 1])
+        cls = rows["label"].astype(str)
+        col = rows[[f"proba_{c}" for c in names]].to_numpy()
+        idx = pd.Index([str(c) for c in names]).get_indexer(cls)
+        pu = 1 - col[np.arange(len(rows)), idx]
+        parts[key] = pd.DataFrame({"label": cls.to_numpy(), "pu": pu})
+    by = {c.label: c for c in view.classes}
+    for key, period in (("ref", "reference"), ("rec", "recent")):
+        g = parts[key].groupby("label")["pu"]
+        for label, count in g.size().items():
+            assert getattr(by[label], f"{period}_rows") == count
+            assert getattr(by[label], f"{period}_pu") == pytest.approx(g.mean()[label])
+            assert getattr(by[label], f"{period}_share") == pytest.approx(
+                count / len(parts[key]))
+    if view.reference != view.recent:
+        assert sum(c.contribution for c in view.classes) == pytest.approx(
+            parts["rec"]["pu"].mean() - parts["ref"]["pu"].mean(), abs=1e-12)
+    tested = [c for c in view.classes if not np.isnan(c.p_value)]
+    assert all(c.moved == (c.p_value < res.alpha / len(tested)) for c in tested)

@@ -92,8 +92,9 @@ class ReportView:
     state: State
     #: The state in one sentence, every number in it from the fields here.
     sentence: str
-    #: First and last tested chunk (0-based, both included) of each period.
-    reference: tuple[int, int]
+    #: First and last tested chunk (0-based, both included) of each period; no reference
+    #: (None) when the change began at the log's first chunk.
+    reference: tuple[int, int] | None
     recent: tuple[int, int]
     #: Where the change began (the first chunk of the last alarm's recent window), if any.
     since: int | None
@@ -125,9 +126,14 @@ def _errors(result: MonitorResult, first: int, last: int) -> tuple[int, int]:
     return wrong, n
 
 
-def _periods(result: MonitorResult) -> tuple[State | None, tuple[int, int], tuple[int, int],
-                                             int | None]:
-    """(state if healthy, reference, recent, since) from PUDD's alarms."""
+def _periods(result: MonitorResult) -> tuple[State | None, tuple[int, int] | None,
+                                             tuple[int, int], int | None]:
+    """(state if healthy, reference, recent, since) from PUDD's alarms.
+
+    The reference runs from the chunk after the previous alarm to the one before the change;
+    where no chunk lies between them (alarms in a row, as a chunk whose accuracy is below 1 %
+    raises), from the log's first chunk; none where the change began at chunk 0.
+    """
     n = result.n_chunks
     alarms = result.alarms
     if not alarms:
@@ -136,8 +142,10 @@ def _periods(result: MonitorResult) -> tuple[State | None, tuple[int, int], tupl
     last = alarms[-1]
     cut = result.records[last].cut_point or 1
     previous = alarms[-2] + 1 if len(alarms) > 1 else 0
-    since = max(last - cut + 1, previous + 1)
-    return None, (previous, since - 1), (since, n - 1), since
+    since = max(last - cut + 1, min(previous, last))
+    if since == 0:
+        return None, None, (0, n - 1), 0
+    return None, (previous if previous < since else 0, since - 1), (since, n - 1), since
 
 
 def _pct(x: float) -> str:
@@ -148,14 +156,16 @@ def _chunks(a: int, b: int) -> str:
     return f"chunk {a}" if a == b else f"chunks {a}–{b}"
 
 
-def _state_sentence(result: MonitorResult, state: State, ref: tuple[int, int],
+def _state_sentence(result: MonitorResult, state: State, ref: tuple[int, int] | None,
                     recent: tuple[int, int], since: int | None, errs: tuple[float, float],
                     error_p: float, times: tuple[tuple[str, str], ...] | None) -> str:
     ref_err, rec_err = errs
     last = result.spans[-1].last_row
     if state == "healthy":
         wrong, n = _errors(result, 0, result.n_chunks - 1)
-        text = (f"Healthy: PUDD raised no alarm in the {result.n_chunks} tested chunks (rows "
+        chunks = ("the 1 tested chunk" if result.n_chunks == 1 else
+                  f"the {result.n_chunks} tested chunks")
+        text = (f"Healthy: PUDD raised no alarm in {chunks} (rows "
                 f"0–{last:,}); the error rate was {_pct(wrong / n if n else math.nan)} over "
                 "them.")
     else:
@@ -164,10 +174,16 @@ def _state_sentence(result: MonitorResult, state: State, ref: tuple[int, int],
         span = result.spans[since]
         when = f" (from {times[since][0]})" if times is not None else ""
         head = "Degraded" if state == "degraded" else "Changed"
+        record = result.records[a]
+        why = (record.no_test or "no test") if math.isnan(record.p_value) else p_text(
+            record.p_value)
         text = (f"{head} since chunk {since}{when}, row {span.first_row:,}: PUDD alarmed at "
-                f"chunk {a} ({p_text(result.records[a].p_value)}), its recent window "
+                f"chunk {a} ({why}), its recent window "
                 f"{_chunks(since, a)}. The error rate ")
-        if state == "degraded":
+        if ref is None:
+            text += (f"since is {_pct(rec_err)} ({_chunks(*recent)}); no chunk before the "
+                     "change to compare it with.")
+        elif state == "degraded":
             text += (f"rose from {_pct(ref_err)} in the reference ({_chunks(*ref)}) to "
                      f"{_pct(rec_err)} since ({_chunks(*recent)}; one-sided Fisher "
                      f"{p_text(error_p)}).")
@@ -329,7 +345,7 @@ def report_view(result: MonitorResult, source: Any = None, *, time_column: str |
     if result.n_chunks == 0:
         raise ParameterError("result", "the result has no tested chunk: nothing to report")
     state, ref, recent, since = _periods(result)
-    ref_wrong, ref_n = _errors(result, *ref)
+    ref_wrong, ref_n = _errors(result, *ref) if ref is not None else (0, 0)
     rec_wrong, rec_n = _errors(result, *recent)
     ref_err = ref_wrong / ref_n if ref_n else math.nan
     rec_err = rec_wrong / rec_n if rec_n else math.nan
@@ -372,7 +388,8 @@ def report_view(result: MonitorResult, source: Any = None, *, time_column: str |
                       kind, classes, note, level, share_p)
 
 
-def _read(result: MonitorResult, source: Any, ref: tuple[int, int], recent: tuple[int, int],
+def _read(result: MonitorResult, source: Any, ref: tuple[int, int] | None,
+          recent: tuple[int, int],
           with_classes: bool, time_column: str | None, time_format: str | None,
           time_unit: str | None, normalize: bool, tolerance: float, batch_rows: int,
           ) -> tuple[_Classes | None, tuple[tuple[str, str], ...] | None]:
@@ -392,7 +409,8 @@ def _read(result: MonitorResult, source: Any, ref: tuple[int, int], recent: tupl
     label_map = LabelMap(fmt) if len(fmt.classes) > 1 and fmt.label is not None else None
     firsts = np.array([s.first_row for s in result.spans], dtype=np.int64)
     lasts = np.array([s.last_row for s in result.spans], dtype=np.int64)
-    bounds = (firsts[ref[0]], lasts[ref[1]], firsts[recent[0]], lasts[recent[1]])
+    bounds = ((firsts[ref[0]], lasts[ref[1]]) if ref is not None else (1, 0)) + (
+        firsts[recent[0]], lasts[recent[1]])
     per = _Classes() if with_classes else None
     first_t: list[Any] = [None] * result.n_chunks
     last_t: list[Any] = [None] * result.n_chunks

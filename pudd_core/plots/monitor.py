@@ -116,7 +116,10 @@ def _bands(view: ReportView) -> tuple[list[dict[str, Any]], list[go.Scatter]]:
     """The periods as shaded rectangles over every row, and their legend entries."""
     shapes, legend = [], []
     names = _period_names(view)
-    for key, (first, last) in (("reference", view.reference), ("recent", view.recent)):
+    for key, period in (("reference", view.reference), ("recent", view.recent)):
+        if period is None:
+            continue
+        first, last = period
         x0, x1 = _edges(view, first, last)
         shapes.append({"type": "rect", "x0": x0, "x1": x1, "xref": "x", "y0": 0, "y1": 1,
                        "yref": "paper", "layer": "below", "fillcolor": PERIOD_COLOURS[key],
@@ -355,7 +358,9 @@ def _period_text(result: MonitorResult, view: ReportView) -> str:
         return text
 
     names = _period_names(view)
-    return (f"<p class='periods'>{names['reference'].capitalize()}: {where(*view.reference)}; "
+    ref = ("none: the change began at the log's first chunk" if view.reference is None
+           else where(*view.reference))
+    return (f"<p class='periods'>{names['reference'].capitalize()}: {ref}; "
             f"{names['recent']}: {where(*view.recent)}. The shaded bands in the figures mark "
             "them.</p>")
 
