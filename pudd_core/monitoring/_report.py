@@ -79,14 +79,14 @@ class ReportView:
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
+    >>> import pandas as pd
     >>> from pudd_core.monitoring import monitor
-    >>> p = np.random.default_rng(0).uniform(0.6, 1.0, 4000)
-    >>> res = monitor(pd.DataFrame({"y": 0, "a": p, "b": 1 - p}), label="y",
-    ...               proba_columns=["a", "b"], chunk_size=1000)
-    >>> view = report_view(res)  # no log given: the state and periods, no classes
+    >>> log = pd.DataFrame({"y": [0, 1] * 1500, "p1": [0.2, 0.7] * 1500})
+    >>> log["p0"] = 1 - log["p1"]
+    >>> view = report_view(monitor(log, label="y", proba_columns=["p0", "p1"],
+    ...                            chunk_size=500))  # no log given: no classes
     >>> view.state, view.reference, view.recent, view.class_note
-    ('healthy', (0, 1), (2, 3), 'the log was not given to the report, so no per-class view')
+    ('healthy', (0, 2), (3, 5), 'the log was not given to the report, so no per-class view')
     """
 
     state: State
@@ -329,8 +329,8 @@ def report_view(result: MonitorResult, source: Any = None, *, time_column: str |
     >>> import numpy as np, pandas as pd
     >>> from pudd_core.monitoring import monitor
     >>> rng = np.random.default_rng(0)
-    >>> p = np.r_[rng.uniform(0.7, 1.0, 3000), rng.uniform(0.3, 1.0, 3000)]
-    >>> y = rng.integers(0, 2, 6000)
+    >>> low = np.where(np.arange(6000) < 3000, 0.7, 0.3)  # the model unsure from row 3000
+    >>> p, y = rng.uniform(low, 1.0), rng.integers(0, 2, 6000)
     >>> log = pd.DataFrame({"y": y, "p0": np.where(y == 0, p, 1 - p),
     ...                     "p1": np.where(y == 1, p, 1 - p)})
     >>> res = monitor(log, label="y", proba_columns=["p0", "p1"], chunk_size=500)

@@ -84,11 +84,10 @@ def _x(result: MonitorResult, view: ReportView) -> tuple[list[Any], dict[str, An
 
 
 def _numeric(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    """Whether a chunk's time is a number (a numeric window), not an ISO time."""
+    import pandas as pd
+
+    return bool(pd.notna(pd.to_numeric(text, errors="coerce")))
 
 
 def _edges(view: ReportView, first: int, last: int) -> tuple[Any, Any]:
