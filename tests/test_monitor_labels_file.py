@@ -527,3 +527,25 @@ def test_followed_folders_of_parquet_parts_with_text_labels_give_the_pre_joined_
     assert [x["chunk"] for x in lines] == list(range(res.n_chunks - 1))
     assert [x["p_value"] for x in lines] == [None if np.isnan(p) else p
                                             for p in res.p_values[:-1]]
+
+
+@pytest.mark.parametrize("how", [{"chunk_size": 250}, {"time_column": "ts", "window": "6h"}])
+def test_the_report_of_a_log_with_labels_in_a_second_file_is_the_pre_joined_logs(tmp_path, how):
+    """The report reads the log again for its per-class view: joined again by id, the same
+    view as the pre-joined log's (found by running --report with --labels: a KeyError)."""
+    from pudd_core.monitoring import report_view
+
+    frame = _log(3000)
+    preds, labels = _split(frame)
+    preds.to_parquet(tmp_path / "p.parquet", index=False)
+    labels.to_csv(tmp_path / "l.csv", index=False)
+    preds.merge(labels, on="rid", how="left").to_parquet(tmp_path / "j.parquet", index=False)
+    fmt = LogFormat(label="label", proba_prefix="proba_", time_column=how.get("time_column"))
+    kw = {k: v for k, v in how.items() if k != "time_column"}
+    got = monitor(tmp_path / "p.parquet", fmt, labels=tmp_path / "l.csv", id_column="rid", **kw)
+    want = monitor(tmp_path / "j.parquet", fmt, **kw)
+    times = {} if "window" in how else {"time_column": "ts"}
+    a = report_view(got, tmp_path / "p.parquet", labels=tmp_path / "l.csv", id_column="rid",
+                    **times)
+    b = report_view(want, tmp_path / "j.parquet", **times)
+    assert a.classes and a == b

@@ -259,7 +259,7 @@ def _write_monitor_report(result: Any, args: argparse.Namespace,
     view = report_view(result, args.file, time_column=report_times,
                        time_format=args.time_format if report_times else None,
                        time_unit=args.time_unit if report_times else None,
-                       normalize=args.normalize)
+                       normalize=args.normalize, labels=args.labels, id_column=args.id)
     page = monitor_report_html(result, view)
     try:
         with open(path, "w", encoding="utf-8") as out:

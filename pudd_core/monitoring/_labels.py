@@ -39,7 +39,7 @@ not the label column (a log with both would have two sources of truth: it is ref
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -353,13 +353,28 @@ class LabelJoin:
 
     def _feed(self, part: _Rows) -> tuple[ChunkRecord, ...]:
         """Feed ``part`` joined with the labels known now."""
-        pos = self._keys.get_indexer(part.keys) if len(self._keys) else \
-            np.full(part.n, -1, dtype=np.intp)
+        pos = self._positions(part.keys)
         self._claim(pos, part)
-        cols = dict(part.columns)
+        return self.monitor.feed(self._with_labels(part.columns, pos), part.n)
+
+    def _positions(self, keys: NDArray[np.object_]) -> NDArray[np.intp]:
+        """Where each id's label is in the store; -1 for none."""
+        return self._keys.get_indexer(keys) if len(self._keys) else \
+            np.full(len(keys), -1, dtype=np.intp)
+
+    def _with_labels(self, columns: Mapping[str, Any], pos: NDArray[np.intp]) -> dict[str, Any]:
+        cols = dict(columns)
         # -1: missing (NaN; integers become floats), as a left merge gives
         cols[self.label] = self._values.reindex(pos).reset_index(drop=True)
-        return self.monitor.feed(cols, part.n)
+        return cols
+
+    def joined(self, columns: Mapping[str, Any], first_row: int) -> dict[str, Any]:
+        """Prediction rows (column -> Series, the id among them) with their labels, as known.
+
+        Nothing is fed to the monitor or counted (the report reads the log again this way).
+        """
+        keys = id_keys(columns[self.id_column], self.id_column, first_row, self.predictions)
+        return self._with_labels(columns, self._positions(keys))
 
     def _claim(self, pos: NDArray[np.intp], part: _Rows) -> None:
         """Give each label to its prediction row; refuse a label that two rows would share."""
@@ -695,3 +710,26 @@ class LabelSink:
     def drain(self) -> list[Any]:
         """Nothing: the log's follower drains the monitor."""
         return []
+
+
+def joined_batches(source: Any, labels: Any, id_column: str, fmt: LogFormat,
+                   batch_rows: int) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """``(rows, column -> Series)`` per batch of the log, each row with its label joined.
+
+    The batches of :func:`~pudd_core.monitoring._log.batches` for a log whose labels are in a
+    second file (the monitor's result read again: the report's per-class view); ``fmt`` is the
+    format as read, the label column included.
+    """
+    from dataclasses import replace
+
+    from pudd_core.monitoring._incremental import Monitor
+    from pudd_core.monitoring._log import batches, name_of
+
+    join = LabelJoin(Monitor(replace(fmt, time_column=None)), id_column,
+                     predictions=name_of(source), labels=name_of(labels))
+    read_labels(join, labels, batch_rows)
+    offset = 0
+    columns = [*(c for c in fmt.columns if c != join.label), id_column]
+    for n, frame in batches(source, columns, batch_rows, (fmt.pred,), as_text=(id_column,)):
+        yield n, join.joined(frame, offset)
+        offset += n
