@@ -20,6 +20,11 @@ first bytes change, is refused (rewritten or replaced); rows without a label sta
 (their chunk is tested on its labelled rows, as the batch monitor does); a pending tail whose
 labels would arrive by rewriting those rows is not followed (run the batch monitor on the
 rewritten file, or :meth:`~pudd_core.monitoring.Monitor.rewind` in the library).
+
+Labels written later to a second file, keyed by a prediction id, are followed with the log
+(``labels=``: a second follower of that file, read before the log at each step, its position
+in the state): the monitor is then a :class:`~pudd_core.monitoring.LabelJoin`, which rewinds
+and feeds again the rows of a chunk still waiting when its labels come.
 """
 
 from __future__ import annotations
@@ -144,6 +149,11 @@ class Follower:
     (``on_rotation="continue"``), a line in :attr:`notices` saying what happened. A log whose
     rows already read were rewritten in place is always refused. On a restart, a log
     renamed away while the follower was stopped is found in its folder and read to its end.
+
+    ``labels``: a second file (a CSV or JSON lines file appended to, or a folder of Parquet
+    parts) whose rows (an id and a label) ``make_monitor()``'s :class:`LabelJoin` joins to
+    the log's; it is followed with the same checks, and read before the log at each step.
+    ``position`` is for that second follower: where the state left it.
     """
 
     def __init__(self, source: str | os.PathLike[str],
