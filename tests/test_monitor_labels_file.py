@@ -549,3 +549,24 @@ def test_the_report_of_a_log_with_labels_in_a_second_file_is_the_pre_joined_logs
                     **times)
     b = report_view(want, tmp_path / "j.parquet", **times)
     assert a.classes and a == b
+
+
+def test_alpha_calibrated_on_a_log_with_labels_in_a_second_file_is_the_pre_joined_logs(
+        tmp_path):
+    """monitor --calibrate-on with --labels: the calibration's stretch and the monitored rest
+    read with the labels joined, the same α and chunks as the pre-joined log's."""
+    from pudd_core.monitoring import calibrate_log
+
+    frame = _log(3000)
+    preds, labels = _split(frame)
+    labels = pd.concat([labels, pd.DataFrame({"rid": [7, 8], "label": [0, 1]})])  # unknown
+    preds.to_parquet(tmp_path / "p.parquet", index=False)
+    labels.to_csv(tmp_path / "l.csv", index=False)
+    kw = {"calibrate_on": 1000, "false_alarm_rate": 0.2, "chunk_size": 100,
+          "n_resamples": 5}
+    cal, got = calibrate_log(tmp_path / "p.parquet", FMT, labels=tmp_path / "l.csv",
+                             id_column="rid", **kw)
+    cal_ref, want = calibrate_log(preds.merge(labels, on="rid", how="left"), FMT, **kw)
+    assert cal.recommended.alpha == cal_ref.recommended.alpha
+    _same(got, want)
+    assert any("2 label(s) of" in note and "'7', '8'" in note for note in got.notes), got.notes

@@ -51,12 +51,6 @@ def _monitor(args: argparse.Namespace) -> int:
 
         report_times, log_format = args.time_column, replace(log_format, time_column=None)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
-        if args.labels is not None or args.id is not None:
-            from pudd_core._validation import ParameterError
-
-            raise ParameterError("labels", "--labels does not go with --calibrate-on yet: "
-                                           "calibrate on a log that holds its labels, then "
-                                           "monitor with --labels at the alpha it chose")
         return _monitor_calibrated(args, log_format, report_times)
     result = monitor(
         args.file, log_format, labels=args.labels, id_column=args.id,
@@ -97,7 +91,8 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
         raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
                                              "(--chunk-size), not by time (--window)")
     cal, result = calibrate_log(
-        args.file, log_format, calibrate_on=args.calibrate_on,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        calibrate_on=args.calibrate_on,
         false_alarm_rate=args.false_alarm_rate, chunk_size=args.chunk_size,
         n_resamples=args.resamples,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),

@@ -368,13 +368,16 @@ class LabelJoin:
         cols[self.label] = self._values.reindex(pos).reset_index(drop=True)
         return cols
 
-    def joined(self, columns: Mapping[str, Any], first_row: int) -> dict[str, Any]:
+    def joined(self, columns: Mapping[str, Any], n: int, first_row: int) -> dict[str, Any]:
         """Prediction rows (column -> Series, the id among them) with their labels, as known.
 
-        Nothing is fed to the monitor or counted (the report reads the log again this way).
+        Nothing is fed to the monitor (the report and the calibration read the log this way);
+        the labels joined are marked as such (a label for two rows is refused).
         """
         keys = id_keys(columns[self.id_column], self.id_column, first_row, self.predictions)
-        return self._with_labels(columns, self._positions(keys))
+        pos = self._positions(keys)
+        self._claim(pos, _Rows(first_row, {}, keys, n))
+        return self._with_labels(columns, pos)
 
     def _claim(self, pos: NDArray[np.intp], part: _Rows) -> None:
         """Give each label to its prediction row; refuse a label that two rows would share."""
@@ -723,13 +726,22 @@ def joined_batches(source: Any, labels: Any, id_column: str, fmt: LogFormat,
     from dataclasses import replace
 
     from pudd_core.monitoring._incremental import Monitor
-    from pudd_core.monitoring._log import batches, name_of
+    from pudd_core.monitoring._log import name_of
 
     join = LabelJoin(Monitor(replace(fmt, time_column=None)), id_column,
                      predictions=name_of(source), labels=name_of(labels))
     read_labels(join, labels, batch_rows)
+    yield from join_parts(join, source, fmt, batch_rows)
+
+
+def join_parts(join: LabelJoin, source: Any, fmt: LogFormat,
+               batch_rows: int) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The log's batches (the columns of ``fmt`` but the label, and the id) joined by ``join``."""
+    from pudd_core.monitoring._log import batches
+
     offset = 0
-    columns = [*(c for c in fmt.columns if c != join.label), id_column]
-    for n, frame in batches(source, columns, batch_rows, (fmt.pred,), as_text=(id_column,)):
-        yield n, join.joined(frame, offset)
+    columns = [*(c for c in fmt.columns if c != join.label), join.id_column]
+    for n, frame in batches(source, columns, batch_rows, (fmt.pred,),
+                            as_text=(join.id_column,)):
+        yield n, join.joined(frame, n, offset)
         offset += n
