@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: leaf, whose decisions are GNB's.
 STATIONARY_GRID: dict[str, tuple[tuple[int, ...], int, str]] = {
     "gnb": ((0, 1), 1000, "train-once"), "vfdt": ((0,), 300, "incremental"),
-    "dnn": ((0,), 300, "train-once")}
+    "dnn": ((0,), 240, "train-once")}
 #: The changes injected for the delay: (kind, size).
 CHANGES: tuple[tuple[str, float], ...] = (("confidence", 0.5), ("confidence", 0.1),
                                           ("error_rate", 0.1))

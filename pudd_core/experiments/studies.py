@@ -78,7 +78,15 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
 
 @dataclass(frozen=True)
 class PredictionChunks:
-    """A classifier's scored chunks on a stream: PU-index and correctness, chunk by chunk."""
+    """A classifier's scored chunks on a stream: PU-index and correctness, chunk by chunk.
+
+    Examples
+    --------
+    >>> p = PredictionChunks("sea0", "gnb", 0, 2, "train-once", (np.array([0.1, 0.7]),),
+    ...                      (np.array([True, False]),))
+    >>> p.accuracy, len(p.chunks)
+    (0.5, 1)
+    """
 
     dataset: str
     classifier: str
