@@ -179,7 +179,7 @@ def tradeoff(stationary: pd.DataFrame, skip: pd.DataFrame, change: str = "confid
 
 def _header(title: str, command: str, written: str, seconds: float, method: str) -> list[str]:
     return [f"# {title}", "", f"Command: `{command}` (written {written}; this study's wall "
-            f"time, summed over its cells, {seconds / 60:.1f} minutes under `nice -n 10` on the "
+            f"time, summed over its runs, {seconds / 60:.1f} minutes under `nice -n 10` on the "
             "shared 2-core machine, with a load average about 20; the CSV holds every cell "
             "and α, this page the reported ones).", "", method, ""]
 
@@ -193,7 +193,7 @@ def _render_stationary(frame: pd.DataFrame, *, command: str, written: str) -> st
     pooled = pooled_false_alarms(frame)
     lines = _header(
         "PUDD's false alarms on a stationary stream, with the lab's classifiers", command,
-        written, float(frame["run_s"].sum()),
+        written, float(frame.groupby(["classifier", "seed"])["run_s"].first().sum()),
         "SEA (sea0) with one concept throughout, so every alarm is false. The classifier "
         "trains on chunk 0 (twice, as in a run); *train-once*: it is then fixed, so every "
         "chunk is drawn alike; *incremental* (VFDT, which after chunk 0 alone is one "
@@ -222,7 +222,7 @@ def _render_skip(frame: pd.DataFrame, stationary: pd.DataFrame, *, command: str,
     pooled = pooled_false_alarms(stationary)
     lines = _header(
         "The skip rule and the count floor: delay against false alarms", command, written,
-        float(frame["run_s"].sum()),
+        float(frame.groupby(["classifier", "seed", "change", "size"])["run_s"].first().sum()),
         f"The stationary study's chunks cut into episodes of {EPISODE} chunks; in each, a "
         f"change starts at chunk {AFTER} (`monitoring.inject_change`): a "
         "confidence shift at flat accuracy (each correct prediction's PU-index moved the "
