@@ -66,7 +66,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pudd_core.monitoring._fields import LOG_FIELDS, LogField
+from pudd_core.monitoring._fields import (
+    FORM_GROUP,
+    LOG_FIELDS,
+    LogField,
+    log_field,
+    log_field_names,
+    log_forms,
+)
 
 if TYPE_CHECKING:
     from pudd_core.monitoring._batch import monitor
@@ -116,8 +123,9 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__all__ = ["BATCH_ROWS", "LOG_FIELDS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration",
-           "CalibrationResult", "ChunkRecord", "ChunkSpan", "Follower", "LogField", "LogFormat",
-           "Monitor", "MonitorResult", "RecordWindows", "Variant", "calibrate", "calibrate_log",
-           "chunk_json", "estimate_rows", "guess_columns", "inject_change", "monitor",
+__all__ = ["BATCH_ROWS", "FORM_GROUP", "LOG_FIELDS", "SUM_TOLERANCE", "VARIANTS",
+           "AlphaCalibration", "CalibrationResult", "ChunkRecord", "ChunkSpan", "Follower",
+           "LogField", "LogFormat", "Monitor", "MonitorResult", "RecordWindows", "Variant",
+           "calibrate", "calibrate_log", "chunk_json", "estimate_rows", "guess_columns",
+           "inject_change", "log_field", "log_field_names", "log_forms", "monitor",
            "read_log_head"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-__all__ = ["FORM", "LOG_FIELDS", "LogField", "field_named", "forms", "log_field_names"]
+__all__ = ["FORM_GROUP", "LOG_FIELDS", "LogField", "log_field", "log_field_names", "log_forms"]
 
 #: The group of the probability forms: a log is read by exactly one of them.
-FORM: Final = "form"
+FORM_GROUP: Final = "form"
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,13 @@ class LogField:
         The key of :func:`~pudd_core.monitoring.guess_columns` whose value the page starts from.
     default
         The page's starting text of a ``"text"`` field when nothing was guessed.
+    ask
+        A column the page leaves unchosen when nothing was guessed (else it starts on the
+        first column): a wrong pick would give silently wrong numbers.
 
     Examples
     --------
-    >>> f = field_named("proba_prefix")
+    >>> f = log_field("proba_prefix")
     >>> f.flag, f.group, f.form_title
     ('--proba-prefix', 'form', 'Label + one probability column per class')
     """
@@ -74,6 +77,7 @@ class LogField:
     choice_labels: tuple[tuple[str, str | None], ...] = ()
     guess: str | None = None
     default: str = ""
+    ask: bool = False
 
     @property
     def flag(self) -> str:
@@ -86,32 +90,34 @@ _WITH_LABEL = ("proba_prefix", "proba_columns", "proba_array", "binary_top_score
 #: Every field of a log's description, in the order the page's form radio lists the forms.
 LOG_FIELDS: tuple[LogField, ...] = (
     LogField("label", "the true-label column (an empty cell: not labelled yet)",
-             widget="Label column", shown=_WITH_LABEL, needed=_WITH_LABEL, guess="label"),
+             widget="Label column", shown=_WITH_LABEL, needed=_WITH_LABEL, guess="label",
+             ask=True),
     LogField("proba_prefix", "probability columns PREFIX<class>, e.g. proba_ for proba_0, "
                              "proba_1 (the rest of each name is its class)",
-             kind="text", group=FORM, metavar="PREFIX", side=2, guess="proba_prefix",
+             kind="text", group=FORM_GROUP, metavar="PREFIX", side=2, guess="proba_prefix",
              widget="Probability columns: prefix", default="proba_",
              form_title="Label + one probability column per class"),
     LogField("proba_columns", "probability columns in class order (labels 0..K-1 unless "
                               "classes are given); one column: P(positive) of a binary model",
-             kind="columns", group=FORM, metavar="C1,C2,...", side=2, guess="proba_column",
+             kind="columns", group=FORM_GROUP, metavar="C1,C2,...", side=2, guess="proba_column",
              widget="P(positive) column",
              form_title="Label + one column P(positive) (a binary model)"),
     LogField("p_true", "shortcut: the probability of the true class (with correct or pred)",
-             group=FORM, guess="p_true", widget="p_true column (probability of the true class)",
+             group=FORM_GROUP, guess="p_true",
+             widget="p_true column (probability of the true class)",
              form_title="p_true + correct (or pred)"),
     LogField("binary_top_score", "a binary model's score of its predicted class (a Hugging "
                                  "Face pipeline's score), with pred (the predicted label) and "
                                  "label: p(true class) is the score where the prediction is "
                                  "right, else 1 - score; a third class is refused",
-             group=FORM, side=2, guess="proba_column",
+             group=FORM_GROUP, side=2, guess="proba_column",
              widget="Score of the predicted class",
              form_title="Label + the predicted label and its score (a binary model's top class)"),
     LogField("proba_array", "one column holding every class's probabilities as an array per "
                             "row (a JSON lines field, a Parquet list column, a CSV cell "
                             "\"[0.1, 0.9]\"), in class order (labels 0..K-1 unless classes "
                             "are given)",
-             group=FORM, side=2, guess="proba_array",
+             group=FORM_GROUP, side=2, guess="proba_array",
              widget="Probability arrays column",
              form_title="Label + one column holding an array of every class's probabilities"),
     LogField("classes", "each probability column's (or array place's) label value, in order",
@@ -127,7 +133,7 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("pred", "the model's decisions (predicted labels), compared with the label: "
                      "they, not the arg-max, say which predictions are wrong (with any form)",
              group="decisions", shown=_WITH_LABEL,
-             needed=("binary_top_score",), guess="pred",
+             needed=("binary_top_score",), guess="pred", ask=True,
              widget="The model's decisions (predicted labels)"),
     LogField("time_column", "the timestamp column (sorted; ISO 8601 text, a date type, or "
                             "text in the time format, or numbers with the time unit)",
@@ -149,12 +155,12 @@ LOG_FIELDS: tuple[LogField, ...] = (
 )
 
 
-def field_named(name: str) -> LogField:
+def log_field(name: str) -> LogField:
     """The entry of ``name``.
 
     Examples
     --------
-    >>> field_named("time_unit").choices[:2]
+    >>> log_field("time_unit").choices[:2]
     ('s', 'ms')
     """
     for f in LOG_FIELDS:
@@ -174,12 +180,12 @@ def log_field_names() -> tuple[str, ...]:
     return tuple(f.name for f in LOG_FIELDS)
 
 
-def forms() -> tuple[LogField, ...]:
+def log_forms() -> tuple[LogField, ...]:
     """The probability forms, in the table's order.
 
     Examples
     --------
-    >>> [f.name for f in forms()]
+    >>> [f.name for f in log_forms()]
     ['proba_prefix', 'proba_columns', 'p_true', 'binary_top_score', 'proba_array']
     """
-    return tuple(f for f in LOG_FIELDS if f.group == FORM)
+    return tuple(f for f in LOG_FIELDS if f.group == FORM_GROUP)
