@@ -85,7 +85,8 @@ def max_upload_mb() -> int:
 
 def choose_log() -> Log | None:
     """The example, an upload or a path; ``None`` (with a message) until one is usable."""
-    choice = st.radio("Prediction log", SOURCES, **state.bound(state.MONITOR_SOURCE),
+    choice = st.radio("Prediction log", SOURCES,
+                      **state.bound(state.MONITOR_SOURCE, "index", SOURCES),
                       horizontal=True,
                       help=f"A {LOG_TYPES}: a label column and one probability column "
                            "per class (or an array of them, or p_true with correct), "
@@ -123,7 +124,7 @@ def choose_log() -> Log | None:
                + f", set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
     text = st.text_input("Path of a .csv, .jsonl or .parquet file (a text log may be "
                          "compressed: .csv.gz ...) in an allowed folder",
-                         **state.bound(state.MONITOR_PATH),
+                         **state.bound(state.MONITOR_PATH, "value"),
                          placeholder="predictions.parquet").strip()
     if not text:
         st.info("Type the path of a log in one of the allowed folders.",
@@ -303,11 +304,11 @@ def _control(where: Any, f: LogField, columns: list[str], needed: bool,
         if state.get(key) not in shown:
             state.set_value(key, f.choice_labels[0][1])
         return where.selectbox(f.widget, list(shown), format_func=shown.__getitem__,
-                               help=_help(f), **state.bound(key))
+                               help=_help(f), **state.bound(key, "index", list(shown)))
     if f.kind in ("text", "values"):
         if state.get(key) is None:
             state.set_value(key, f.default)
-        text = where.text_input(f.widget, help=_help(f), **state.bound(key))
+        text = where.text_input(f.widget, help=_help(f), **state.bound(key, "value"))
         # an optional text left empty is not given; a form's text is taken as typed
         return text if f.group == FORM_GROUP else (text.strip() or None)
     options: list[str | None] = list(columns) if needed else [None, *columns]
@@ -318,7 +319,8 @@ def _control(where: Any, f: LogField, columns: list[str], needed: bool,
     label = f.widget if needed else f"{f.widget} (optional)"
     value = where.selectbox(label, options, help=_help(f),
                             format_func=lambda c: NO_DECISIONS if c is None else c,
-                            placeholder=f"Choose the {f.widget.lower()}", **state.bound(key))
+                            placeholder=f"Choose the {f.widget.lower()}",
+                            **state.bound(key, "index", options))
     return (value,) if f.kind == "columns" and value is not None else value
 
 
@@ -346,7 +348,7 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     titles = {f.name: f.form_title for f in log_forms()}
     cols = st.columns(3)
     form = cols[0].radio("Columns", list(titles), format_func=titles.__getitem__,
-                         **state.bound(state.MONITOR_FORM))
+                         **state.bound(state.MONITOR_FORM, "index", list(titles)))
     values: dict[str, Any] = {}
     missing: list[LogField] = []
     for f in LOG_FIELDS:
@@ -359,16 +361,17 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
     options: dict[str, Any] = {}
     cols = st.columns(3)
     chunking = cols[0].radio("Chunks", state.MONITOR_CHUNKINGS, horizontal=True,
-                             **state.bound(state.MONITOR_CHUNKING))
+                             **state.bound(state.MONITOR_CHUNKING, "index",
+                                           state.MONITOR_CHUNKINGS))
     if chunking == state.MONITOR_CHUNKINGS[0]:
         options["chunk_size"] = int(cols[1].number_input(
             "Rows per chunk", min_value=50, max_value=1_000_000, step=50,
-            **state.bound(state.MONITOR_CHUNK_SIZE)))
+            **state.bound(state.MONITOR_CHUNK_SIZE, "value")))
     else:
         first, *more = [f for f in LOG_FIELDS if f.group == "time"]
         values[first.name] = _control(cols[1], first, columns, True, guess)
         options["window"] = cols[2].text_input(
-            "Window (pandas offset alias)", **state.bound(state.MONITOR_WINDOW),
+            "Window (pandas offset alias)", **state.bound(state.MONITOR_WINDOW, "value"),
             help="1D, 6h, 30min, 2W, MS ... (any multiple: the bins of pandas' resample), "
                  "or a number for a numeric time column (an integer year: 1 for one year per "
                  "chunk). The times must be sorted.")
@@ -377,17 +380,18 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             values[f.name] = _control(where, f, columns, False, guess)
     cols = st.columns(3)
     exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10,
-                              **state.bound(state.MONITOR_ALPHA_EXP))
+                              **state.bound(state.MONITOR_ALPHA_EXP, "value"))
     options["alpha"] = float(10.0 ** -exponent)
     options["baselines"] = tuple(cols[1].multiselect(
         "Baselines fed the same errors", list(BASELINES),
-        format_func=lambda b: BASELINES[b].display_name, **state.bound(state.MONITOR_BASELINES)))
+        format_func=lambda b: BASELINES[b].display_name,
+        **state.bound(state.MONITOR_BASELINES, "default")))
     options["normalize"] = cols[2].checkbox(
-        "Normalize rows that do not sum to 1", **state.bound(state.MONITOR_NORMALIZE),
+        "Normalize rows that do not sum to 1", **state.bound(state.MONITOR_NORMALIZE, "value"),
         help="Divide each row's probabilities by their sum (else such a row is an error).")
     options["variant"] = st.radio(
         "PUDD's count floor", list(VARIANTS_SHOWN), format_func=VARIANTS_SHOWN.__getitem__,
-        horizontal=True, **state.bound(state.MONITOR_VARIANT),
+        horizontal=True, **state.bound(state.MONITOR_VARIANT, "index", list(VARIANTS_SHOWN)),
         help="Calibrated (clamp_min=0, min_expected=5): no invented counts, and no test of a "
              "table with an expected count below 5; far fewer false alarms on healthy logs. "
              "It also bounds the history (max_chunks=128) and fits buckets only on old windows "

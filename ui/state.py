@@ -12,7 +12,7 @@ read once per session and page into ``session_state``, written back on every run
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -538,9 +538,25 @@ def commit(key: str) -> None:
     st.session_state[key] = value
 
 
-def bound(key: str) -> dict[str, Any]:
-    """Keyword arguments binding a widget to canonical ``key``: ``st.slider(..., **bound(k))``."""
-    return {"key": widget_key(key), "on_change": commit, "args": (key,)}
+def bound(key: str, default: str | None = None,
+          options: Sequence[Any] | None = None) -> dict[str, Any]:
+    """Keyword arguments binding a widget to canonical ``key``: ``st.slider(..., **bound(k))``.
+
+    With ``default`` (the widget's argument: ``"value"``, ``"default"``, or ``"index"`` into
+    ``options``), the widget's value is also its default, except on the run that seeds it
+    (Streamlit warns when a key set on that run also gets a default). A widget that the
+    browser draws anew while its key is kept (after a run stopped above it) then starts
+    from its value, not from the call's default, which its ``on_change`` would take in.
+    """
+    seeding = _WIDGET_PREFIX + key not in st.session_state
+    out: dict[str, Any] = {"key": widget_key(key), "on_change": commit, "args": (key,)}
+    if default is not None and not seeding:
+        value = st.session_state[out["key"]]
+        if options is None:
+            out[default] = value
+        elif value in options:
+            out[default] = list(options).index(value)
+    return out
 
 
 def free_widget_key(name: str) -> str:

@@ -265,3 +265,96 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     assert at.radio(key="w_monitor_form").value == "proba_prefix"
     assert not at.exception and not at.error
     assert player(at)["spec"]["last"] == expected.n_chunks
+
+
+def test_the_column_controls_are_the_tables_entries_for_the_chosen_form() -> None:
+    """Each form shows the controls of the LOG_FIELDS entries shown with it, labelled by them."""
+    from pudd_core.monitoring import LOG_FIELDS, log_forms
+
+    at = _open()
+    for form in log_forms():
+        at.radio(key="w_monitor_form").set_value(form.name).run(timeout=TIMEOUT)
+        assert not at.exception
+        labels = {w.label for kind in ("selectbox", "text_input") for w in getattr(at, kind)}
+        for f in LOG_FIELDS:
+            if f.group == "time":
+                continue
+            drawn = any(label.startswith(f.widget) for label in labels)
+            assert drawn == (f.name == form.name or form.name in f.shown), (form.name, f.name)
+
+
+def test_an_entry_added_to_the_table_is_a_control_on_the_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new entry of LOG_FIELDS (and the session key ui/state.py derives for each entry at
+    import, declared here by hand) is drawn with its form, and changes nothing left empty."""
+    import ui.monitor
+    from pudd_core.monitoring import LOG_FIELDS, LogField
+    from ui import state
+
+    new = LogField("weight", "each row's weight (a test entry)", kind="text",
+                   shown=("proba_prefix",), side=2, widget="Weight column (a test entry)")
+    monkeypatch.setattr(ui.monitor, "LOG_FIELDS", (*LOG_FIELDS, new))
+    monkeypatch.setitem(state.MONITOR_FIELDS, "weight", "monitor_weight")
+    monkeypatch.setitem(state.DEFAULTS, "monitor_weight", None)
+    at = _open()
+    control = at.text_input(key="w_monitor_weight")
+    assert control.label == new.widget and control.help.startswith("Each row's weight")
+    assert not at.exception and not at.error
+    expected = monitor(EXAMPLE, label="label", proba_prefix="proba_", chunk_size=300)
+    alarms = [i for i, a in enumerate(player(at)["spec"]["settings"][0]["metrics"]["alarm"])
+              if a]
+    assert alarms == list(expected.alarms)
+
+
+def test_the_cli_the_page_and_the_library_read_one_log_alike(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Day-first times read with a time format, 6-hour windows: the library (a LogFormat or
+    keywords), the incremental monitor fed uneven pieces, the command line's --json and the
+    page (its player and the code it shows) give the same chunks, p-values and alarms."""
+    import json
+
+    from pudd_core.cli import main
+    from pudd_core.monitoring import LogFormat, Monitor
+
+    frame = pd.read_parquet(EXAMPLE).head(6000)
+    path = tmp_path / "dayfirst.csv"
+    frame.assign(ts=frame.ts.dt.strftime("%d/%m/%Y %H:%M")).to_csv(path, index=False)
+    when = "%d/%m/%Y %H:%M"
+    fmt = LogFormat(label="label", proba_prefix="proba_", time_column="ts", time_format=when)
+    results = {
+        "format": monitor(path, fmt, window="6h"),
+        "keywords": monitor(path, label="label", proba_prefix="proba_", time_column="ts",
+                            window="6h", time_format=when),
+    }
+    m = Monitor(fmt, window="6h")
+    rows = pd.read_csv(path, float_precision="round_trip")
+    for part in np.array_split(rows, [7, 1000, 1001, 4321]):
+        m.feed(part)
+    m.finish()
+    results["incremental"] = m.result()
+    assert main(["monitor", str(path), "--label", "label", "--proba-prefix", "proba_",
+                 "--time-column", "ts", "--time-format", when, "--window", "6h",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+
+    at = _use_path(_open(), path)
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_time_format").set_value(when).run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    shown = {}
+    exec(at.code[0].value, shown)  # the page's "Show the code"
+    results["page's code"] = shown["result"]
+    spec = player(at)["spec"]
+    page_alarms = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
+
+    reference = results["format"]
+    assert reference.n_chunks > 10 and reference.alarms  # a drift to find, in many chunks
+    for name, result in results.items():
+        assert result.n_chunks == reference.n_chunks, name
+        assert result.alarms == reference.alarms, name
+        np.testing.assert_array_equal(result.p_values, reference.p_values, err_msg=name)
+    assert cli["n_chunks"] == reference.n_chunks and cli["alarms"] == list(reference.alarms)
+    assert cli["p_values"] == [None if np.isnan(p) else p for p in reference.p_values]
+    assert page_alarms == list(reference.alarms) and spec["last"] == reference.n_chunks
+    assert "LogFormat(label='label', proba_prefix='proba_', time_column='ts', " \
+           "time_format='%d/%m/%Y %H:%M')" in at.code[0].value
