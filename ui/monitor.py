@@ -22,8 +22,10 @@ import streamlit as st
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.monitoring import (
+    COMPRESSIONS,
     FORM_GROUP,
     LOG_FIELDS,
+    LOG_SHAPES,
     LogField,
     LogFormat,
     MonitorResult,
@@ -48,9 +50,11 @@ SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
 #: The radio's choice of each probability form (the entries of group "form", in order).
 FORMS = tuple(f.form_title for f in log_forms())
 #: What the page reads: the file types (a text log may be compressed) and how it names them.
-LOG_SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
-LOG_TYPES = "CSV, JSON lines or Parquet file (CSV and JSON lines may be .gz, .bz2, .xz)"
+LOG_SUFFIXES = tuple(s for shape in LOG_SHAPES for s in shape.suffixes)
+COMPRESSED_SUFFIXES = tuple(suffix for _, _, suffix in COMPRESSIONS)
+_TEXT = [shape.name for shape in LOG_SHAPES if shape.compressible]
+LOG_TYPES = (f"{', '.join(shape.name for shape in LOG_SHAPES[:-1])} or {LOG_SHAPES[-1].name} "
+             f"file ({' and '.join(_TEXT)} may be {', '.join(COMPRESSED_SUFFIXES)})")
 NO_DECISIONS = "(none: the arg-max of the probabilities)"
 VARIANTS_SHOWN = {"calibrated": "calibrated (the monitor's default)",
                   "authors": "the authors' (clamp_min=5)"}

@@ -278,8 +278,12 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                     "with correct/pred). Rows are numbered from 0 after the header. Rows at "
                     "the end without a label are reported as pending. Timestamps must be "
                     "sorted: an unsorted log is refused.")
-    mon.add_argument("file", help="the log: a .csv, .jsonl (JSON lines) or .parquet file; a "
-                                  "text log may be compressed (.gz, .bz2, .xz, .zst)")
+    from pudd_core.monitoring import COMPRESSIONS, LOG_SHAPES
+
+    kinds = [f"{'/'.join(s.suffixes)} ({s.name})" for s in LOG_SHAPES]
+    mon.add_argument("file", help=f"the log: a {', '.join(kinds[:-1])} or {kinds[-1]} file; a "
+                                  "text log may be compressed "
+                                  f"({', '.join(c[2] for c in COMPRESSIONS)})")
     add_log_arguments(mon)  # the columns: one flag per entry of LOG_FIELDS
     chunking = mon.add_mutually_exclusive_group()
     chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",

@@ -67,9 +67,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pudd_core.monitoring._fields import (
+    COMPRESSIONS,
     FORM_GROUP,
     LOG_FIELDS,
+    LOG_SHAPES,
     LogField,
+    LogShape,
     log_field,
     log_field_names,
     log_forms,
@@ -123,9 +126,9 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__all__ = ["BATCH_ROWS", "FORM_GROUP", "LOG_FIELDS", "SUM_TOLERANCE", "VARIANTS",
-           "AlphaCalibration", "CalibrationResult", "ChunkRecord", "ChunkSpan", "Follower",
-           "LogField", "LogFormat", "Monitor", "MonitorResult", "RecordWindows", "Variant",
-           "calibrate", "calibrate_log", "chunk_json", "estimate_rows", "guess_columns",
-           "inject_change", "log_field", "log_field_names", "log_forms", "monitor",
-           "read_log_head"]
+__all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES",
+           "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult", "ChunkRecord",
+           "ChunkSpan", "Follower", "LogField", "LogFormat", "LogShape", "Monitor",
+           "MonitorResult", "RecordWindows", "Variant", "calibrate", "calibrate_log",
+           "chunk_json", "estimate_rows", "guess_columns", "inject_change", "log_field",
+           "log_field_names", "log_forms", "monitor", "read_log_head"]

@@ -1,4 +1,4 @@
-"""The table of a log's description: one entry per field of :class:`LogFormat`.
+"""The table of a log's description: one entry per field of :class:`LogFormat`, and its shapes.
 
 The command line's column flags (their names, groups, choices and help) and the Monitor
 page's column controls are made from :data:`LOG_FIELDS`; a new way of writing a log is one
@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-__all__ = ["FORM_GROUP", "LOG_FIELDS", "LogField", "log_field", "log_field_names", "log_forms"]
+__all__ = ["COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES", "LogField", "LogShape",
+           "log_field", "log_field_names", "log_forms"]
 
 #: The group of the probability forms: a log is read by exactly one of them.
 FORM_GROUP: Final = "form"
@@ -189,3 +190,34 @@ def log_forms() -> tuple[LogField, ...]:
     ['proba_prefix', 'proba_columns', 'p_true', 'binary_top_score', 'proba_array']
     """
     return tuple(f for f in LOG_FIELDS if f.group == FORM_GROUP)
+
+
+# --- the shapes: how a log file is written, told by its bytes and its name ------------------
+@dataclass(frozen=True)
+class LogShape:
+    """One way a log file is written: its kind, the names the app offers, the others read.
+
+    Examples
+    --------
+    >>> [(s.kind, s.suffixes) for s in LOG_SHAPES][1]
+    ('jsonl', ('.jsonl', '.ndjson'))
+    """
+
+    kind: Literal["csv", "jsonl", "parquet"]
+    name: str
+    suffixes: tuple[str, ...]
+    also: tuple[str, ...] = ()  # names read as this kind too, not offered by the page
+    compressible: bool = True  # a text log; Parquet compresses its own columns
+
+
+#: The shapes read (the kind is told from the bytes first: Parquet's ``PAR1``, a JSON
+#: object's ``{``; then from the name).
+LOG_SHAPES: tuple[LogShape, ...] = (
+    LogShape("csv", "CSV", (".csv",)),
+    LogShape("jsonl", "JSON lines", (".jsonl", ".ndjson"), also=(".json",)),
+    LogShape("parquet", "Parquet", (".parquet",), compressible=False),
+)
+#: Compressions read, told by their first bytes (pandas' ``compression="infer"`` goes by the
+#: suffix alone; an upload or a file object may have none): pandas' name for each, its suffix.
+COMPRESSIONS = ((b"\x1f\x8b", "gzip", ".gz"), (b"BZh", "bz2", ".bz2"),
+                (b"\xfd7zXZ\x00", "xz", ".xz"), (b"\x28\xb5\x2f\xfd", "zstd", ".zst"))

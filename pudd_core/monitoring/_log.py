@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from pudd_core._validation import ParameterError, check_column_names
+from pudd_core.monitoring._fields import COMPRESSIONS, LOG_SHAPES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -172,13 +173,7 @@ def _column_name(param: str, value: Any) -> str:
 
 
 # --- reading --------------------------------------------------------------------------------
-#: Compressions read, told by their first bytes (pandas' ``compression="infer"`` goes by the
-#: suffix alone; an upload or a file object may have none): pandas' name for each, its suffix.
-COMPRESSIONS = ((b"\x1f\x8b", "gzip", ".gz"), (b"BZh", "bz2", ".bz2"),
-                (b"\xfd7zXZ\x00", "xz", ".xz"), (b"\x28\xb5\x2f\xfd", "zstd", ".zst"))
-#: Suffixes of JSON lines logs (one JSON object per line); a log whose first byte is ``{``
-#: is read so too, whatever its name.
-JSON_LINES_SUFFIXES = (".jsonl", ".ndjson", ".json")
+JSON_LINES_SUFFIXES = next((*s.suffixes, *s.also) for s in LOG_SHAPES if s.kind == "jsonl")
 
 
 @dataclass(frozen=True)
