@@ -82,7 +82,13 @@ class LogField:
 
     @property
     def flag(self) -> str:
-        """The command line's flag: ``--proba-prefix`` for ``proba_prefix``."""
+        """The command line's flag.
+
+        Examples
+        --------
+        >>> log_field("binary_top_score").flag
+        '--binary-top-score'
+        """
         return "--" + self.name.replace("_", "-")
 
 
@@ -135,7 +141,7 @@ LOG_FIELDS: tuple[LogField, ...] = (
                      "they, not the arg-max, say which predictions are wrong (with any form)",
              group="decisions", shown=_WITH_LABEL,
              needed=("binary_top_score",), guess="pred", ask=True,
-             widget="The model's decisions (predicted labels)"),
+             widget="The model's decisions"),
     LogField("time_column", "the timestamp column (sorted; ISO 8601 text, a date type, or "
                             "text in the time format, or numbers with the time unit)",
              group="time", metavar="COL", guess="time_column", widget="Timestamp column"),
