@@ -16,7 +16,9 @@ incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
 a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
 choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
-``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
+``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON),
+``_report`` what the HTML report says of it (:func:`report_view`: the state in words, the
+periods, the chunks' times, which classes' PU-index moved).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
 
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         guess_columns,
         read_log_head,
     )
+    from pudd_core.monitoring._report import PU_BINS, ClassChange, ReportView, report_view
     from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
     from pudd_core.monitoring._score import SUM_TOLERANCE
 
@@ -109,6 +112,8 @@ _LAZY = {
     "BATCH_ROWS": "_log", "LogFormat": "_log", "estimate_rows": "_log",
     "guess_columns": "_log", "read_log_head": "_log", "ChunkRecord": "_result",
     "ChunkSpan": "_result", "MonitorResult": "_result", "SUM_TOLERANCE": "_score",
+    "PU_BINS": "_report", "ClassChange": "_report", "ReportView": "_report",
+    "report_view": "_report",
 }
 
 
@@ -126,9 +131,10 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES",
+__all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES", "PU_BINS",
            "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult", "ChunkRecord",
-           "ChunkSpan", "Follower", "LogField", "LogFormat", "LogShape", "Monitor",
-           "MonitorResult", "RecordWindows", "Variant", "calibrate", "calibrate_log",
-           "chunk_json", "estimate_rows", "guess_columns", "inject_change", "log_field",
-           "log_field_names", "log_forms", "monitor", "read_log_head"]
+           "ChunkSpan", "ClassChange", "Follower", "LogField", "LogFormat", "LogShape", "Monitor",
+           "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
+           "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
+           "log_field", "log_field_names", "log_forms", "monitor", "read_log_head",
+           "report_view"]

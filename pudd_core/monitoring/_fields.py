@@ -143,7 +143,9 @@ LOG_FIELDS: tuple[LogField, ...] = (
              needed=("binary_top_score",), guess="pred", ask=True,
              widget="The model's decisions"),
     LogField("time_column", "the timestamp column (sorted; ISO 8601 text, a date type, or "
-                            "text in the time format, or numbers with the time unit)",
+                            "text in the time format, or numbers with the time unit); with "
+                            "chunks of rows and a report, the report's time axis (each "
+                            "chunk's first and last row's time)",
              group="time", metavar="COL", guess="time_column", widget="Timestamp column"),
     LogField("time_format", "the strftime format of text times that are not ISO 8601, e.g. "
                             "'%d/%m/%Y %H:%M' (day-first and month-first dates are never "
