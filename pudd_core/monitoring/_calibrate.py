@@ -320,7 +320,7 @@ def calibrate(
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(0.5, 1.0, 4000)  # p(true class)
     >>> ok = rng.random(4000) < p
-    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.05,
+    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.1,
     ...                 n_resamples=5, seed=0)
     >>> [a.n_chunks for a in res.per_alpha], res.recommended.alpha
     ([100, 100], 0.001)
