@@ -41,7 +41,7 @@ print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - 
 
 def write_logs(folder: Path, n: int) -> dict[str, tuple[Path, str]]:
     """The measured cases: (log, labels or "-"), by name."""
-    from tests._logs import three_class_log  # the tests' log: sharper before row n // 2
+    from harness.logs import three_class_log  # the tests' log: sharper before row n // 2
 
     frame = three_class_log(n, 0)
     frame.insert(0, "request_id", [f"req-{i:09d}" for i in range(n)])

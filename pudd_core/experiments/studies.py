@@ -33,8 +33,8 @@ from pudd_core import _validation
 from pudd_core.detector import ChunkPUDD
 from pudd_core.experiments.detectors import ChunkVerdict
 from pudd_core.experiments.runner import RunConfig, run_chunks, run_model, run_stream
-from pudd_core.monitoring._calibrate import _alarm_chunks, inject_change
-from pudd_core.monitoring._incremental import VARIANTS
+from pudd_core.monitoring import VARIANTS, alarm_chunks, inject_change
+from pudd_core.paper import Regime
 from pudd_core.streams import get_info
 
 __all__ = [
@@ -128,7 +128,7 @@ def prediction_chunks(
     n_chunks: int,
     chunk_size: int = 1000,
     seed: int = 0,
-    regime: Literal["train-once", "incremental"] = "train-once",
+    regime: Regime = "train-once",
     stationary: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> PredictionChunks:
@@ -192,7 +192,7 @@ def false_alarm_rates(
     grid = sorted({float(a) for a in alphas}, reverse=True)
     rows = []
     for name, options in variants.items():
-        hits = _alarm_chunks(chunks, grid, _maker(options, seed))
+        hits = alarm_chunks(chunks, grid, _maker(options, seed))
         n = len(chunks) - 1
         for alpha, h in zip(grid, hits, strict=True):
             low, high = clopper_pearson(len(h), n)
@@ -245,7 +245,7 @@ def shift_delays(
         bounds = np.cumsum([0, *(c[0].size for c in part)])
         changed = [(cu[a:b], cok[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         for name, options in variants.items():
-            hits = _alarm_chunks(changed, grid, _maker(options, seed + e), stop_from=after)
+            hits = alarm_chunks(changed, grid, _maker(options, seed + e), stop_from=after)
             for alpha, h in zip(grid, hits, strict=True):
                 late = [t for t in h if t >= after]
                 rows.append({"variant": name, "alpha": alpha, "episode": e,

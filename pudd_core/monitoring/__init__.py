@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from pudd_core.monitoring._calibrate import (
         AlphaCalibration,
         CalibrationResult,
+        alarm_chunks,
         calibrate,
         calibrate_log,
         inject_change,
@@ -109,7 +110,8 @@ if TYPE_CHECKING:
 #: loading the monitor (numpy's kernels, the detector, river's base classes).
 _LAZY = {
     "monitor": "_batch", "AlphaCalibration": "_calibrate", "CalibrationResult": "_calibrate",
-    "calibrate": "_calibrate", "calibrate_log": "_calibrate", "inject_change": "_calibrate",
+    "calibrate": "_calibrate", "alarm_chunks": "_calibrate", "calibrate_log": "_calibrate",
+    "inject_change": "_calibrate",
     "Follower": "_follow", "chunk_json": "_follow", "VARIANTS": "_incremental",
     "Monitor": "_incremental", "RecordWindows": "_incremental", "Variant": "_incremental",
     "BATCH_ROWS": "_log", "LogFormat": "_log", "estimate_rows": "_log",
@@ -137,7 +139,8 @@ def __dir__() -> list[str]:
 __all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES", "PU_BINS",
            "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult", "ChunkRecord",
            "ChunkSpan", "ClassChange", "Follower", "LabelJoin", "LogField", "LogFormat", "LogShape",
-           "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
+           "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "alarm_chunks",
+           "calibrate",
            "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
            "log_field", "log_field_names", "log_forms", "monitor", "read_log_head",
            "report_view"]

@@ -118,13 +118,26 @@ def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int
     return u, ok
 
 
-def _alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
+def alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
                   alphas: Sequence[float], make: Callable[[float], ChunkPUDD],
                   stop_from: int | None = None) -> list[list[int]]:
     """Per α (sorted decreasing), the chunks at which PUDD at that α alarms.
 
     With ``stop_from``, an α's run ends at its first alarm at or after that chunk (a delay
-    needs nothing after it). Runs are shared until their decisions part (module docstring).
+    needs nothing after it). Runs are shared until their decisions part (module docstring):
+    the result is the same as one run per α.
+
+    Examples
+    --------
+    >>> from pudd_core.detector import ChunkPUDD
+    >>> rng = np.random.default_rng(0)
+    >>> chunks = [(rng.uniform(0, 0.2 if t < 6 else 0.6, 300), np.ones(300, bool))
+    ...           for t in range(10)]
+    >>> make = lambda a: ChunkPUDD(alpha=a, skip_rule=None)
+    >>> shared = alarm_chunks(chunks, [0.1, 1e-3], make)
+    >>> one_by_one = [alarm_chunks(chunks, [a], make)[0] for a in (0.1, 1e-3)]
+    >>> shared == one_by_one, shared[1][:1]
+    (True, [6])
     """
     out: list[list[int]] = [[] for _ in alphas]
     groups: list[tuple[ChunkPUDD, list[int]]] = [(make(alphas[0]), list(range(len(alphas))))]
@@ -375,7 +388,7 @@ def calibrate(
 
         idx = block_resample(vals.size, length, block, rng_rows)
         ru, rok = vals[idx], ok[idx]
-        hits = _alarm_chunks(_cut(ru, rok, chunk_size), grid, make)
+        hits = alarm_chunks(_cut(ru, rok, chunk_size), grid, make)
         for i, h in enumerate(hits):
             alarms[i].append(tuple(h))
         if progress is not None:
@@ -383,7 +396,7 @@ def calibrate(
         if change is None:
             continue
         cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change)
-        hits = _alarm_chunks(_cut(cu, cok, chunk_size), grid, make, stop_from=after)
+        hits = alarm_chunks(_cut(cu, cok, chunk_size), grid, make, stop_from=after)
         for i, h in enumerate(hits):
             late = [t for t in h if t >= after]
             delays[i].append(float(late[0] - after) if late else math.inf)

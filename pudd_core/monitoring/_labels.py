@@ -447,9 +447,9 @@ class LabelJoin:
             raise ParameterError("labels", f"the label rows fed have different lengths (ids "
                                            f"{len(ids)}, labels {len(values)})")
         first = self.n_label_rows + self.n_empty if first_row is None else first_row
-        from pudd_core.monitoring._score import _missing
+        from pudd_core.monitoring._score import is_missing
 
-        empty = _missing(values)
+        empty = is_missing(values)
         if empty.any():  # a row without a label is skipped whatever its id (a blank row)
             ids = ids.astype(object).where(~empty, "-")
         keys = id_keys(ids, self.id_column, first, self.labels)

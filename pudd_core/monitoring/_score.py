@@ -58,7 +58,7 @@ def _text_codes(values: pd.Series) -> tuple[NDArray[np.intp], list[str]]:
     return np.asarray(codes, dtype=np.intp), [t.strip() for t in encoded.dictionary.to_pylist()]
 
 
-def _missing(values: pd.Series) -> NDArray[np.bool_]:
+def is_missing(values: pd.Series) -> NDArray[np.bool_]:
     if values.dtype == object or str(values.dtype) in ("string", "category"):
         codes, text = _text_codes(values)
         blank = np.array([t == "" for t in text] + [True], dtype=bool)
@@ -499,7 +499,7 @@ class Scorer:
             return None
         pos = np.flatnonzero(labelled)
         col = frame[fmt.correct]
-        empty = np.flatnonzero(_missing(col.iloc[pos]))
+        empty = np.flatnonzero(is_missing(col.iloc[pos]))
         if empty.size:
             r = int(pos[empty[0]])
             raise ParameterError("correct", f"row {offset + r}, column {fmt.correct!r} is empty "
@@ -512,7 +512,7 @@ class Scorer:
                       offset: int) -> None:
         fmt = self.fmt
         assert fmt.pred is not None
-        empty = np.flatnonzero(labelled & _missing(frame[fmt.pred]))
+        empty = np.flatnonzero(labelled & is_missing(frame[fmt.pred]))
         if empty.size:
             raise ParameterError("pred", f"row {offset + int(empty[0])}, column {fmt.pred!r} is "
                                          "empty where the row has a label; every labelled row "
@@ -525,10 +525,10 @@ class Scorer:
         p = numbers(frame[fmt.p_true], fmt.p_true, offset, "p_true")
         labelled = ~np.isnan(p)
         if fmt.correct is not None:
-            labelled &= ~_missing(frame[fmt.correct])
+            labelled &= ~is_missing(frame[fmt.correct])
         else:
             assert fmt.label is not None and fmt.pred is not None
-            labelled &= ~_missing(frame[fmt.label]) & ~_missing(frame[fmt.pred])
+            labelled &= ~is_missing(frame[fmt.label]) & ~is_missing(frame[fmt.pred])
         _check_unit(np.where(labelled, p, 0.5), [fmt.p_true], offset, "p_true")
         u = 1.0 - np.where(labelled, p, 0.0)
         decided = self._decided(frame, labelled, offset)
@@ -548,7 +548,7 @@ class Scorer:
         if n and not (p.min() >= 0.0 and p.max() <= 1.0):
             _check_unit(p, [name], offset, "proba")
         lab_col = frame[fmt.label]
-        labelled = ~_missing(lab_col)
+        labelled = ~is_missing(lab_col)
         pos = np.flatnonzero(labelled)
         if pos.size and fmt.positive_label is None:
             self._infer_positive(lab_col.iloc[pos])
@@ -585,7 +585,7 @@ class Scorer:
                 _check_unit(col.astype(np.float64), [names[j]], offset, "proba")
         cols = self._sum_to_one(cols, offset)
         lab_col = frame[fmt.label]
-        labelled = ~_missing(lab_col)
+        labelled = ~is_missing(lab_col)
         idx = self._indices(lab_col, labelled, offset, "label")
         # the true class's probability: one gather from the columns stacked class by class
         stacked = np.empty((len(cols), n), dtype=np.result_type(*cols))
@@ -610,7 +610,7 @@ class Scorer:
         name, label, pred = fmt.binary_top_score, fmt.label, fmt.pred
         assert name is not None and label is not None and pred is not None
         score = numbers(frame[name], name, offset, "binary_top_score")
-        labelled = ~_missing(frame[label])
+        labelled = ~is_missing(frame[label])
         self._pred_missing(frame, labelled, offset)
         _check_unit(np.where(labelled, score, 0.5), [name], offset, "binary_top_score")
         low = np.flatnonzero(labelled & (score < 0.5))
