@@ -113,6 +113,100 @@ def test_a_change_of_size_zero_gives_the_false_alarms_and_a_large_one_is_caught(
     assert rise.detection_rate > 0.9
 
 
+def _reference_calibration(u, ok, chunk, grid, n_resamples, after, change, size, seed,
+                           labels=None, baselines=()):
+    """The unshared path: per resample, the null run and the changed run each from chunk 0,
+    one detector per baseline fed the whole stream, with calibrate's random streams."""
+    from pudd_core.experiments.baselines import feed_errors, make
+
+    alarms, delays = [[] for _ in grid], [[] for _ in grid]
+    b_alarms, b_delays = {b: [] for b in baselines}, {b: [] for b in baselines}
+    n_chunks = u.size // chunk
+    for ss in np.random.SeedSequence(seed).spawn(n_resamples):
+        rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
+        det_seed = int(rng_det.integers(2**31))
+        idx = block_resample(u.size, n_chunks * chunk, chunk, rng_rows)
+        ru, rok = u[idx], ok[idx]
+        cu, cok = inject_change(ru, rok, after * chunk, change, size, rng_change,
+                                None if labels is None else labels[idx])
+
+        def make_det(alpha, det_seed=det_seed):
+            return ChunkPUDD(alpha, seed=det_seed, **VARIANTS["calibrated"])
+
+        for i, h in enumerate(_alarm_chunks(_cut(ru, rok, chunk), grid, make_det)):
+            alarms[i].append(tuple(h))
+        for i, h in enumerate(_alarm_chunks(_cut(cu, cok, chunk), grid, make_det,
+                                            stop_from=after)):
+            late = [t for t in h if t >= after]
+            delays[i].append(late[0] - after if late else math.inf)
+        for b in baselines:
+            for stream, out in (((ru, rok), b_alarms[b]), ((cu, cok), None)):
+                det, hits = make(b, seed=det_seed), []
+                for t, (_, c) in enumerate(_cut(*stream, chunk)):
+                    if feed_errors(det, (~c).astype(int)):
+                        hits.append(t)
+                        det = det.clone()
+                if out is not None:
+                    out.append(tuple(hits))
+                else:
+                    late = [t for t in hits if t >= after]
+                    b_delays[b].append(late[0] - after if late else math.inf)
+    return alarms, delays, b_alarms, b_delays
+
+
+@pytest.mark.parametrize(("change", "size"), [("confidence", 0.3), ("error_rate", 0.2),
+                                               ("prior", 0.6)])
+def test_the_shared_prefix_decides_as_a_changed_run_from_chunk_zero(change: str, size: float):
+    # the changed run continues the null run's state at the change; the oracle runs both
+    # resamples from chunk 0 (and each baseline on its own), with the same random streams
+    u, ok = _stream(30 * 100, 14)
+    labels = (np.random.default_rng(1).random(u.size) < 0.3).astype(int)
+    grid = [0.2, 0.05, 1e-2, 1e-3, 1e-5]
+    res = calibrate(u, ok, 100, grid, n_resamples=6, change=change, size=size, after=12,
+                    seed=3, labels=labels, baselines=["ddm", "adwin", "kswin"])
+    alarms, delays, b_alarms, b_delays = _reference_calibration(
+        u, ok, 100, grid, 6, 12, change, size, 3, labels, ("ddm", "adwin", "kswin"))
+    assert [list(a.alarm_chunks) for a in res.per_alpha] == alarms
+    assert [list(a.delays) for a in res.per_alpha] == delays
+    assert {b.detector: list(b.alarm_chunks) for b in res.baselines} == b_alarms
+    assert {b.detector: list(b.delays) for b in res.baselines} == b_delays
+    assert len({a.delays for a in res.per_alpha}) >= 2  # the alphas did part
+
+
+@pytest.mark.parametrize("change", ["confidence", "error_rate", "prior"])
+def test_a_change_of_size_zero_gives_each_detectors_false_alarm_rate(change: str):
+    # nothing changed: the delay is the null run's first false alarm at or after the change,
+    # for PUDD at each alpha and for each baseline alike, and detection within k chunks is
+    # the chance of a false alarm there
+    u, ok = _stream(24 * 100, 16)
+    labels = (np.random.default_rng(3).random(u.size) < 0.4).astype(int)
+    res = calibrate(u, ok, 100, [0.1, 1e-2, 1e-3], n_resamples=8, change=change, size=0.0,
+                    after=12, within=4, seed=2, labels=labels, baselines=["ddm", "kswin"])
+    for a in (*res.per_alpha, *res.baselines):
+        first = [min((t for t in h if t >= 12), default=math.inf) - 12 for h in a.alarm_chunks]
+        assert list(a.delays) == first, a.detector or a.alpha
+        early = np.mean([any(12 <= t < 16 for t in h) for h in a.alarm_chunks])
+        assert a.detection_rate == early
+    assert res.row(0.1).n_alarms > 0 and any(b.n_alarms for b in res.baselines)
+
+
+def test_a_prior_shift_draws_the_rarest_class_rows_from_before_the_change():
+    u, ok = _stream(2000, 15)
+    labels = (np.random.default_rng(2).random(2000) < 0.2).astype(int)  # class 1 rare
+    pu, pok = inject_change(u, ok, 1000, "prior", 0.5, np.random.default_rng(0), labels)
+    assert (pu[:1000] == u[:1000]).all() and (pok[:1000] == ok[:1000]).all()
+    moved = (pu[1000:] != u[1000:]) | (pok[1000:] != ok[1000:])
+    pool = {(a, b) for a, b in zip(u[:1000][labels[:1000] == 1], ok[:1000][labels[:1000] == 1],
+                                   strict=True)}
+    assert {(a, b) for a, b in zip(pu[1000:][moved], pok[1000:][moved], strict=True)} <= pool
+    assert 0.3 < moved.mean() < 0.5  # about half replaced, some by an equal row
+    from pudd_core._validation import ParameterError
+
+    with pytest.raises(ParameterError, match="two classes") as err:
+        inject_change(u, ok, 1000, "prior", 0.5, np.random.default_rng(0), np.zeros(2000))
+    assert err.value.param == "labels"
+
+
 def test_the_same_seed_gives_the_same_calibration_and_another_seed_another():
     u, ok = _stream(20 * 100, 5)
     a, b, c = (calibrate(u, ok, 100, [0.1, 1e-3], n_resamples=6, seed=s).to_json()
@@ -143,7 +237,10 @@ def test_the_recommended_alpha_is_the_largest_whose_upper_bound_meets_the_target
     (dict(chunk_size=0), "chunk_size"), (dict(alphas=[0.0]), "alphas"),
     (dict(alphas=[]), "alphas"), (dict(target=1.5), "target"),
     (dict(n_resamples=0), "n_resamples"), (dict(block=0), "block"),
-    (dict(change="prior"), "change"), (dict(size=2.0), "size"), (dict(after=0), "after"),
+    (dict(change="drift"), "change"), (dict(change="prior"), "labels"),
+    (dict(change="prior", labels=np.zeros(2000)), "labels"),
+    (dict(labels=np.zeros(5)), "labels"), (dict(baselines=["nope"]), "baselines"),
+    (dict(size=2.0), "size"), (dict(after=0), "after"),
     (dict(after=20), "after"), (dict(within=0), "within"), (dict(variant="x"), "variant"),
     (dict(detector_options={"nope": 1}), "detector_options"), (dict(chunk_size=1500), "u"),
 ])
