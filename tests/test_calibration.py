@@ -412,3 +412,35 @@ def test_a_stretch_without_two_chunks_of_labels_or_without_rows_after_it_is_refu
     for rows, batch in ((1000, 300), (1000, 500), (1100, 500)):  # the log ends in or on a batch
         with pytest.raises(ParameterError, match="it has 1000 rows"):
             calibrate_log(path, calibrate_on=rows, batch_rows=batch, **kw)
+
+
+def test_a_time_range_calibrates_on_its_rows_and_monitors_the_rows_after_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # one row a minute from 2024-01-01: 00:00..00:49 holds rows 0..49 (chunks of 10)
+    log = _log(120 * 10, 17)
+    log["ts"] = pd.date_range("2024-01-01", periods=len(log), freq="min").strftime(
+        "%Y-%m-%dT%H:%M")
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    kw = dict(label="label", proba_prefix="proba_", chunk_size=10, false_alarm_rate=0.05,
+              n_resamples=4, change=None)
+    by_rows = calibrate_log(path, calibrate_on=500, **kw)
+    by_time = calibrate_log(path, calibrate_on=("2024-01-01T00:00", "2024-01-01T08:20"),
+                            time_column="ts", **kw)
+    assert by_time[0].to_json() == by_rows[0].to_json()
+    drop = {"elapsed_s"}
+    assert ({k: v for k, v in by_time[1].to_json().items() if k not in drop}
+            == {k: v for k, v in by_rows[1].to_json().items() if k not in drop})
+    # a stretch in the middle: rows 300..799 (05:00 to 13:20), the monitor from row 800
+    cal, res = calibrate_log(path, calibrate_on=("2024-01-01T05:00", "2024-01-01T13:20"),
+                             time_column="ts", **kw)
+    u, ok = 1 - log["proba_1"].to_numpy(), (log["proba_1"] > 0.5).to_numpy()
+    lib = calibrate(u[300:800], ok[300:800], 10, target=0.05, n_resamples=4, change=None)
+    assert cal.to_json() == lib.to_json()
+    assert res.spans[0].first_row == 800 and res.n_chunks == 40
+    args = [str(path), "--label", "label", "--proba-prefix", "proba_", "--chunk-size", "10",
+            "--time-column", "ts", "--calibrate-on", "2024-01-01T05:00..2024-01-01T13:20",
+            "--false-alarm-rate", "0.05", "--resamples", "4", "--json"]
+    assert main(["monitor", *args]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["alpha"] == res.alpha and out["n_chunks"] == 40

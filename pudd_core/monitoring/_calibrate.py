@@ -46,6 +46,7 @@ from pudd_core.monitoring._incremental import (
     RecordWindows,
     Variant,
     _baseline_names,
+    _format,
     check_detector_options,
 )
 from pudd_core.monitoring._log import (
@@ -60,7 +61,8 @@ from pudd_core.monitoring._result import MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
 __all__ = ["CHANGES", "DEFAULT_ALPHAS", "AlphaCalibration", "CalibrationResult",
-           "block_resample", "calibrate", "calibrate_log", "inject_change"]
+           "block_resample", "calibrate", "calibrate_log", "inject_change",
+           "parse_time_range", "time_rows"]
 
 Change = Literal["confidence", "error_rate", "prior"]
 #: The changes :func:`inject_change` makes (``size`` in [0, 1] for each).
@@ -113,9 +115,10 @@ def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int
     [0.1, 0.4, 0.8]
     >>> inject_change(u, ok, 0, "error_rate", 1.0, np.random.default_rng(0))[1].tolist()
     [False, False, False]
-    >>> inject_change(u, ok, 2, "prior", 1.0, np.random.default_rng(0),
-    ...               labels=np.array([0, 1, 0]))[0].tolist()  # row 2 becomes class 1's row
-    [0.1, 0.3, 0.3]
+    >>> u4, ok4 = np.array([0.1, 0.2, 0.3, 0.4]), np.ones(4, dtype=bool)
+    >>> inject_change(u4, ok4, 3, "prior", 1.0, np.random.default_rng(0),
+    ...               labels=np.array([0, 0, 1, 0]))[0].tolist()  # row 3: class 1's row
+    [0.1, 0.2, 0.3, 0.3]
     """
     u, ok = u.copy(), correct.copy()
     tail_u, tail_ok = u[start:], ok[start:]
@@ -536,7 +539,7 @@ def calibrate_log(
     source: Any,
     log_format: LogFormat | None = None,
     *,
-    calibrate_on: int,
+    calibrate_on: int | tuple[Any, Any],
     false_alarm_rate: float,
     chunk_size: int | None = None,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
@@ -553,35 +556,44 @@ def calibrate_log(
     seed: int = 0,
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[int, int], None] | None = None,
+    time_format: str | None = None,
+    time_unit: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
-    """α chosen on the log's first rows, then the monitor at that α on the rest.
+    """α chosen on a stable stretch of the log, then the monitor at that α on the rows after it.
 
-    The first ``calibrate_on`` rows (a whole number of chunks, at least two) are the stable
-    stretch: :func:`calibrate` estimates each α's false-alarm rate on them and recommends
-    the largest α whose interval stays at or below ``false_alarm_rate``; the rows after
-    them are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s result, its rows
-    numbered as in the log, its chunks from 0). The other parameters are :func:`calibrate`'s
-    and :func:`~pudd_core.monitoring.monitor`'s.
+    ``calibrate_on`` is the stretch: a number of rows (the first ones, a whole number of
+    chunks, at least two), or a time range ``(start, end)`` of the ``time_column``: the rows
+    whose time is at least ``start`` and before ``end`` (read as the column is read:
+    ISO 8601 text, ``time_format``, or numbers in ``time_unit``; the column sorted), their
+    whole chunks used. :func:`calibrate` estimates each α's false-alarm rate on the stretch
+    and recommends the largest α whose interval stays at or below ``false_alarm_rate``; the
+    rows after the stretch are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s
+    result, its rows numbered as in the log, its chunks from 0). The other parameters are
+    :func:`calibrate`'s and :func:`~pudd_core.monitoring.monitor`'s.
 
     Raises
     ------
     ParameterError
-        For ``calibrate_on`` not a positive multiple of ``chunk_size`` or not leaving a chunk
-        after it, ``false_alarm_rate`` not in (0, 1), no α of the grid meeting the target,
-        and everything :func:`~pudd_core.monitoring.monitor` refuses.
+        For ``calibrate_on`` not a positive multiple of ``chunk_size``, a time range without
+        a time column, unreadable, empty or not increasing, a stretch without two chunks of
+        labelled rows or without a row after it, ``false_alarm_rate`` not in (0, 1), no α of
+        the grid meeting the target, and everything :func:`~pudd_core.monitoring.monitor`
+        refuses.
     """
     import time
 
     start = time.perf_counter()
     chunk_size = 1000 if chunk_size is None else chunk_size
     check_positive_int("chunk_size", chunk_size)
-    check_positive_int("calibrate_on", calibrate_on, minimum=2 * chunk_size,
-                       why=f" (two chunks of {chunk_size} rows: PUDD needs two to test)")
-    if calibrate_on % chunk_size:
-        raise ParameterError("calibrate_on", f"calibrate_on must be a whole number of chunks "
-                                             f"(a multiple of the chunk size {chunk_size}), "
-                                             f"got {calibrate_on}")
+    by_time = isinstance(calibrate_on, tuple)
+    if not by_time:
+        check_positive_int("calibrate_on", calibrate_on, minimum=2 * chunk_size,
+                           why=f" (two chunks of {chunk_size} rows: PUDD needs two to test)")
+        if calibrate_on % chunk_size:  # type: ignore[operator]
+            raise ParameterError("calibrate_on", f"calibrate_on must be a whole number of "
+                                                 f"chunks (a multiple of the chunk size "
+                                                 f"{chunk_size}), got {calibrate_on}")
     check_open_unit("false_alarm_rate", false_alarm_rate)
     check_positive_int("batch_rows", batch_rows)
     if change == "prior":
@@ -590,41 +602,50 @@ def calibrate_log(
                                        "row's class: use calibrate(u, correct, ..., labels=)",
                              ("confidence", "error_rate"))
 
+    given = _format(log_format, columns)
+    time_column = given.time_column
+    if isinstance(calibrate_on, tuple):  # the time column finds the stretch; chunks are rows
+        given = dataclasses.replace(given, time_column=None)
+
     def monitor_at(alpha: float) -> Monitor:
-        return Monitor(log_format, chunk_size=chunk_size, alpha=alpha,
+        return Monitor(given, chunk_size=chunk_size, alpha=alpha,
                        detector_options=detector_options, baselines=baselines,
                        normalize=normalize, tolerance=tolerance, record_windows=record_windows,
-                       seed=seed, variant=variant, **columns)
+                       seed=seed, variant=variant)
 
     check_source(source)
     names = log_columns(source)
     reference = monitor_at(1e-3)  # every monitor option checked; its scorer reads the stretch
     fmt = reference.start(names)
     assert reference.scorer is not None
+    if isinstance(calibrate_on, tuple):
+        first, stop = time_rows(source, time_column, calibrate_on, time_format, time_unit,
+                                batch_rows)
+    else:
+        first, stop = 0, int(calibrate_on)
+    what = (f"the rows from {calibrate_on[0]} to {calibrate_on[1]} (rows {first}..{stop - 1})"
+            if isinstance(calibrate_on, tuple) else f"the first {stop} rows")
     us, oks, offset, more = [], [], 0, False
     for n, frame in batches(source, fmt.columns, batch_rows):
-        if offset == calibrate_on:  # the stretch ended with the last batch: one more?
-            more = n > 0
-            break
-        take = min(n, calibrate_on - offset)
-        part = {c: s.iloc[:take] for c, s in frame.items()}
-        scored = reference.scorer(part, take, offset)
-        us.append(scored.u[scored.labelled])
-        oks.append(scored.ok[scored.labelled])
-        offset += take
-        if take < n:
+        lo, hi = max(first - offset, 0), min(stop - offset, n)
+        if lo < hi:
+            part = {c: s.iloc[lo:hi] for c, s in frame.items()}
+            scored = reference.scorer(part, hi - lo, offset + lo)
+            us.append(scored.u[scored.labelled])
+            oks.append(scored.ok[scored.labelled])
+        offset += n
+        if offset > stop:
             more = True
             break
     if not more:
-        raise ParameterError("calibrate_on", f"calibrate_on ({calibrate_on} rows) leaves no "
-                                             f"row of {name_of(source)} to monitor (it has "
-                                             f"{_count(source, fmt.columns, batch_rows)} rows); "
-                                             "calibrate on fewer rows")
+        raise ParameterError("calibrate_on", f"calibrate_on ({what}) leaves no row of "
+                                             f"{name_of(source)} to monitor (it has "
+                                             f"{offset} rows); calibrate on fewer rows")
     n_labelled = sum(x.size for x in us)
     if n_labelled < 2 * chunk_size:
-        raise ParameterError("calibrate_on", f"the first {calibrate_on} rows hold "
-                                             f"{n_labelled} labelled rows, fewer than two "
-                                             f"chunks of {chunk_size}: calibrate on more rows")
+        raise ParameterError("calibrate_on", f"{what} hold {n_labelled} labelled rows, "
+                                             f"fewer than two chunks of {chunk_size}: "
+                                             "calibrate on more rows")
     cal = calibrate(np.concatenate(us), np.concatenate(oks), chunk_size, alphas,
                     target=false_alarm_rate, n_resamples=n_resamples, change=change,
                     size=size, within=within, variant=variant,
@@ -643,10 +664,10 @@ def calibrate_log(
                                   if variant == "authors" else ""))
     m = monitor_at(best.alpha)
     m.start(names)
-    m.next_row = calibrate_on  # rows keep the log's numbers; chunks start at the stretch's end
+    m.next_row = stop  # rows keep the log's numbers; chunks start at the stretch's end
     seen = 0
     for n, frame in batches(source, fmt.columns, batch_rows):
-        skip = max(0, calibrate_on - seen)
+        skip = max(0, stop - seen)
         seen += n
         if skip >= n:
             continue
@@ -655,5 +676,87 @@ def calibrate_log(
     return cal, m.result(name_of(source), time.perf_counter() - start)
 
 
-def _count(source: Any, columns: list[str], batch_rows: int) -> int:
-    return sum(n for n, _ in batches(source, columns, batch_rows))
+def parse_time_range(text: str) -> tuple[str, str]:
+    """``"START..END"`` as its two ends (text, read later as the time column is read).
+
+    Examples
+    --------
+    >>> parse_time_range("2024-01-01..2024-02-01")
+    ('2024-01-01', '2024-02-01')
+    >>> parse_time_range("2024-01-01")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: calibrate_on '2024-01-01' is neither a number of ...
+    """
+    parts = str(text).split("..")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise ParameterError("calibrate_on", f"calibrate_on {text!r} is neither a number of "
+                                             "rows nor a time range START..END (e.g. "
+                                             "2024-01-01..2024-02-01)")
+    return parts[0].strip(), parts[1].strip()
+
+
+def time_rows(source: Any, col: str | None, span: tuple[Any, Any], time_format: str | None,
+              time_unit: str | None, batch_rows: int = BATCH_ROWS) -> tuple[int, int]:
+    """The rows ``[first, stop)`` whose time is in ``[start, end)`` (the column sorted).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"t": ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]})
+    >>> time_rows(log, "t", ("2024-01-02", "2024-01-04"), None, None)
+    (1, 3)
+    """
+    import pandas as pd
+
+    from pudd_core.monitoring._windows import Windows
+
+    if col is None:
+        raise ParameterError("calibrate_on", "a time range for calibrate_on needs the time "
+                                             "column (time_column, --time-column)")
+    numeric = time_unit in ("number", "year")
+
+    def reader() -> Windows:
+        return Windows("1" if numeric else "1D", time_format=time_format, time_unit=time_unit)
+
+    ends = pd.Series(list(span))
+    if numeric or time_unit is not None:
+        try:
+            ends = pd.Series([float(v) for v in span])
+        except (TypeError, ValueError):
+            raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} must "
+                                                 f"be numbers, as the time column's "
+                                                 f"(time_unit {time_unit!r})") from None
+    try:
+        lo, hi = reader().values(ends, "calibrate_on", 0)  # int64 ns, or the numbers
+    except ParameterError as err:
+        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} is not "
+                                             f"read as the time column is: {err}") from None
+    if not lo < hi:
+        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} is empty: "
+                                             "its end must come after its start")
+    w, first, stop, offset, last = reader(), None, None, 0, None
+    for n, frame in batches(source, [col], batch_rows):
+        t = w.values(frame[col], col, offset)
+        down = np.flatnonzero(np.diff(t) < 0) + 1
+        if last is not None and n and t[0] < last:
+            down = np.r_[0, down]
+        if down.size:
+            raise ParameterError("time_column", f"row {offset + int(down[0])}, column "
+                                                f"{col!r}: the times are not sorted; a time "
+                                                "range needs them in order")
+        if first is None and (t >= lo).any():
+            first = offset + int(np.argmax(t >= lo))
+        if (t >= hi).any():
+            stop = offset + int(np.argmax(t >= hi))
+            break
+        last = t[-1] if n else last
+        offset += n
+    if first is None or first == stop:
+        raise ParameterError("calibrate_on", f"no row of {name_of(source)} has a time in "
+                                             f"{span[0]}..{span[1]}")
+    if stop is None:
+        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} reaches "
+                                             f"the end of {name_of(source)}: no row after it "
+                                             "to monitor; end the range earlier")
+    return first, stop
