@@ -7,7 +7,7 @@ import streamlit as st
 from pudd_core.plots import p_text
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
-from ui import chart, messages, monitor, player, progress, state
+from ui import calibration, chart, messages, monitor, player, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -111,5 +111,7 @@ with st.expander("Show the code"):
     kwargs = ", ".join(f"{k}={v!r}" for k, v in mapping.kwargs)
     st.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
             f"{kwargs})\nresult.alarms, result.p_values", language="python")
+
+calibration.section(log, mapping, result.n_chunks)
 
 state.write_query("monitor")

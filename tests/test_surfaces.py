@@ -192,7 +192,10 @@ UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_
                                "tests/app/test_explorer.py::test_an_upload_with_too_few_rows_"
                                "names_the_chunk_size",
                                "tests/app/test_explorer.py::test_a_header_only_upload_names_"
-                               "the_file_not_the_chunk_size"]}
+                               "the_file_not_the_chunk_size"],
+           "thresholds_calib_upload": [
+               "tests/app/test_thresholds.py::test_an_uploaded_log_is_calibrated_as_the_"
+               "library_does_and_bad_files_are_named"]}
 UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
 #: Environment variables the product reads -> the tests that give them bad values (a path
 #: that does not exist or is a file, text where a number is expected) and check the outcome:
