@@ -132,9 +132,7 @@ if source is not None:
                 source.name, source.key, source.log, source.chunk_size, settings,
                 source.n_chunks, **dict(source.columns))], what="resampled runs")
         except (ValueError, OSError) as err:
-            messages.show_error(st.container(), "Choose α", err,
-                                "Allow more false alarms, calibrate on more chunks, or "
-                                "choose another stretch.")
+            calibration.refused(err)
         else:
             if cal_outcome.results[0] is not None:
                 calibration.show(*cal_outcome.results[0])

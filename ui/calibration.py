@@ -204,11 +204,27 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
             log.name, log.key, log.source, chunk_size, settings, n_chunks, **kwargs)],
             what="resampled runs")
     except (ValueError, OSError) as err:
-        from ui import messages
-
-        messages.show_error(st.container(), "Choose α", err,
-                            "Allow more false alarms, calibrate on more chunks, or choose "
-                            "another stretch.")
+        refused(err)
         return
     if outcome.results[0] is not None:
         show(*outcome.results[0])
+
+
+def refused(err: BaseException) -> None:
+    """Why no α was chosen: a warning where none meets the target, else an error.
+
+    No α meeting the target is an answer about the stream (its stretch is not stable
+    enough), not a bad setting.
+    """
+    from pudd_core._validation import ParameterError
+    from ui import messages
+
+    if isinstance(err, ParameterError) and err.param == "false_alarm_rate":
+        st.warning(f"**No α meets the target**: {messages.reason_markdown(str(err))}\n\n"
+                   "The stretch may not be stable (a drift inside it, or data that change "
+                   "from chunk to chunk): choose another stretch, or allow more false alarms.",
+                   icon=":material/warning:")
+        return
+    messages.show_error(st.container(), "Choose α", err,
+                        "Allow more false alarms, calibrate on more chunks, or choose "
+                        "another stretch.")
