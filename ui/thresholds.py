@@ -249,7 +249,6 @@ def uploaded_file(file: Any) -> tuple[str, bytes] | None:
 
 def _uploaded() -> CalibSource | None:
     from pudd_core.monitoring import guess_columns, read_log_head
-    from pudd_core.monitoring._log import BATCH_ROWS, batches
     from pudd_core.views.explorer_upload import upload_name
 
     file = st.file_uploader("Prediction log (CSV or Parquet): a label column and one "
@@ -272,7 +271,7 @@ def _uploaded() -> CalibSource | None:
             raise ParameterError("upload", "no label column and probability columns with a "
                                            "common prefix (label, proba_0, proba_1, ...) "
                                            "were found by their names")
-        n_rows = sum(n for n, _ in batches(io.BytesIO(data), [guess["label"]], BATCH_ROWS))
+        n_rows = len(read_log_head(io.BytesIO(data), len(data)))  # at most a row per byte
     except (ValueError, OSError) as err:
         messages.show_error(slot, "Prediction log", err,
                             "Upload a CSV or Parquet log with a label column and one "

@@ -68,8 +68,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
     from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import calibrate_log
-    from pudd_core.monitoring._calibrate import parse_time_range
+    from pudd_core.monitoring import calibrate_log, parse_time_range
 
     if args.calibrate_on is None or args.false_alarm_rate is None:
         given, other = (("--calibrate-on", "--false-alarm-rate") if args.false_alarm_rate is None

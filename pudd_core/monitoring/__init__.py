@@ -65,6 +65,7 @@ from pudd_core.monitoring._calibrate import (
     calibrate,
     calibrate_log,
     inject_change,
+    parse_time_range,
 )
 from pudd_core.monitoring._follow import Follower, chunk_json
 from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
@@ -81,4 +82,5 @@ from pudd_core.monitoring._score import SUM_TOLERANCE
 __all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
            "ChunkRecord", "ChunkSpan", "Follower", "LogFormat", "Monitor", "MonitorResult",
            "RecordWindows", "Variant", "calibrate", "calibrate_log", "chunk_json",
-           "estimate_rows", "guess_columns", "inject_change", "monitor", "read_log_head"]
+           "estimate_rows", "guess_columns", "inject_change", "monitor", "parse_time_range",
+           "read_log_head"]

@@ -45,8 +45,7 @@ from pudd_core.monitoring._incremental import (
     Monitor,
     RecordWindows,
     Variant,
-    _baseline_names,
-    _format,
+    baseline_names,
     check_detector_options,
 )
 from pudd_core.monitoring._log import (
@@ -467,7 +466,7 @@ def calibrate(
                                            f"got shape {labs.shape}")
     if change == "prior":
         _prior_pool(labs, vals.size, vals.size)  # two classes in the stretch, or refused
-    names = _baseline_names(baselines)
+    names = baseline_names(baselines)
     if names:  # river is imported only when a baseline is asked for
         from pudd_core.experiments.baselines import make as make_baseline
 
@@ -602,16 +601,18 @@ def calibrate_log(
                                        "row's class: use calibrate(u, correct, ..., labels=)",
                              ("confidence", "error_rate"))
 
-    given = _format(log_format, columns)
-    time_column = given.time_column
+    time_column = (log_format.time_column if log_format is not None
+                   else columns.get("time_column"))
     if isinstance(calibrate_on, tuple):  # the time column finds the stretch; chunks are rows
-        given = dataclasses.replace(given, time_column=None)
+        columns = {k: v for k, v in columns.items() if k != "time_column"}
+        if log_format is not None:
+            log_format = dataclasses.replace(log_format, time_column=None)
 
     def monitor_at(alpha: float) -> Monitor:
-        return Monitor(given, chunk_size=chunk_size, alpha=alpha,
+        return Monitor(log_format, chunk_size=chunk_size, alpha=alpha,
                        detector_options=detector_options, baselines=baselines,
                        normalize=normalize, tolerance=tolerance, record_windows=record_windows,
-                       seed=seed, variant=variant)
+                       seed=seed, variant=variant, **columns)
 
     check_source(source)
     names = log_columns(source)

@@ -205,7 +205,14 @@ class _Chunks:
             cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests, no_test))
 
 
-def _baseline_names(baselines: Sequence[str]) -> list[str]:
+def baseline_names(baselines: Sequence[str]) -> list[str]:
+    """The baselines asked for, by their registry names (``ph`` is PageHinkley); unknown refused.
+
+    Examples
+    --------
+    >>> baseline_names(["ADWIN", " ddm", "", "ph", "adwin"])
+    ['adwin', 'ddm', 'pagehinkley']
+    """
     wanted = [b.strip().lower() for b in baselines if b.strip()]
     if not wanted:
         return []
@@ -450,7 +457,7 @@ class Monitor:
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
         self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
                         if window is not None else None)
-        self.chunks = _Chunks(det, _baseline_names(baselines), seed, self.windows,
+        self.chunks = _Chunks(det, baseline_names(baselines), seed, self.windows,
                               record_windows)
         self.normalize, self.tolerance = normalize, tolerance
         self.scorer: Scorer | None = None  # made with the format, at the first rows
