@@ -78,7 +78,7 @@ def test_the_report_is_one_offline_file_with_the_figures_data(log_path, tmp_path
     alarms = out["alarms"]
     assert {"trace", "minp", *(f"cuts_{a}" for a in alarms),
             *(f"windows_{a}" for a in alarms)} <= set(figures)
-    error = next(t for t in figures["trace"] if t["name"] == "PUDD error rate")
+    error = next(t for t in figures["trace"] if t["name"] == "Model error rate")
     y = error["y"] if isinstance(error["y"], list) else None
     if y is None:  # plotly's typed array
         import base64

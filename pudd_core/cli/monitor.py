@@ -44,11 +44,18 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.report is not None:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
+    report_times = None
+    if args.report is not None and args.time_column is not None and args.window is None:
+        # chunks of rows with a time column: the report shows each chunk's first and last time
+        from dataclasses import replace
+
+        report_times, log_format = args.time_column, replace(log_format, time_column=None)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
-        return _monitor_calibrated(args, log_format)
+        return _monitor_calibrated(args, log_format, report_times)
     result = monitor(
         args.file, log_format, chunk_size=args.chunk_size, window=args.window,
-        time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
+        time_format=None if report_times else args.time_format,
+        time_unit=None if report_times else args.time_unit, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
@@ -61,10 +68,11 @@ def _monitor(args: argparse.Namespace) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
-def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
+def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
+                        report_times: str | None = None) -> int:
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
     from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
@@ -124,7 +132,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
 def _monitor_follow(args: argparse.Namespace) -> int:
@@ -231,13 +239,24 @@ def _print_monitor_summary(result: Any) -> None:
     sys.stdout.flush()
 
 
-def _write_monitor_report(result: Any, path: str) -> int:
-    """Write the HTML report; if that fails, name the file and keep the report elsewhere."""
+def _write_monitor_report(result: Any, args: argparse.Namespace,
+                          report_times: str | None = None) -> int:
+    """Write the HTML report; if that fails, name the file and keep the report elsewhere.
+
+    The log is read once more for the per-class view (and, for chunks of rows, the times of
+    ``report_times``, the time column).
+    """
     import tempfile
 
+    from pudd_core.monitoring import report_view
     from pudd_core.plots.monitor import monitor_report_html
 
-    page = monitor_report_html(result)
+    path = args.report
+    view = report_view(result, args.file, time_column=report_times,
+                       time_format=args.time_format if report_times else None,
+                       time_unit=args.time_unit if report_times else None,
+                       normalize=args.normalize)
+    page = monitor_report_html(result, view)
     try:
         with open(path, "w", encoding="utf-8") as out:
             out.write(page)
@@ -318,7 +337,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                                "year, epoch seconds); needs --time-column")
     mon.add_argument("--time-column", default=None, metavar="COL",
                      help="the timestamp column (sorted; ISO 8601 text, a date type, or "
-                          "text in --time-format, or numbers with --time-unit)")
+                          "text in --time-format, or numbers with --time-unit); with "
+                          "--chunk-size and --report, the report's time axis (each chunk's "
+                          "first and last row's time)")
     mon.add_argument("--time-format", default=None, metavar="FORMAT",
                      help="the strftime format of text times that are not ISO 8601, e.g. "
                           "'%%d/%%m/%%Y %%H:%%M' (day-first and month-first dates are never "

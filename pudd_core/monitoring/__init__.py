@@ -16,7 +16,9 @@ incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
 a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
 choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
-``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
+``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON),
+``_report`` what the HTML report says of it (:func:`report_view`: the state in words, the
+periods, the chunks' times, which classes' PU-index moved).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
 
@@ -76,11 +78,12 @@ from pudd_core.monitoring._log import (
     guess_columns,
     read_log_head,
 )
+from pudd_core.monitoring._report import PU_BINS, ClassChange, ReportView, report_view
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
-           "ChunkRecord", "ChunkSpan", "Follower", "LogFormat", "Monitor", "MonitorResult",
-           "RecordWindows", "Variant", "calibrate", "calibrate_log", "chunk_json",
-           "estimate_rows", "guess_columns", "inject_change", "monitor", "parse_time_range",
-           "read_log_head"]
+__all__ = ["BATCH_ROWS", "PU_BINS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration",
+           "CalibrationResult", "ChunkRecord", "ChunkSpan", "ClassChange", "Follower", "LogFormat",
+           "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
+           "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
+           "monitor", "parse_time_range", "read_log_head", "report_view"]
