@@ -137,14 +137,9 @@ if source is not None:
             if cal_outcome.results[0] is not None:
                 calibration.show(*cal_outcome.results[0])
                 with st.expander("The same on the command line"):
-                    log = ("log.parquet" if source.key.startswith("stream:")
-                           else source.name)
-                    opts = ("--label label --proba-prefix proba_"
-                            if source.key.startswith("stream:") else source.command)
-                    st.code(("" if not source.key.startswith("stream:")
-                             else source.command + "\n")
-                            + calibration.command(log, source.chunk_size, settings, opts)
-                            + f" --baselines {','.join(settings.baselines)}", language="bash")
+                    st.code("\n".join(filter(None, (source.make, calibration.command(
+                        source.path, source.chunk_size, settings, source.options)))),
+                        language="bash")
 
 st.subheader("4. The count floor on streams with few errors")
 thresholds.committed_false_alarms()

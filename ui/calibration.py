@@ -118,7 +118,11 @@ def run(source: Any, chunk_size: int, settings: Settings,
 
 
 def command(path: str, chunk_size: int, settings: Settings, options: str) -> str:
-    """The ``monitor`` command that chooses the same α (CLI defaults: a confidence shift)."""
+    """The ``monitor`` command that chooses the same α.
+
+    The null decides α; for the delay it prints, the command injects its default change
+    (a confidence shift of 0.5).
+    """
     return (f"python -m pudd_core monitor {path} {options} --chunk-size {chunk_size} "
             f"--calibrate-on {settings.chunks * chunk_size} --false-alarm-rate "
             f"{settings.target:g} --resamples {settings.n_resamples}")

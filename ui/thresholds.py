@@ -213,7 +213,9 @@ class CalibSource:
     chunk_size: int
     n_chunks: int
     columns: tuple[tuple[str, Any], ...]
-    command: str  # the CLI's options for these columns, and how to make the log
+    path: str  # the log's file name in the equivalent commands
+    options: str  # the monitor command's options for its columns
+    make: str = ""  # the command that writes the log ("": the user's own file)
 
 
 def calib_source(sweep: SweepConfig) -> CalibSource | None:
@@ -236,7 +238,8 @@ def calib_source(sweep: SweepConfig) -> CalibSource | None:
         return CalibSource(
             f"{sweep.dataset} with {sweep.classifier}", f"stream:{config.key()}",
             lambda: stream_log(config), size, n,
-            (("label", "label"), ("proba_prefix", "proba_")),
+            (("label", "label"), ("proba_prefix", "proba_")), "log.parquet",
+            "--label label --proba-prefix proba_",
             f"python -m pudd_core export-predictions --dataset {sweep.dataset} --classifier "
             f"{sweep.classifier} --seed {config.seed}{length} --out log.parquet")
     return _uploaded()
@@ -284,7 +287,7 @@ def _uploaded() -> CalibSource | None:
                f"{size:,} rows.")
     columns = (("label", guess["label"]), ("proba_prefix", guess["proba_prefix"]))
     return CalibSource(name, upload_name(data), lambda: io.BytesIO(data), size,
-                       n_rows // size, columns,
+                       n_rows // size, columns, name,
                        f"--label {guess['label']} --proba-prefix {guess['proba_prefix']}")
 
 
