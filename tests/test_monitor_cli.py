@@ -162,7 +162,7 @@ def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(lo
         capsys.readouterr().out
     page = report.read_text()
     assert ("the calibrated count floor (clamp_min=0, max_chunks=128, min_expected=5.0, "
-            "refit=doubling)") in page
+            "refit=doubling, skip_rule=None)") in page
     assert "The p-value axes stop at 1e-" in page
     assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
                  "--chunk-size", "500", "--variant", "authors", "--json"]) == 0

@@ -184,7 +184,11 @@ def show(cal: CalibrationResult, rest: MonitorResult) -> None:
 
 
 def section(log: Any, mapping: Any, n_chunks: int) -> None:
-    """The Monitor page's option: α chosen on the log's first chunks (``ui.monitor``'s log)."""
+    """The Monitor page's option: α chosen on the log's first chunks.
+
+    ``log`` and ``mapping`` are ``ui.monitor``'s: the log and what its controls chose (the
+    log's format and ``monitor``'s other arguments).
+    """
     from ui import state
 
     if not st.checkbox("Choose α from a stable stretch of this log", key="monitor_calibrate",
@@ -201,12 +205,12 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
     if settings is None:
         return
     chunk_size = int(kwargs.pop("chunk_size"))
-    for k in ("alpha", "baselines", "window"):
+    for k in ("alpha", "baselines", "window", "time_format", "time_unit"):
         kwargs.pop(k, None)
     try:
         outcome = progress.run_tasks(state.MONITOR_CALIB_JOB, [task(
-            log.name, log.key, log.source, chunk_size, settings, n_chunks, **kwargs)],
-            what="resampled runs")
+            log.name, log.key, log.source, chunk_size, settings, n_chunks,
+            log_format=mapping.log_format, **kwargs)], what="resampled runs")
     except (ValueError, OSError) as err:
         refused(err)
         return

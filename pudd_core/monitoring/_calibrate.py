@@ -417,7 +417,7 @@ def calibrate(
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(0.5, 1.0, 4000)  # p(true class)
     >>> ok = rng.random(4000) < p
-    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.05,
+    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.1,
     ...                 n_resamples=5, seed=0)
     >>> [a.n_chunks for a in res.per_alpha], res.recommended.alpha
     ([100, 100], 0.001)
@@ -557,6 +557,8 @@ def calibrate_log(
     progress: Callable[[int, int], None] | None = None,
     time_format: str | None = None,
     time_unit: str | None = None,
+    labels: Any = None,
+    id_column: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
     """α chosen on a stable stretch of the log, then the monitor at that α on the rows after it.
@@ -570,6 +572,8 @@ def calibrate_log(
     rows after the stretch are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s
     result, its rows numbered as in the log, its chunks from 0). The other parameters are
     :func:`calibrate`'s and :func:`~pudd_core.monitoring.monitor`'s.
+    ``labels`` with ``id_column``: labels in a second file, joined by id to every pass over
+    the log.
 
     Raises
     ------
@@ -617,8 +621,21 @@ def calibrate_log(
     check_source(source)
     names = log_columns(source)
     reference = monitor_at(1e-3)  # every monitor option checked; its scorer reads the stretch
+    join = None
+    if labels is not None or id_column is not None:  # labels in a second file, read once
+        from pudd_core.monitoring._labels import join_parts, joined
+
+        join = joined(reference, source, labels, id_column, batch_rows)
+        join.check_columns(names)
+        names = [*names, join.label]
     fmt = reference.start(names)
     assert reference.scorer is not None
+
+    def parts() -> Any:
+        if join is None:
+            return batches(source, fmt.columns, batch_rows)
+        return join_parts(join, source, fmt, batch_rows)
+
     if isinstance(calibrate_on, tuple):
         first, stop = time_rows(source, time_column, calibrate_on, time_format, time_unit,
                                 batch_rows)
@@ -627,7 +644,7 @@ def calibrate_log(
     what = (f"the rows from {calibrate_on[0]} to {calibrate_on[1]} (rows {first}..{stop - 1})"
             if isinstance(calibrate_on, tuple) else f"the first {stop} rows")
     us, oks, offset, more = [], [], 0, False
-    for n, frame in batches(source, fmt.columns, batch_rows):
+    for n, frame in parts():
         lo, hi = max(first - offset, 0), min(stop - offset, n)
         if lo < hi:
             part = {c: s.iloc[lo:hi] for c, s in frame.items()}
@@ -667,15 +684,19 @@ def calibrate_log(
     m.start(names)
     m.next_row = stop  # rows keep the log's numbers; chunks start at the stretch's end
     seen = 0
-    for n, frame in batches(source, fmt.columns, batch_rows):
+    for n, frame in parts():
         skip = max(0, stop - seen)
         seen += n
         if skip >= n:
             continue
         m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
     m.finish()
-    return cal, m.result(name_of(source), time.perf_counter() - start)
+    result = m.result(name_of(source), time.perf_counter() - start)
+    if join is not None:  # what the join found (the rows' count is the monitored rows')
+        from dataclasses import replace
 
+        result = replace(result, notes=(*result.notes, *join.notes(result)[1:]))
+    return cal, result
 
 def parse_time_range(text: str) -> tuple[str, str]:
     """``"START..END"`` as its two ends (text, read later as the time column is read).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -315,14 +315,16 @@ def _time_text(value: Any, numeric: bool) -> str:
 def report_view(result: MonitorResult, source: Any = None, *, time_column: str | None = None,
                 time_format: str | None = None, time_unit: str | None = None,
                 normalize: bool = False, tolerance: float = SUM_TOLERANCE,
-                batch_rows: int = BATCH_ROWS) -> ReportView:
+                batch_rows: int = BATCH_ROWS, labels: Any = None,
+                id_column: str | None = None) -> ReportView:
     """The state, the periods, the chunks' times and the per-class view of ``result``.
 
     ``source`` is the log ``result`` was computed from (read once more, in batches): without
     it the view has the state and the periods but no classes and no row times. For row
     chunks, ``time_column`` (read as the monitor reads times: ``time_format``,
     ``time_unit``) gives each chunk its first and last row's time; chunks of time carry their
-    windows already. ``normalize`` and ``tolerance`` as given to the monitor.
+    windows already. ``normalize`` and ``tolerance`` as given to the monitor, and ``labels``
+    with ``id_column`` where its labels came from a second file (joined again by id).
 
     Examples
     --------
@@ -377,7 +379,8 @@ def report_view(result: MonitorResult, source: Any = None, *, time_column: str |
     if source is not None:
         check_source(source)
         per, row_times = _read(result, source, ref, recent, note is None, time_column,
-                               time_format, time_unit, normalize, tolerance, batch_rows)
+                               time_format, time_unit, normalize, tolerance, batch_rows,
+                               labels, id_column)
         if per is not None:
             classes, level, share_p = per.changes(result.alpha)
         if row_times is not None:
@@ -392,6 +395,7 @@ def _read(result: MonitorResult, source: Any, ref: tuple[int, int] | None,
           recent: tuple[int, int],
           with_classes: bool, time_column: str | None, time_format: str | None,
           time_unit: str | None, normalize: bool, tolerance: float, batch_rows: int,
+          labels: Any = None, id_column: str | None = None,
           ) -> tuple[_Classes | None, tuple[tuple[str, str], ...] | None]:
     """One pass over the log: the classes' counts per period and the row chunks' times."""
     from pudd_core.monitoring._log import log_columns
@@ -417,7 +421,15 @@ def _read(result: MonitorResult, source: Any, ref: tuple[int, int] | None,
     numeric = time_unit == "number"
     offset = 0
     try:
-        for n, frame in batches(source, columns, batch_rows, (fmt.label, fmt.pred)):
+        if labels is None:
+            parts = batches(source, columns, batch_rows, (fmt.label, fmt.pred))
+        else:  # labels in a second file (monitor --labels): joined again by id
+            from pudd_core.monitoring._labels import joined_batches
+
+            assert id_column is not None
+            parts = joined_batches(source, labels, id_column, replace(
+                fmt, time_column=time_column or fmt.time_column), batch_rows)
+        for n, frame in parts:
             rows = offset + np.arange(n, dtype=np.int64)
             if time_column is not None:
                 t = _row_times(frame[time_column], time_column, offset, time_format,
