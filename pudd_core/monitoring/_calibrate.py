@@ -661,7 +661,8 @@ def calibrate_log(
                                              f"{offset} rows); calibrate on fewer rows")
     n_labelled = sum(x.size for x in us)
     if n_labelled < 2 * chunk_size:
-        raise ParameterError("calibrate_on", f"{what} hold {n_labelled} labelled rows, "
+        raise ParameterError("calibrate_on", f"calibrate_on: {what} hold {n_labelled} "
+                                             "labelled rows, "
                                              f"fewer than two chunks of {chunk_size}: "
                                              "calibrate on more rows")
     cal = calibrate(np.concatenate(us), np.concatenate(oks), chunk_size, alphas,
@@ -746,16 +747,19 @@ def time_rows(source: Any, col: str | None, span: tuple[Any, Any], time_format: 
         try:
             ends = pd.Series([float(v) for v in span])
         except (TypeError, ValueError):
-            raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} must "
+            raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                                 f"{span[0]}..{span[1]} must "
                                                  f"be numbers, as the time column's "
                                                  f"(time_unit {time_unit!r})") from None
     try:
         lo, hi = reader().values(ends, "calibrate_on", 0)  # int64 ns, or the numbers
     except ParameterError as err:
-        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} is not "
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} is not "
                                              f"read as the time column is: {err}") from None
     if not lo < hi:
-        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} is empty: "
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} is empty: "
                                              "its end must come after its start")
     w, first, stop, offset, last = reader(), None, None, 0, None
     for n, frame in batches(source, [col], batch_rows):
@@ -775,10 +779,12 @@ def time_rows(source: Any, col: str | None, span: tuple[Any, Any], time_format: 
         last = t[-1] if n else last
         offset += n
     if first is None or first == stop:
-        raise ParameterError("calibrate_on", f"no row of {name_of(source)} has a time in "
+        raise ParameterError("calibrate_on", f"calibrate_on: no row of {name_of(source)} "
+                                             "has a time in "
                                              f"{span[0]}..{span[1]}")
     if stop is None:
-        raise ParameterError("calibrate_on", f"the time range {span[0]}..{span[1]} reaches "
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} reaches "
                                              f"the end of {name_of(source)}: no row after it "
                                              "to monitor; end the range earlier")
     return first, stop
