@@ -67,6 +67,19 @@ chart.chart(plots.threshold_sweep_figure(sweep, n_drifts=n_drifts,
                                          title="PUDD at every α on the drifting stream"),
             key="course_thresholds_sweep")
 
+st.subheader("Choosing α on the stream itself")
+st.markdown(
+    "Which α, then? Mark a stretch of the stream you trust to be stable, and let the data "
+    "say what each α costs there: PUDD runs on many resampled copies of the stretch (blocks "
+    "of a chunk, reshuffled), each α's false alarms are counted, and the largest α whose "
+    "false alarms stay under a target is chosen; the same copies with a change injected say "
+    "how soon that α sees it. On this run's stream:")
+calibrated = cache.course_calibration(seed)
+st.markdown(calibrated.text())
+st.caption("The estimate holds for data like the stretch: after a drift the stream is no "
+           "longer like it, and alarms are what PUDD is for. The Threshold lab (section 3) "
+           "does this on any stream or on your own log.")
+
 st.subheader("The count floor")
 floor = cache.course_floor(seed)
 st.markdown(

@@ -8,7 +8,7 @@ from pudd_core.monitoring import report_view
 from pudd_core.plots import p_text
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
-from ui import chart, messages, monitor, player, progress, state
+from ui import calibration, chart, messages, monitor, player, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -112,5 +112,7 @@ cols[1].download_button(
          "winning windows' histograms.")
 with st.expander("Show the code"):
     st.code(mapping.as_python(str(log.path or log.name)), language="python")
+
+calibration.section(log, mapping, result.n_chunks)
 
 state.write_query("monitor")

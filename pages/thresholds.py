@@ -6,7 +6,7 @@ import streamlit as st
 
 from pudd_core import plots
 from pudd_core.streams import DatasetUnavailableError
-from ui import cache, chart, messages, progress, state, thresholds
+from ui import cache, calibration, chart, messages, progress, state, thresholds
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -62,17 +62,19 @@ st.markdown(
     "resetting: every significant test is then a false alarm. Each chunk tests several cut "
     "points (window pairs), and PUDD alarms on the smallest p-value among them."
 )
-study_cfg, study_slot = thresholds.study_controls(seed, cfg.classifier)
-if study_cfg.classifier != cfg.classifier:
+study_cfg, study_slot = thresholds.study_controls(seed, cfg.classifier, cfg.dataset)
+if study_cfg is not None and study_cfg.classifier != cfg.classifier:
     study_slot.info(f"{cfg.classifier} needs images; the study uses gnb on this tabular stream.")
-try:
-    study = progress.run_tasks(state.THRESHOLDS_STUDY_JOB, [cache.false_alarm_task(
-        study_cfg.dataset, study_cfg.classifier, study_cfg.n_chunks, study_cfg.seed)],
-        what="stationary runs").results[0]
-except (ValueError, OSError) as err:
-    study = None
-    study_slot.error(f"**Stationary stream**: {messages.escape(err)}", icon=":material/error:")
-if study is not None:
+study = None
+if study_cfg is not None:
+    try:
+        study = progress.run_tasks(state.THRESHOLDS_STUDY_JOB, [cache.false_alarm_task(
+            study_cfg.dataset, study_cfg.classifier, study_cfg.n_chunks, study_cfg.seed)],
+            what="stationary runs").results[0]
+    except (ValueError, OSError) as err:
+        study_slot.error(f"**Stationary stream**: {messages.escape(err)}",
+                         icon=":material/error:")
+if study is not None and study_cfg is not None:
     alpha = 10.0 ** -int(state.get(state.THRESHOLDS_ALPHA_EXP))
     rates = study.rates(cfg.exponents)
     chart.draw(plots.false_alarm_figure,
@@ -113,7 +115,33 @@ tests).
 """
     )
 
-st.subheader("3. The count floor on streams with few errors")
+st.subheader("3. Choose α on this stream")
+st.markdown(
+    "Which α keeps false alarms rare on *your* stream, and what does it cost in delay? Mark "
+    "a stretch you trust to be stable: PUDD runs on block-bootstrap resamples of it (blocks "
+    "of a chunk keep its short-range structure) for each α, and again with a change "
+    "injected half-way, beside the baselines. The chosen α is the largest whose false-alarm "
+    "interval stays within your target; the chunks after the stretch are then monitored at it."
+)
+source = thresholds.calib_source(cfg)
+if source is not None:
+    settings = calibration.controls("thresholds", source.n_chunks)
+    if settings is not None:
+        try:
+            cal_outcome = progress.run_tasks(state.THRESHOLDS_CALIB_JOB, [calibration.task(
+                source.name, source.key, source.log, source.chunk_size, settings,
+                source.n_chunks, **dict(source.columns))], what="resampled runs")
+        except (ValueError, OSError) as err:
+            calibration.refused(err)
+        else:
+            if cal_outcome.results[0] is not None:
+                calibration.show(*cal_outcome.results[0])
+                with st.expander("The same on the command line"):
+                    st.code("\n".join(filter(None, (source.make, calibration.command(
+                        source.path, source.chunk_size, settings, source.options)))),
+                        language="bash")
+
+st.subheader("4. The count floor on streams with few errors")
 thresholds.committed_false_alarms()
 
 state.write_query("thresholds")

@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 from pudd_core.cli import main
 from pudd_core.detector import ChunkPUDD
 from pudd_core.monitoring import VARIANTS, calibrate, calibrate_log, inject_change
-from pudd_core.monitoring._calibrate import _alarm_chunks, _cut, block_resample
+from pudd_core.monitoring._calibrate import _cut, alarm_chunks, block_resample
 
 
 def _stream(n_rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +69,8 @@ def test_one_shared_run_gives_each_alphas_alarms_as_its_own_run(variant: str):
     def make(alpha: float) -> ChunkPUDD:
         return ChunkPUDD(alpha, seed=3, **VARIANTS[variant])
 
-    shared = _alarm_chunks(_cut(u, ok, 100), grid, make)
-    alone = [_alarm_chunks(_cut(u, ok, 100), [a], make)[0] for a in grid]
+    shared = alarm_chunks(_cut(u, ok, 100), grid, make)
+    alone = [alarm_chunks(_cut(u, ok, 100), [a], make)[0] for a in grid]
     assert shared == alone
     assert len({tuple(a) for a in alone}) >= 3  # the runs did part
 
@@ -124,6 +124,100 @@ def test_a_change_of_size_zero_gives_the_false_alarms_and_a_large_one_is_caught(
     assert rise.detection_rate > 0.9
 
 
+def _reference_calibration(u, ok, chunk, grid, n_resamples, after, change, size, seed,
+                           labels=None, baselines=()):
+    """The unshared path: per resample, the null run and the changed run each from chunk 0,
+    one detector per baseline fed the whole stream, with calibrate's random streams."""
+    from pudd_core.experiments.baselines import feed_errors, make
+
+    alarms, delays = [[] for _ in grid], [[] for _ in grid]
+    b_alarms, b_delays = {b: [] for b in baselines}, {b: [] for b in baselines}
+    n_chunks = u.size // chunk
+    for ss in np.random.SeedSequence(seed).spawn(n_resamples):
+        rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
+        det_seed = int(rng_det.integers(2**31))
+        idx = block_resample(u.size, n_chunks * chunk, chunk, rng_rows)
+        ru, rok = u[idx], ok[idx]
+        cu, cok = inject_change(ru, rok, after * chunk, change, size, rng_change,
+                                None if labels is None else labels[idx])
+
+        def make_det(alpha, det_seed=det_seed):
+            return ChunkPUDD(alpha, seed=det_seed, **VARIANTS["calibrated"])
+
+        for i, h in enumerate(alarm_chunks(_cut(ru, rok, chunk), grid, make_det)):
+            alarms[i].append(tuple(h))
+        for i, h in enumerate(alarm_chunks(_cut(cu, cok, chunk), grid, make_det,
+                                            stop_from=after)):
+            late = [t for t in h if t >= after]
+            delays[i].append(late[0] - after if late else math.inf)
+        for b in baselines:
+            for stream, out in (((ru, rok), b_alarms[b]), ((cu, cok), None)):
+                det, hits = make(b, seed=det_seed), []
+                for t, (_, c) in enumerate(_cut(*stream, chunk)):
+                    if feed_errors(det, (~c).astype(int)):
+                        hits.append(t)
+                        det = det.clone()
+                if out is not None:
+                    out.append(tuple(hits))
+                else:
+                    late = [t for t in hits if t >= after]
+                    b_delays[b].append(late[0] - after if late else math.inf)
+    return alarms, delays, b_alarms, b_delays
+
+
+@pytest.mark.parametrize(("change", "size"), [("confidence", 0.3), ("error_rate", 0.2),
+                                               ("prior", 0.6)])
+def test_the_shared_prefix_decides_as_a_changed_run_from_chunk_zero(change: str, size: float):
+    # the changed run continues the null run's state at the change; the oracle runs both
+    # resamples from chunk 0 (and each baseline on its own), with the same random streams
+    u, ok = _stream(30 * 100, 14)
+    labels = (np.random.default_rng(1).random(u.size) < 0.3).astype(int)
+    grid = [0.2, 0.05, 1e-2, 1e-3, 1e-5]
+    res = calibrate(u, ok, 100, grid, n_resamples=6, change=change, size=size, after=12,
+                    seed=3, labels=labels, baselines=["ddm", "adwin", "kswin"])
+    alarms, delays, b_alarms, b_delays = _reference_calibration(
+        u, ok, 100, grid, 6, 12, change, size, 3, labels, ("ddm", "adwin", "kswin"))
+    assert [list(a.alarm_chunks) for a in res.per_alpha] == alarms
+    assert [list(a.delays) for a in res.per_alpha] == delays
+    assert {b.detector: list(b.alarm_chunks) for b in res.baselines} == b_alarms
+    assert {b.detector: list(b.delays) for b in res.baselines} == b_delays
+    assert len({a.delays for a in res.per_alpha}) >= 2  # the alphas did part
+
+
+@pytest.mark.parametrize("change", ["confidence", "error_rate", "prior"])
+def test_a_change_of_size_zero_gives_each_detectors_false_alarm_rate(change: str):
+    # nothing changed: the delay is the null run's first false alarm at or after the change,
+    # for PUDD at each alpha and for each baseline alike, and detection within k chunks is
+    # the chance of a false alarm there
+    u, ok = _stream(24 * 100, 16)
+    labels = (np.random.default_rng(3).random(u.size) < 0.4).astype(int)
+    res = calibrate(u, ok, 100, [0.1, 1e-2, 1e-3], n_resamples=8, change=change, size=0.0,
+                    after=12, within=4, seed=2, labels=labels, baselines=["ddm", "kswin"])
+    for a in (*res.per_alpha, *res.baselines):
+        first = [min((t for t in h if t >= 12), default=math.inf) - 12 for h in a.alarm_chunks]
+        assert list(a.delays) == first, a.detector or a.alpha
+        early = np.mean([any(12 <= t < 16 for t in h) for h in a.alarm_chunks])
+        assert a.detection_rate == early
+    assert res.row(0.1).n_alarms > 0 and any(b.n_alarms for b in res.baselines)
+
+
+def test_a_prior_shift_draws_the_rarest_class_rows_from_before_the_change():
+    u, ok = _stream(2000, 15)
+    labels = (np.random.default_rng(2).random(2000) < 0.2).astype(int)  # class 1 rare
+    pu, pok = inject_change(u, ok, 1000, "prior", 0.5, np.random.default_rng(0), labels)
+    assert (pu[:1000] == u[:1000]).all() and (pok[:1000] == ok[:1000]).all()
+    moved = (pu[1000:] != u[1000:]) | (pok[1000:] != ok[1000:])
+    pool = {(a, b) for a, b in zip(u[:1000][labels[:1000] == 1], ok[:1000][labels[:1000] == 1],
+                                   strict=True)}
+    assert {(a, b) for a, b in zip(pu[1000:][moved], pok[1000:][moved], strict=True)} <= pool
+    assert 0.3 < moved.mean() < 0.5  # about half replaced, some by an equal row
+    from pudd_core._validation import ParameterError
+
+    with pytest.raises(ParameterError, match="two classes") as err:
+        inject_change(u, ok, 1000, "prior", 0.5, np.random.default_rng(0), np.zeros(2000))
+    assert err.value.param == "labels"
+
+
 def test_the_same_seed_gives_the_same_calibration_and_another_seed_another():
     u, ok = _stream(20 * 100, 5)
     a, b, c = (calibrate(u, ok, 100, [0.1, 1e-3], n_resamples=6, seed=s).to_json()
@@ -154,7 +248,10 @@ def test_the_recommended_alpha_is_the_largest_whose_upper_bound_meets_the_target
     (dict(chunk_size=0), "chunk_size"), (dict(alphas=[0.0]), "alphas"),
     (dict(alphas=[]), "alphas"), (dict(target=1.5), "target"),
     (dict(n_resamples=0), "n_resamples"), (dict(block=0), "block"),
-    (dict(change="prior"), "change"), (dict(size=2.0), "size"), (dict(after=0), "after"),
+    (dict(change="drift"), "change"), (dict(change="prior"), "labels"),
+    (dict(change="prior", labels=np.zeros(2000)), "labels"),
+    (dict(labels=np.zeros(5)), "labels"), (dict(baselines=["nope"]), "baselines"),
+    (dict(size=2.0), "size"), (dict(after=0), "after"),
     (dict(after=20), "after"), (dict(within=0), "within"), (dict(variant="x"), "variant"),
     (dict(detector_options={"nope": 1}), "detector_options"), (dict(chunk_size=1500), "u"),
 ])
@@ -326,3 +423,35 @@ def test_a_stretch_without_two_chunks_of_labels_or_without_rows_after_it_is_refu
     for rows, batch in ((1000, 300), (1000, 500), (1100, 500)):  # the log ends in or on a batch
         with pytest.raises(ParameterError, match="it has 1000 rows"):
             calibrate_log(path, calibrate_on=rows, batch_rows=batch, **kw)
+
+
+def test_a_time_range_calibrates_on_its_rows_and_monitors_the_rows_after_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # one row a minute from 2024-01-01: 00:00..00:49 holds rows 0..49 (chunks of 10)
+    log = _log(120 * 10, 17)
+    log["ts"] = pd.date_range("2024-01-01", periods=len(log), freq="min").strftime(
+        "%Y-%m-%dT%H:%M")
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    kw = dict(label="label", proba_prefix="proba_", chunk_size=10, false_alarm_rate=0.05,
+              n_resamples=4, change=None)
+    by_rows = calibrate_log(path, calibrate_on=500, **kw)
+    by_time = calibrate_log(path, calibrate_on=("2024-01-01T00:00", "2024-01-01T08:20"),
+                            time_column="ts", **kw)
+    assert by_time[0].to_json() == by_rows[0].to_json()
+    drop = {"elapsed_s"}
+    assert ({k: v for k, v in by_time[1].to_json().items() if k not in drop}
+            == {k: v for k, v in by_rows[1].to_json().items() if k not in drop})
+    # a stretch in the middle: rows 300..799 (05:00 to 13:20), the monitor from row 800
+    cal, res = calibrate_log(path, calibrate_on=("2024-01-01T05:00", "2024-01-01T13:20"),
+                             time_column="ts", **kw)
+    u, ok = 1 - log["proba_1"].to_numpy(), (log["proba_1"] > 0.5).to_numpy()
+    lib = calibrate(u[300:800], ok[300:800], 10, target=0.05, n_resamples=4, change=None)
+    assert cal.to_json() == lib.to_json()
+    assert res.spans[0].first_row == 800 and res.n_chunks == 40
+    args = [str(path), "--label", "label", "--proba-prefix", "proba_", "--chunk-size", "10",
+            "--time-column", "ts", "--calibrate-on", "2024-01-01T05:00..2024-01-01T13:20",
+            "--false-alarm-rate", "0.05", "--resamples", "4", "--json"]
+    assert main(["monitor", *args]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["alpha"] == res.alpha and out["n_chunks"] == 40

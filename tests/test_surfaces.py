@@ -139,7 +139,24 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
         ["--chunk-size", "4", "--calibrate-on", "8"],
         ["--time-column", "ts", "--window", "1h", "--calibrate-on", "8",
          "--false-alarm-rate", "0.01"],
-        ["--follow", "--calibrate-on", "8", "--false-alarm-rate", "0.01"]],
+        ["--follow", "--calibrate-on", "8", "--false-alarm-rate", "0.01"],
+        # a time range of the ts column (2024-03-01, 00:00 to 23:00, a row an hour)
+        *[["--chunk-size", "4", *t, "--calibrate-on", r, "--false-alarm-rate", "0.01"]
+          for t, r in (
+              ([], "2024-03-01T00:00..2024-03-01T12:00"),  # no --time-column
+              (["--time-column", "ts"], "2024-03-01"), (["--time-column", "ts"], ".."),
+              (["--time-column", "ts"], "2024-03-01T00:00.."),
+              (["--time-column", "ts"], "2024-03-01T08:00..2024-03-01T00:00"),  # backwards
+              (["--time-column", "ts"], "2024-03-01T08:00..2024-03-01T08:00"),  # empty
+              (["--time-column", "ts"], "yesterday..today"),
+              (["--time-column", "ts"], "2025-01-01..2025-02-01"),  # no row in it
+              (["--time-column", "ts"], "2024-03-01T00:00..2024-03-02"),  # none after it
+              (["--time-column", "ts"], "2024-03-01T00:00..2024-03-01T05:00"),  # < 2 chunks
+              (["--time-column", "n", "--time-unit", "number"], "a..b"),
+              (["--time-column", "ts", "--time-format", "%d/%m/%Y"],
+               "01/03/2024..02/03/2024"),  # the column is not in that format
+              (["--time-column", "label", "--time-unit", "number"], "0..1"),  # unsorted
+          )]],
     ("monitor", "--false-alarm-rate"): [
         ["--false-alarm-rate", "0.01"], ["--false-alarm-rate", "x"],
         *[["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", r]
@@ -192,7 +209,10 @@ UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_
                                "tests/app/test_explorer.py::test_an_upload_with_too_few_rows_"
                                "names_the_chunk_size",
                                "tests/app/test_explorer.py::test_a_header_only_upload_names_"
-                               "the_file_not_the_chunk_size"]}
+                               "the_file_not_the_chunk_size"],
+           "thresholds_calib_upload": [
+               "tests/app/test_thresholds.py::test_an_uploaded_log_is_calibrated_as_the_"
+               "library_does_and_bad_files_are_named"]}
 UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
 #: Environment variables the product reads -> the tests that give them bad values (a path
 #: that does not exist or is a file, text where a number is expected) and check the outcome:

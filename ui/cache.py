@@ -114,6 +114,12 @@ def course_sweep(seed: int) -> course.Sweep:
     return course.drifting_sweep(seed)
 
 
+@st.cache_data(max_entries=8, show_spinner="Choosing α on the stream's first chunks …")
+def course_calibration(seed: int) -> course.LessonCalibration:
+    """Lesson 5: α calibrated on the drifting stream's first chunks, the rest at it."""
+    return course.calibrated_alpha(seed)
+
+
 @st.cache_data(max_entries=4, show_spinner="Testing chunks without errors …")
 def course_floor(seed: int) -> course.FloorEffect:
     """Lesson 5: the count floor's false alarms where a column is empty."""

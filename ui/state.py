@@ -368,6 +368,7 @@ CIFAR_CHUNK = _value("cifar_chunk", 0, "chunk", "cifar10-cd",
                      _int_in(0, 99))  # the chunk whose images are shown
 CIFAR_JOB = _value("cifar_job", "")
 MONITOR_JOB = _value("monitor_job", "")  # ui.progress job of the monitor page
+MONITOR_CALIB_JOB = _value("monitor_calib_job", "")  # its calibration's (ui.calibration)
 
 # the monitor page ("Your model's predictions"): the log, its description, the run's settings
 MONITOR_SOURCES = ("The example log", "Upload a file", "A path on the server")
@@ -399,10 +400,10 @@ THRESHOLDS_SEEDS = _value("thresholds_seeds", 2, "seeds", "thresholds",
 THRESHOLDS_N_CHUNKS = _value("thresholds_n_chunks", 50, "chunks", "thresholds",
                              _int_of(THRESHOLDS_LENGTHS))  # 0: the stream's own length
 THRESHOLDS_ALPHA_EXP = _value("thresholds_alpha_exp", 2, "alpha", "thresholds", _int_in(1, 10))
-THRESHOLDS_STUDY_DATASET = _value("thresholds_study_dataset", "sea0")  # synthetic, stationary
 THRESHOLDS_STUDY_CHUNKS = _value("thresholds_study_chunks", 200)
 THRESHOLDS_JOB = _value("thresholds_job", "")
 THRESHOLDS_STUDY_JOB = _value("thresholds_study_job", "")
+THRESHOLDS_CALIB_JOB = _value("thresholds_calib_job", "")
 
 REPRODUCTION_VIEW = _value("reproduction_view", None, "view", "reproduction",
                            _view)  # "<classifier>:<n_chunks or full>"; None: largest

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import streamlit as st
@@ -164,22 +164,131 @@ class StudyConfig:
     seed: int
 
 
-def study_controls(seed: int, classifier: str) -> tuple[StudyConfig, Any]:
-    """The synthetic stream kept stationary, its length, and α for the p-value chart."""
-    synthetic = [i.name for i in cache.streams() if i.kind == "synthetic"]
+def study_controls(seed: int, classifier: str, dataset: str) -> tuple[StudyConfig | None, Any]:
+    """The chosen stream kept stationary, its length, and α for the p-value chart.
+
+    Only a synthetic stream has a version without drift (one concept throughout); for any
+    other the study does not run, and the page says so (it never runs on another stream).
+    """
+    infos = {i.name: i for i in cache.streams()}
     cols = st.columns(3)
-    cols[0].selectbox("Stationary stream (one concept throughout)", synthetic,
-                      **state.bound(state.THRESHOLDS_STUDY_DATASET),
-                      help="A synthetic stream whose concept never changes: every test is a "
-                           "test of a true null hypothesis.")
     cols[1].select_slider("Chunks of 1000", options=list(STUDY_CHUNKS),
                           **state.bound(state.THRESHOLDS_STUDY_CHUNKS))
     with cols[2]:
         controls.alpha_selector(state.THRESHOLDS_ALPHA_EXP, label="α for the p-value chart")
     slot = cols[0].empty()
-    return StudyConfig(str(state.get(state.THRESHOLDS_STUDY_DATASET)),
-                       classifier if classifier not in IMAGE_CLASSIFIERS else "gnb",
+    info = infos.get(dataset)
+    if info is None or info.kind != "synthetic":
+        title = info.title if info is not None else dataset
+        slot.info(f"**{title}** is not a synthetic stream: it has no version without drift, "
+                  "so no test on it is known to be a false alarm. Section 3 estimates its "
+                  "false alarms from a stable stretch of its own predictions.",
+                  icon=":material/info:")
+        return None, slot
+    slot.caption(f"**{info.title}** with one concept throughout (its drift never comes).")
+    return StudyConfig(dataset, classifier if classifier not in IMAGE_CLASSIFIERS else "gnb",
                        int(state.get(state.THRESHOLDS_STUDY_CHUNKS)), seed), slot
+
+
+# --- choosing α on the chosen stream, or on an uploaded log (issue 35) -------------------------
+CALIB_SOURCES = ("The stream above (its classifier's predictions)", "A prediction log you upload")
+CALIB_PREFIX = "thresholds"
+CALIB_UPLOAD = "thresholds_calib_upload"
+
+
+def stream_log(config: RunConfig) -> pd.DataFrame:
+    """The prediction log of the sweep's stream and classifier (``export_predictions``)."""
+    from pudd_core.experiments.export import export_predictions
+
+    return cast(pd.DataFrame, cache.off_server(config.classifier, export_predictions, config))
+
+
+@dataclass(frozen=True)
+class CalibSource:
+    """What the calibration reads: a name, a key, the log, its chunk size and columns."""
+
+    name: str
+    key: str
+    log: Callable[[], Any]
+    chunk_size: int
+    n_chunks: int
+    columns: tuple[tuple[str, Any], ...]
+    path: str  # the log's file name in the equivalent commands
+    options: str  # the monitor command's options for its columns
+    make: str = ""  # the command that writes the log ("": the user's own file)
+
+
+def calib_source(sweep: SweepConfig) -> CalibSource | None:
+    """The chosen stream's predictions, or an uploaded log read with guessed columns."""
+    choice = st.radio("Choose α on", CALIB_SOURCES, key="thresholds_calib_source",
+                      horizontal=True)
+    if choice == CALIB_SOURCES[0]:
+        try:
+            sweep.base().validate()
+        except (ValueError, DatasetUnavailableError):
+            st.info("Fix the stream or classifier marked in section 1 to choose α on its "
+                    "predictions.", icon=":material/info:")
+            return None
+        infos = {i.name: i for i in cache.streams()}
+        info = infos[sweep.dataset]
+        config = dataclasses.replace(sweep.base(), detector="none")
+        n = (sweep.n_chunks or info.n_chunks) - 1  # chunk 0 trains the model
+        size = config.chunk_size or info.chunk_size
+        length = f" --n-chunks {sweep.n_chunks}" if sweep.n_chunks else ""
+        return CalibSource(
+            f"{sweep.dataset} with {sweep.classifier}", f"stream:{config.key()}",
+            lambda: stream_log(config), size, n,
+            (("label", "label"), ("proba_prefix", "proba_")), "log.parquet",
+            "--label label --proba-prefix proba_",
+            f"python -m pudd_core export-predictions --dataset {sweep.dataset} --classifier "
+            f"{sweep.classifier} --seed {config.seed}{length} --out log.parquet")
+    return _uploaded()
+
+
+def uploaded_file(file: Any) -> tuple[str, bytes] | None:
+    """The uploader's file name and bytes (None before a file is chosen)."""
+    return None if file is None else (str(file.name), bytes(file.getvalue()))
+
+
+def _uploaded() -> CalibSource | None:
+    from pudd_core.monitoring import guess_columns, read_log_head
+    from pudd_core.views.explorer_upload import upload_name
+
+    file = st.file_uploader("Prediction log (CSV or Parquet): a label column and one "
+                            "probability column per class", type=["csv", "parquet"],
+                            key=CALIB_UPLOAD)
+    slot = st.empty()
+    chosen = uploaded_file(file)
+    if chosen is None:
+        slot.info("Upload a log of your model's predictions; its columns are guessed by "
+                  "their names (label, proba_*), as on the page “Your model's predictions”, "
+                  "where any other shape can be mapped by hand.", icon=":material/upload:")
+        return None
+    name, data = chosen
+    import io
+
+    try:
+        head = read_log_head(io.BytesIO(data), 200)
+        guess = guess_columns(head)
+        if guess["label"] is None or guess["proba_prefix"] is None:
+            raise ParameterError("upload", "no label column and probability columns with a "
+                                           "common prefix (label, proba_0, proba_1, ...) "
+                                           "were found by their names")
+        n_rows = len(read_log_head(io.BytesIO(data), len(data)))  # at most a row per byte
+    except (ValueError, OSError) as err:
+        messages.show_error(slot, "Prediction log", err,
+                            "Upload a CSV or Parquet log with a label column and one "
+                            "probability column per class (proba_0, proba_1, ...); other "
+                            "shapes: the page “Your model's predictions”.")
+        return None
+    size = 1000 if n_rows >= 6000 else max(n_rows // 6, 1)
+    st.caption(f"**{messages.escape(name)}**: {n_rows:,} rows, label "
+               f"`{guess['label']}`, probabilities `{guess['proba_prefix']}*`; chunks of "
+               f"{size:,} rows.")
+    columns = (("label", guess["label"]), ("proba_prefix", guess["proba_prefix"]))
+    return CalibSource(name, upload_name(data), lambda: io.BytesIO(data), size,
+                       n_rows // size, columns, name,
+                       f"--label {guess['label']} --proba-prefix {guess['proba_prefix']}")
 
 
 # --- the committed false-alarm table (issue 10 item 6) ------------------------------------------

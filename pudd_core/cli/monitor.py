@@ -95,7 +95,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
     from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import calibrate_log
+    from pudd_core.monitoring import calibrate_log, parse_time_range
 
     if args.calibrate_on is None or args.false_alarm_rate is None:
         given, other = (("--calibrate-on", "--false-alarm-rate") if args.false_alarm_rate is None
@@ -106,11 +106,23 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
                              "(--false-alarm-rate)")
     check_positive_int("resamples", args.resamples)
     if args.window is not None:
-        raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
-                                             "(--chunk-size), not by time (--window)")
+        raise ParameterError("calibrate_on", "--calibrate-on chooses alpha for chunks of rows: "
+                                             "chunk by rows (--chunk-size), not by time "
+                                             "(--window)")
+    stretch: int | tuple[str, str]
+    if args.calibrate_on.strip().isdigit():
+        stretch = int(args.calibrate_on)
+        shown = f"rows 0..{stretch - 1}"
+    else:
+        stretch = parse_time_range(args.calibrate_on)
+        if args.time_column is None:
+            raise ParameterError("calibrate_on", f"--calibrate-on {args.calibrate_on} is a "
+                                                 "time range: name the time column with "
+                                                 "--time-column")
+        shown = f"{stretch[0]}..{stretch[1]}"
     cal, result = calibrate_log(
         args.file, log_format, labels=args.labels, id_column=args.id,
-        calibrate_on=args.calibrate_on,
+        calibrate_on=stretch, time_format=args.time_format, time_unit=args.time_unit,
         false_alarm_rate=args.false_alarm_rate, chunk_size=args.chunk_size,
         n_resamples=args.resamples,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
@@ -126,7 +138,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
         q = best.delay_quantiles()
         between = (f"one per {best.chunks_between_alarms:,.0f} chunks" if best.n_alarms
                    else "none seen")
-        print(f"calibrated on rows 0..{args.calibrate_on - 1} ({cal.n_chunks} chunks, "
+        print(f"calibrated on {shown} ({cal.n_chunks} chunks, "
               f"{cal.n_resamples} block-bootstrap resamples): alpha={best.alpha:g}, the "
               f"largest whose false-alarm rate's 95% interval stays at or below "
               f"{args.false_alarm_rate:g} per chunk")
@@ -347,11 +359,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                      help="print one JSON object: n_chunks, alarms, p_values, accuracy, chunks")
     mon.add_argument("--report", default=None, metavar="OUT.html",
                      help="write a self-contained HTML report (works offline)")
-    mon.add_argument("--calibrate-on", type=int, default=None, metavar="ROWS",
-                     help="choose alpha on the first ROWS rows (a stable stretch, a whole "
-                          "number of chunks): the largest alpha whose false-alarm rate on "
-                          "block-bootstrap resamples of them is at most --false-alarm-rate; "
-                          "the rest of the log is monitored at it")
+    mon.add_argument("--calibrate-on", default=None, metavar="ROWS|START..END",
+                     help="choose alpha on a stable stretch: the first ROWS rows (a whole "
+                          "number of chunks), or the rows whose --time-column time is in "
+                          "START..END (end excluded, e.g. 2024-01-01..2024-02-01): the "
+                          "largest alpha whose false-alarm rate on block-bootstrap resamples "
+                          "of them is at most --false-alarm-rate; the rows after the stretch "
+                          "are monitored at it")
     mon.add_argument("--false-alarm-rate", type=float, default=None, metavar="R",
                      help="with --calibrate-on: the false alarms per chunk allowed, in (0, 1), "
                           "e.g. 0.001 (one in 1,000 chunks)")

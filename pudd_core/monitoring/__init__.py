@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         calibrate,
         calibrate_log,
         inject_change,
+        parse_time_range,
     )
     from pudd_core.monitoring._follow import Follower, chunk_json
     from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
@@ -111,7 +112,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "monitor": "_batch", "AlphaCalibration": "_calibrate", "CalibrationResult": "_calibrate",
     "calibrate": "_calibrate", "alarm_chunks": "_calibrate", "calibrate_log": "_calibrate",
-    "inject_change": "_calibrate",
+    "inject_change": "_calibrate", "parse_time_range": "_calibrate",
     "Follower": "_follow", "chunk_json": "_follow", "VARIANTS": "_incremental",
     "Monitor": "_incremental", "RecordWindows": "_incremental", "Variant": "_incremental",
     "BATCH_ROWS": "_log", "LogFormat": "_log", "estimate_rows": "_log",
@@ -142,5 +143,5 @@ __all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES
            "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "alarm_chunks",
            "calibrate",
            "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
-           "log_field", "log_field_names", "log_forms", "monitor", "read_log_head",
-           "report_view"]
+           "log_field", "log_field_names", "log_forms", "monitor", "parse_time_range",
+           "read_log_head", "report_view"]

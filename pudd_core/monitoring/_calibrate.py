@@ -7,6 +7,10 @@ monitor's PUDD, and the alarms per chunk are counted per α. The estimate assume
 rest of the stream is like the stretch; where it is not (a drift), alarms are what PUDD is for.
 
 Delay and power come from the same resamples with a change injected after a chosen chunk.
+A changed resample is its null resample up to that chunk, so its run is the null run's
+state there (copied), fed the changed chunks: the chunks before the change are run once,
+not twice. The baselines (river's DDM, ADWIN, KSWIN, ...) run on the same resamples, fed
+each row's error as the monitor feeds them.
 
 One PUDD run serves every α until their decisions part: runs at two thresholds see the
 same chunks and draw the same bucketing samples, so they are identical until a chunk whose
@@ -18,6 +22,7 @@ one copy per parting, not one pass per α.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +45,7 @@ from pudd_core.monitoring._incremental import (
     Monitor,
     RecordWindows,
     Variant,
+    baseline_names,
     check_detector_options,
 )
 from pudd_core.monitoring._log import (
@@ -54,11 +60,12 @@ from pudd_core.monitoring._result import MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
 __all__ = ["CHANGES", "DEFAULT_ALPHAS", "AlphaCalibration", "CalibrationResult",
-           "block_resample", "calibrate", "calibrate_log", "inject_change"]
+           "block_resample", "calibrate", "calibrate_log", "inject_change",
+           "parse_time_range", "time_rows"]
 
-Change = Literal["confidence", "error_rate"]
-#: The changes :func:`inject_change` makes (``size`` in [0, 1] for both).
-CHANGES: tuple[Change, ...] = ("confidence", "error_rate")
+Change = Literal["confidence", "error_rate", "prior"]
+#: The changes :func:`inject_change` makes (``size`` in [0, 1] for each).
+CHANGES: tuple[Change, ...] = ("confidence", "error_rate", "prior")
 #: The thresholds calibrated by default: 10^-1 .. 10^-6, half decades down to 10^-4.
 DEFAULT_ALPHAS: tuple[float, ...] = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6)
 #: The delay quantiles reported.
@@ -84,8 +91,9 @@ def block_resample(n_rows: int, length: int, block: int,
 
 
 def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int,
-                  kind: Change, size: float,
-                  rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+                  kind: Change, size: float, rng: np.random.Generator,
+                  labels: NDArray[Any] | None = None,
+                  ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The rows from ``start`` on, changed: new arrays (the inputs are not touched).
 
     ``"confidence"``: the paper's case, a confidence shift at flat accuracy: each correct
@@ -93,6 +101,10 @@ def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int
     ``u < 0.5``), so predictions grow less sure while every decision stays as it was.
     ``"error_rate"``: a share ``size`` of the correct rows, drawn at random, become wrong,
     their PU-index ``1 - u`` (the true class's probability goes to the other class).
+    ``"prior"``: a class-prior shift (needs ``labels``, each row's true class): each row is
+    replaced, with probability ``size``, by a row drawn from those before ``start`` of the
+    class rarest there, so that class's share moves ``size`` of the way to 1 while each
+    class's predictions stay as they were.
     ``size=0`` changes nothing.
 
     Examples
@@ -102,6 +114,10 @@ def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int
     [0.1, 0.4, 0.8]
     >>> inject_change(u, ok, 0, "error_rate", 1.0, np.random.default_rng(0))[1].tolist()
     [False, False, False]
+    >>> u4, ok4 = np.array([0.1, 0.2, 0.3, 0.4]), np.ones(4, dtype=bool)
+    >>> inject_change(u4, ok4, 3, "prior", 1.0, np.random.default_rng(0),
+    ...               labels=np.array([0, 0, 1, 0]))[0].tolist()  # row 3: class 1's row
+    [0.1, 0.2, 0.3, 0.3]
     """
     u, ok = u.copy(), correct.copy()
     tail_u, tail_ok = u[start:], ok[start:]
@@ -112,10 +128,31 @@ def inject_change(u: NDArray[np.float64], correct: NDArray[np.bool_], start: int
         flip = tail_ok & (rng.random(tail_ok.size) < size)
         tail_u[flip] = 1.0 - tail_u[flip]
         tail_ok[flip] = False
+    elif kind == "prior":
+        head = _prior_pool(labels, u.size, start)
+        take = rng.random(tail_u.size) < size
+        src = head[rng.integers(0, head.size, int(take.sum()))]
+        tail_u[take], tail_ok[take] = u[src], ok[src]
     else:
         raise ParameterError("change", f"change must be one of {', '.join(CHANGES)}, got "
                                        f"{kind!r}", CHANGES)
     return u, ok
+
+
+def _prior_pool(labels: NDArray[Any] | None, n_rows: int, start: int) -> NDArray[np.intp]:
+    """The rows before ``start`` of the class rarest there: a prior shift's draws."""
+    if labels is None or len(labels) != n_rows:
+        raise ParameterError("labels", "a class-prior shift needs each row's true class: "
+                                       "pass labels, one per row")
+    classes, counts = np.unique(np.asarray(labels)[:start], return_counts=True)
+    if classes.size < 2:
+        raise ParameterError("labels", "a class-prior shift needs two classes or more in the "
+                                       "stretch before the change; this one has "
+                                       f"{classes.size}")
+    return np.flatnonzero(np.asarray(labels)[:start] == classes[np.argmin(counts)])
+
+
+Groups = list[tuple[ChunkPUDD, list[int]]]
 
 
 def alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
@@ -139,10 +176,25 @@ def alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]]
     >>> shared == one_by_one, shared[1][:1]
     (True, [6])
     """
+    return _shared_run(chunks, alphas, [(make(alphas[0]), list(range(len(alphas))))],
+                       stop_from=stop_from)[0]
+
+
+def _shared_run(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
+                alphas: Sequence[float], groups: Groups, *, first: int = 0,
+                stop_from: int | None = None,
+                snapshot_at: int | None = None) -> tuple[list[list[int]], Groups | None]:
+    """:func:`alarm_chunks` from ``groups`` (the runs' state before chunk ``first``).
+
+    ``chunks`` are the chunks from ``first`` on. With ``snapshot_at``, a copy of the runs'
+    state before that chunk is returned too (a changed resample continues from it).
+    """
     out: list[list[int]] = [[] for _ in alphas]
-    groups: list[tuple[ChunkPUDD, list[int]]] = [(make(alphas[0]), list(range(len(alphas))))]
-    for t, (u, ok) in enumerate(chunks):
-        after: list[tuple[ChunkPUDD, list[int]]] = []
+    snapshot: Groups | None = None
+    for t, (u, ok) in enumerate(chunks, start=first):
+        if t == snapshot_at:
+            snapshot = copy.deepcopy(groups)
+        after: Groups = []
         for det, idx in groups:
             det.update(u, ok)
             p = det.p_value
@@ -160,9 +212,37 @@ def alarm_chunks(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]]
                     quiet.lower_alpha(alphas[miss[0]])
                 after.append((quiet, miss))
         groups = after
-        if not groups:
+        if not groups and snapshot_at is None:
             break
-    return out
+    return out, snapshot
+
+
+def _baseline_run(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
+                  dets: dict[str, Any], *, first: int = 0, stop_from: int | None = None,
+                  snapshot_at: int | None = None,
+                  ) -> tuple[dict[str, list[int]], dict[str, Any] | None]:
+    """Per baseline, the chunks where it alarms, fed each row's error as the monitor does."""
+    if not dets:
+        return {}, {}
+    from pudd_core.experiments.baselines import feed_errors
+
+    out: dict[str, list[int]] = {b: [] for b in dets}
+    live = dict(dets)
+    snapshot = None
+    for t, (_, ok) in enumerate(chunks, start=first):
+        if t == snapshot_at:
+            snapshot = copy.deepcopy(live)
+        errors = (~ok).astype(np.int64)
+        for name in list(live):
+            if feed_errors(live[name], errors):
+                out[name].append(t)
+                if stop_from is not None and t >= stop_from:
+                    del live[name]
+                else:
+                    live[name] = live[name].clone()  # as the monitor: a fresh one after a hit
+        if not live and snapshot_at is None:
+            break
+    return out, snapshot
 
 
 @dataclass(frozen=True)
@@ -182,6 +262,8 @@ class AlphaCalibration:
     within: int = 0
     #: Per resample, the chunks at which the false alarms came.
     alarm_chunks: tuple[tuple[int, ...], ...] = ()
+    #: A baseline's row: its name (``alpha`` is then NaN); "" for PUDD's.
+    detector: str = ""
 
     @property
     def chunks_between_alarms(self) -> float:
@@ -219,6 +301,8 @@ class CalibrationResult:
     size: float
     after: int
     target: float | None
+    #: The baselines run on the same resamples, one row each (``detector`` names it).
+    baselines: tuple[AlphaCalibration, ...] = ()
 
     @property
     def recommended(self) -> AlphaCalibration | None:
@@ -245,9 +329,10 @@ class CalibrationResult:
         import pandas as pd
 
         rows = []
-        for a in self.per_alpha:
+        for a in (*self.per_alpha, *self.baselines):
             q = a.delay_quantiles()
-            rows.append({"alpha": a.alpha, "false_alarms": a.n_alarms, "chunks": a.n_chunks,
+            rows.append({"detector": a.detector or "PUDD", "alpha": a.alpha,
+                         "false_alarms": a.n_alarms, "chunks": a.n_chunks,
                          "false_alarm_rate": a.false_alarm_rate, "ci_low": a.ci[0],
                          "ci_high": a.ci[1], "chunks_between": a.chunks_between_alarms,
                          "detected": a.detection_rate,
@@ -260,7 +345,8 @@ class CalibrationResult:
             return None if not math.isfinite(x) else x
 
         def entry(a: AlphaCalibration) -> dict[str, Any]:
-            return {"alpha": a.alpha, "false_alarm_rate": a.false_alarm_rate,
+            return {**({"detector": a.detector} if a.detector else {"alpha": a.alpha}),
+                    "false_alarm_rate": a.false_alarm_rate,
                     "ci": list(a.ci), "false_alarms": a.n_alarms, "chunks": a.n_chunks,
                     "chunks_between_false_alarms": num(a.chunks_between_alarms),
                     "detection_rate": num(a.detection_rate), "within": a.within,
@@ -274,7 +360,9 @@ class CalibrationResult:
                 "n_resamples": self.n_resamples, "block": self.block,
                 "variant": self.variant, "detector_options": dict(self.detector_options),
                 "seed": self.seed, "change": self.change, "size": self.size,
-                "after": self.after, "per_alpha": [entry(a) for a in self.per_alpha]}
+                "after": self.after, "per_alpha": [entry(a) for a in self.per_alpha],
+                **({"baselines": [entry(b) for b in self.baselines]} if self.baselines
+                   else {})}
 
 
 def calibrate(
@@ -295,6 +383,8 @@ def calibrate(
     detector_options: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    labels: ArrayLike | None = None,
+    baselines: Sequence[str] = (),
 ) -> CalibrationResult:
     """False alarms and delay per α of the monitor's PUDD, on resamples of a stable stretch.
 
@@ -318,15 +408,22 @@ def calibrate(
         Rows per bootstrap block (default ``chunk_size``: a chunk's rows keep their order and
         neighbours, as the monitor sees them).
     change, size, after, within
-        The change injected for the delay: ``"confidence"`` or ``"error_rate"``
-        (:func:`inject_change`) of ``size``, from chunk ``after`` on (default: the middle);
-        detection counts within ``within`` chunks of it. ``change=None``: no delay runs.
+        The change injected for the delay: ``"confidence"``, ``"error_rate"`` or ``"prior"``
+        (:func:`inject_change`; ``"prior"`` needs ``labels``) of ``size``, from chunk
+        ``after`` on (default: the middle); detection counts within ``within`` chunks of it.
+        ``change=None``: no delay runs. A change of size 0 gives each run's first false
+        alarm at or after ``after``.
     variant, detector_options, seed
         The monitor's PUDD (:func:`~pudd_core.monitoring.monitor`'s meanings) and the seed
         of the resampling and of the detectors' bucketing samples.
     progress
         Called with ``(runs done, runs in all)`` after each resampled run; it may raise to
         stop.
+    labels
+        Each row's true class, for ``change="prior"``.
+    baselines
+        river baselines (``"ddm"``, ``"adwin"``, ``"kswin"``, ...) run on the same resamples,
+        null and changed, fed each row's error: :attr:`CalibrationResult.baselines`.
 
     Examples
     --------
@@ -374,39 +471,65 @@ def calibrate(
     options = {**VARIANTS[variant], **check_detector_options(detector_options)}
     ChunkPUDD(grid[0], **options)  # the options checked before any run
 
+    labs = None
+    if labels is not None:
+        labs = np.asarray(labels)
+        if labs.ndim != 1 or labs.size != vals.size:
+            raise ParameterError("labels", f"labels must hold one class per row ({vals.size}), "
+                                           f"got shape {labs.shape}")
+    if change == "prior":
+        _prior_pool(labs, vals.size, vals.size)  # two classes in the stretch, or refused
+    names = baseline_names(baselines)
+    if names:  # river is imported only when a baseline is asked for
+        from pudd_core.experiments.baselines import make as make_baseline
+
     length = n_chunks * chunk_size
     streams = np.random.SeedSequence(seed).spawn(n_resamples)
     total = n_resamples * (2 if change is not None else 1)
     alarms: list[list[tuple[int, ...]]] = [[] for _ in grid]
     delays: list[list[float]] = [[] for _ in grid]
+    b_alarms: dict[str, list[tuple[int, ...]]] = {b: [] for b in names}
+    b_delays: dict[str, list[float]] = {b: [] for b in names}
+    snap_at = after if change is not None else None
     for r, ss in enumerate(streams):
         rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
         det_seed = int(rng_det.integers(2**31))
-
-        def make(alpha: float, det_seed: int = det_seed) -> ChunkPUDD:
-            return ChunkPUDD(alpha, seed=det_seed, **options)
-
         idx = block_resample(vals.size, length, block, rng_rows)
         ru, rok = vals[idx], ok[idx]
-        hits = alarm_chunks(_cut(ru, rok, chunk_size), grid, make)
+        hits, snap = _shared_run(_cut(ru, rok, chunk_size), grid,
+                                 [(ChunkPUDD(grid[0], seed=det_seed, **options),
+                                   list(range(len(grid))))], snapshot_at=snap_at)
         for i, h in enumerate(hits):
             alarms[i].append(tuple(h))
+        base_hits, base_snap = _baseline_run(
+            _cut(ru, rok, chunk_size), {b: make_baseline(b, seed=det_seed) for b in names},
+            snapshot_at=snap_at)
+        for b, h in base_hits.items():
+            b_alarms[b].append(tuple(h))
         if progress is not None:
             progress(r * total // n_resamples + 1, total)
         if change is None:
             continue
-        cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change)
-        hits = alarm_chunks(_cut(cu, cok, chunk_size), grid, make, stop_from=after)
+        assert snap is not None and base_snap is not None
+        cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change,
+                                None if labs is None else labs[idx])
+        tail = _cut(cu[after * chunk_size:], cok[after * chunk_size:], chunk_size)
+        hits = _shared_run(tail, grid, snap, first=after, stop_from=after)[0]
         for i, h in enumerate(hits):
-            late = [t for t in h if t >= after]
-            delays[i].append(float(late[0] - after) if late else math.inf)
+            delays[i].append(float(h[0] - after) if h else math.inf)
+        base_hits = _baseline_run(tail, base_snap, first=after, stop_from=after)[0]
+        for b, h in base_hits.items():
+            b_delays[b].append(float(h[0] - after) if h else math.inf)
         if progress is not None:
             progress(r * total // n_resamples + 2, total)
+    n = n_resamples * n_chunks
     return CalibrationResult(
-        tuple(_row(a, tuple(k), n_resamples * n_chunks, d, within)
+        tuple(_row(a, tuple(k), n, d, within)
               for a, k, d in zip(grid, alarms, delays, strict=True)),
         chunk_size, n_chunks, n_resamples, block, variant,
-        tuple(sorted(options.items())), seed, change, float(size), after, target)
+        tuple(sorted(options.items())), seed, change, float(size), after, target,
+        tuple(dataclasses.replace(_row(math.nan, tuple(b_alarms[b]), n, b_delays[b], within),
+                                  detector=b) for b in names))
 
 
 def _cut(u: NDArray[np.float64], ok: NDArray[np.bool_],
@@ -428,7 +551,7 @@ def calibrate_log(
     source: Any,
     log_format: LogFormat | None = None,
     *,
-    calibrate_on: int,
+    calibrate_on: int | tuple[Any, Any],
     false_alarm_rate: float,
     chunk_size: int | None = None,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
@@ -445,40 +568,62 @@ def calibrate_log(
     seed: int = 0,
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[int, int], None] | None = None,
+    time_format: str | None = None,
+    time_unit: str | None = None,
     labels: Any = None,
     id_column: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
-    """α chosen on the log's first rows, then the monitor at that α on the rest.
+    """α chosen on a stable stretch of the log, then the monitor at that α on the rows after it.
 
-    The first ``calibrate_on`` rows (a whole number of chunks, at least two) are the stable
-    stretch: :func:`calibrate` estimates each α's false-alarm rate on them and recommends
-    the largest α whose interval stays at or below ``false_alarm_rate``; the rows after
-    them are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s result, its rows
-    numbered as in the log, its chunks from 0). The other parameters are :func:`calibrate`'s
-    and :func:`~pudd_core.monitoring.monitor`'s (``labels`` with ``id_column``: labels in a
-    second file, joined by id to every pass over the log).
+    ``calibrate_on`` is the stretch: a number of rows (the first ones, a whole number of
+    chunks, at least two), or a time range ``(start, end)`` of the ``time_column``: the rows
+    whose time is at least ``start`` and before ``end`` (read as the column is read:
+    ISO 8601 text, ``time_format``, or numbers in ``time_unit``; the column sorted), their
+    whole chunks used. :func:`calibrate` estimates each α's false-alarm rate on the stretch
+    and recommends the largest α whose interval stays at or below ``false_alarm_rate``; the
+    rows after the stretch are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s
+    result, its rows numbered as in the log, its chunks from 0). The other parameters are
+    :func:`calibrate`'s and :func:`~pudd_core.monitoring.monitor`'s.
+    ``labels`` with ``id_column``: labels in a second file, joined by id to every pass over
+    the log.
 
     Raises
     ------
     ParameterError
-        For ``calibrate_on`` not a positive multiple of ``chunk_size`` or not leaving a chunk
-        after it, ``false_alarm_rate`` not in (0, 1), no α of the grid meeting the target,
-        and everything :func:`~pudd_core.monitoring.monitor` refuses.
+        For ``calibrate_on`` not a positive multiple of ``chunk_size``, a time range without
+        a time column, unreadable, empty or not increasing, a stretch without two chunks of
+        labelled rows or without a row after it, ``false_alarm_rate`` not in (0, 1), no α of
+        the grid meeting the target, and everything :func:`~pudd_core.monitoring.monitor`
+        refuses.
     """
     import time
 
     start = time.perf_counter()
     chunk_size = 1000 if chunk_size is None else chunk_size
     check_positive_int("chunk_size", chunk_size)
-    check_positive_int("calibrate_on", calibrate_on, minimum=2 * chunk_size,
-                       why=f" (two chunks of {chunk_size} rows: PUDD needs two to test)")
-    if calibrate_on % chunk_size:
-        raise ParameterError("calibrate_on", f"calibrate_on must be a whole number of chunks "
-                                             f"(a multiple of the chunk size {chunk_size}), "
-                                             f"got {calibrate_on}")
+    by_time = isinstance(calibrate_on, tuple)
+    if not by_time:
+        check_positive_int("calibrate_on", calibrate_on, minimum=2 * chunk_size,
+                           why=f" (two chunks of {chunk_size} rows: PUDD needs two to test)")
+        if calibrate_on % chunk_size:  # type: ignore[operator]
+            raise ParameterError("calibrate_on", f"calibrate_on must be a whole number of "
+                                                 f"chunks (a multiple of the chunk size "
+                                                 f"{chunk_size}), got {calibrate_on}")
     check_open_unit("false_alarm_rate", false_alarm_rate)
     check_positive_int("batch_rows", batch_rows)
+    if change == "prior":
+        raise ParameterError("change", "a log's calibration injects a 'confidence' or an "
+                                       "'error_rate' change; a class-prior shift needs each "
+                                       "row's class: use calibrate(u, correct, ..., labels=)",
+                             ("confidence", "error_rate"))
+
+    time_column = (log_format.time_column if log_format is not None
+                   else columns.get("time_column"))
+    if isinstance(calibrate_on, tuple):  # the time column finds the stretch; chunks are rows
+        columns = {k: v for k, v in columns.items() if k != "time_column"}
+        if log_format is not None:
+            log_format = dataclasses.replace(log_format, time_column=None)
 
     def monitor_at(alpha: float) -> Monitor:
         return Monitor(log_format, chunk_size=chunk_size, alpha=alpha,
@@ -504,34 +649,40 @@ def calibrate_log(
             return batches(source, fmt.columns, batch_rows)
         return join_parts(join, source, fmt, batch_rows)
 
+    if isinstance(calibrate_on, tuple):
+        first, stop = time_rows(source, time_column, calibrate_on, time_format, time_unit,
+                                batch_rows)
+    else:
+        first, stop = 0, int(calibrate_on)
+    what = (f"the rows from {calibrate_on[0]} to {calibrate_on[1]} (rows {first}..{stop - 1})"
+            if isinstance(calibrate_on, tuple) else f"the first {stop} rows")
     us, oks, offset, more = [], [], 0, False
     for n, frame in parts():
-        if offset == calibrate_on:  # the stretch ended with the last batch: one more?
-            more = n > 0
-            break
-        take = min(n, calibrate_on - offset)
-        part = {c: s.iloc[:take] for c, s in frame.items()}
-        scored = reference.scorer(part, take, offset)
-        us.append(scored.u[scored.labelled])
-        oks.append(scored.ok[scored.labelled])
-        offset += take
-        if take < n:
+        lo, hi = max(first - offset, 0), min(stop - offset, n)
+        if lo < hi:
+            part = {c: s.iloc[lo:hi] for c, s in frame.items()}
+            scored = reference.scorer(part, hi - lo, offset + lo)
+            us.append(scored.u[scored.labelled])
+            oks.append(scored.ok[scored.labelled])
+        offset += n
+        if offset > stop:
             more = True
             break
     if not more:
-        raise ParameterError("calibrate_on", f"calibrate_on ({calibrate_on} rows) leaves no "
-                                             f"row of {name_of(source)} to monitor (it has "
-                                             f"{sum(n for n, _ in parts())} rows); "
-                                             "calibrate on fewer rows")
+        raise ParameterError("calibrate_on", f"calibrate_on ({what}) leaves no row of "
+                                             f"{name_of(source)} to monitor (it has "
+                                             f"{offset} rows); calibrate on fewer rows")
     n_labelled = sum(x.size for x in us)
     if n_labelled < 2 * chunk_size:
-        raise ParameterError("calibrate_on", f"the first {calibrate_on} rows hold "
-                                             f"{n_labelled} labelled rows, fewer than two "
-                                             f"chunks of {chunk_size}: calibrate on more rows")
+        raise ParameterError("calibrate_on", f"calibrate_on: {what} hold {n_labelled} "
+                                             "labelled rows, "
+                                             f"fewer than two chunks of {chunk_size}: "
+                                             "calibrate on more rows")
     cal = calibrate(np.concatenate(us), np.concatenate(oks), chunk_size, alphas,
                     target=false_alarm_rate, n_resamples=n_resamples, change=change,
                     size=size, within=within, variant=variant,
-                    detector_options=detector_options, seed=seed, progress=progress)
+                    detector_options=detector_options, seed=seed, progress=progress,
+                    baselines=baselines)
     best = cal.recommended
     if best is None:
         low = cal.per_alpha[-1]
@@ -545,10 +696,10 @@ def calibrate_log(
                                   if variant == "authors" else ""))
     m = monitor_at(best.alpha)
     m.start(names)
-    m.next_row = calibrate_on  # rows keep the log's numbers; chunks start at the stretch's end
+    m.next_row = stop  # rows keep the log's numbers; chunks start at the stretch's end
     seen = 0
     for n, frame in parts():
-        skip = max(0, calibrate_on - seen)
+        skip = max(0, stop - seen)
         seen += n
         if skip >= n:
             continue
@@ -561,3 +712,92 @@ def calibrate_log(
         result = replace(result, notes=(*result.notes, *join.notes(result)[1:]))
     return cal, result
 
+def parse_time_range(text: str) -> tuple[str, str]:
+    """``"START..END"`` as its two ends (text, read later as the time column is read).
+
+    Examples
+    --------
+    >>> parse_time_range("2024-01-01..2024-02-01")
+    ('2024-01-01', '2024-02-01')
+    >>> parse_time_range("2024-01-01")
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: calibrate_on '2024-01-01' is neither a number of ...
+    """
+    parts = str(text).split("..")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise ParameterError("calibrate_on", f"calibrate_on {text!r} is neither a number of "
+                                             "rows nor a time range START..END (e.g. "
+                                             "2024-01-01..2024-02-01)")
+    return parts[0].strip(), parts[1].strip()
+
+
+def time_rows(source: Any, col: str | None, span: tuple[Any, Any], time_format: str | None,
+              time_unit: str | None, batch_rows: int = BATCH_ROWS) -> tuple[int, int]:
+    """The rows ``[first, stop)`` whose time is in ``[start, end)`` (the column sorted).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"t": ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]})
+    >>> time_rows(log, "t", ("2024-01-02", "2024-01-04"), None, None)
+    (1, 3)
+    """
+    import pandas as pd
+
+    from pudd_core.monitoring._windows import Windows
+
+    if col is None:
+        raise ParameterError("calibrate_on", "a time range for calibrate_on needs the time "
+                                             "column (time_column, --time-column)")
+    numeric = time_unit in ("number", "year")
+
+    def reader() -> Windows:
+        return Windows("1" if numeric else "1D", time_format=time_format, time_unit=time_unit)
+
+    ends = pd.Series(list(span))
+    if numeric or time_unit is not None:
+        try:
+            ends = pd.Series([float(v) for v in span])
+        except (TypeError, ValueError):
+            raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                                 f"{span[0]}..{span[1]} must "
+                                                 f"be numbers, as the time column's "
+                                                 f"(time_unit {time_unit!r})") from None
+    try:
+        lo, hi = reader().values(ends, "calibrate_on", 0)  # int64 ns, or the numbers
+    except ParameterError as err:
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} is not "
+                                             f"read as the time column is: {err}") from None
+    if not lo < hi:
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} is empty: "
+                                             "its end must come after its start")
+    w, first, stop, offset, last = reader(), None, None, 0, None
+    for n, frame in batches(source, [col], batch_rows):
+        t = w.values(frame[col], col, offset)
+        down = np.flatnonzero(np.diff(t) < 0) + 1
+        if last is not None and n and t[0] < last:
+            down = np.r_[0, down]
+        if down.size:
+            raise ParameterError("time_column", f"row {offset + int(down[0])}, column "
+                                                f"{col!r}: the times are not sorted; a time "
+                                                "range needs them in order")
+        if first is None and (t >= lo).any():
+            first = offset + int(np.argmax(t >= lo))
+        if (t >= hi).any():
+            stop = offset + int(np.argmax(t >= hi))
+            break
+        last = t[-1] if n else last
+        offset += n
+    if first is None or first == stop:
+        raise ParameterError("calibrate_on", f"calibrate_on: no row of {name_of(source)} "
+                                             "has a time in "
+                                             f"{span[0]}..{span[1]}")
+    if stop is None:
+        raise ParameterError("calibrate_on", f"calibrate_on's time range "
+                                             f"{span[0]}..{span[1]} reaches "
+                                             f"the end of {name_of(source)}: no row after it "
+                                             "to monitor; end the range earlier")
+    return first, stop

@@ -218,7 +218,14 @@ def column_names(rows: Any) -> list[str]:
                                  f"{type(rows).__name__}")
 
 
-def _baseline_names(baselines: Sequence[str]) -> list[str]:
+def baseline_names(baselines: Sequence[str]) -> list[str]:
+    """The baselines asked for, by their registry names (``ph`` is PageHinkley); unknown refused.
+
+    Examples
+    --------
+    >>> baseline_names(["ADWIN", " ddm", "", "ph", "adwin"])
+    ['adwin', 'ddm', 'pagehinkley']
+    """
     wanted = [b.strip().lower() for b in baselines if b.strip()]
     if not wanted:
         return []
@@ -474,7 +481,7 @@ class Monitor:
         det = ChunkPUDD(alpha, seed=seed, **dict(self.options))
         self.windows = (Windows(window, time_format=time_format, time_unit=time_unit)
                         if window is not None else None)
-        self.chunks = _Chunks(det, _baseline_names(baselines), seed, self.windows,
+        self.chunks = _Chunks(det, baseline_names(baselines), seed, self.windows,
                               record_windows)
         self.normalize, self.tolerance = normalize, tolerance
         self.scorer: Scorer | None = None  # made with the format, at the first rows

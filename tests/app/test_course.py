@@ -261,6 +261,8 @@ def test_lesson5_question_and_the_alpha_slider_read_the_live_runs() -> None:
     floor = views.floor_effect(0)
     assert any(f"{floor.with_floor:.0%} of them with the floor" in md.value
                for md in at.markdown)
+    # issue 35: alpha chosen on the drifting stream's first chunks, said from the computation
+    assert views.calibrated_alpha(0).text() in [md.value for md in at.markdown]
 
 
 # --- lesson 6 ---------------------------------------------------------------------------------

@@ -358,3 +358,27 @@ def test_the_cli_the_page_and_the_library_read_one_log_alike(
     assert page_alarms == list(reference.alarms) and spec["last"] == reference.n_chunks
     assert "LogFormat(label='label', proba_prefix='proba_', time_column='ts', " \
            "time_format='%d/%m/%Y %H:%M')" in at.code[0].value
+
+
+def test_alpha_chosen_on_the_logs_first_chunks_is_the_librarys() -> None:
+    # issue 35: the example's SEA concept first changes at row 2,700 (chunk 9 of 300 rows)
+    from pudd_core.monitoring import calibrate_log
+
+    at = _open()
+    at.checkbox(key="monitor_calibrate").check().run(timeout=TIMEOUT)
+    at.slider(key="monitor_calib_chunks").set_value(9)
+    at.select_slider(key="monitor_calib_target").set_value(0.05)
+    at.slider(key="monitor_calib_resamples").set_value(10).run(timeout=TIMEOUT)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    cal, rest = calibrate_log(EXAMPLE, label="label", proba_prefix="proba_", chunk_size=300,
+                              calibrate_on=2700, false_alarm_rate=0.05, n_resamples=10,
+                              baselines=["adwin", "ddm"])
+    shown = {m.label: m.value for m in at.metric}
+    best = cal.recommended
+    assert shown["Chosen α"] == f"{best.alpha:g}"
+    assert shown["False alarms per chunk"] == f"{best.false_alarm_rate:.2%}"
+    assert any(f"95 % interval {best.ci[0]:.2%} to {best.ci[1]:.2%}" in c.value
+               for c in at.caption)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"On the {rest.n_chunks} chunks after it" in text
+    assert rest.alarms and rest.n_chunks == 40  # the SEA drifts after the stretch are seen

@@ -255,6 +255,33 @@ def test_lesson5_sweep_has_every_alpha_and_the_largest_alarms_at_least_as_often(
     assert alarms[0] >= alarms[-1]
 
 
+@pytest.mark.parametrize("seed", [0, 2])
+def test_lesson5_calibration_is_the_logs_and_its_sentence_says_its_numbers(seed: int) -> None:
+    # the oracle: the lesson's stream exported as a log and calibrated by the library, the
+    # rest monitored separately from the stretch's end at the alpha chosen
+    from pudd_core.experiments.export import export_predictions
+    from pudd_core.experiments.runner import RunConfig
+    from pudd_core.monitoring import calibrate, monitor
+
+    c = course.calibrated_alpha(seed)
+    log = export_predictions(RunConfig(course.SWEEP_DATASET, "gnb",
+                                       n_chunks=course.SWEEP_CHUNKS, seed=seed))
+    rows = c.stretch * 1000
+    u = 1 - np.choose(log["label"].to_numpy(), log[["proba_0", "proba_1"]].to_numpy().T)
+    ok = (log[["proba_0", "proba_1"]].to_numpy().argmax(axis=1) == log["label"]).to_numpy()
+    lib = calibrate(u[:rows], ok[:rows], 1000, target=0.02, n_resamples=50, seed=seed,
+                    variant="authors")
+    assert c.calibration.to_json() == lib.to_json()
+    best = lib.recommended
+    rest = monitor(log.iloc[rows:], label="label", proba_prefix="proba_", chunk_size=1000,
+                   alpha=best.alpha, variant="authors", seed=seed)
+    assert c.alarms == tuple(a + c.stretch + 1 for a in rest.alarms)
+    text = c.text()
+    assert f"**α = {best.alpha:g}**: {best.n_alarms} false alarm" in text
+    assert f"alarm at: {', '.join(map(str, c.alarms)) or 'none'} (true drifts at 10, 20)" in text
+    assert c.drift_chunks == (10, 20) and 10 in c.alarms  # the first drift is caught
+
+
 # --- lesson 6 -----------------------------------------------------------------------------------
 def test_lesson6_share_is_one_tenth_per_class_that_changed_side() -> None:
     assert course.flipped_share((0, 1, 2), (0, 1, 2)) == 0.0
