@@ -750,6 +750,7 @@ FINDINGS: dict[str, Callable[[Reports], str]] = {
     "readme-table2": readme_table2,
     "fidelity": fidelity,
 }
+FINDINGS.update(__import__("pudd_core.reproduction.findings_more", fromlist=["MORE"]).MORE)
 
 
 def _check_names(text: str) -> None:
