@@ -31,6 +31,11 @@ _WITH_ORACLE = (("gnb100", "GNB, 100 seeds"), ("gnb", "GNB"), ("vfdt", "VFDT"),
 
 
 def _name(x: str) -> str:
+    if x.startswith("pudd-"):
+        return x.upper()
+    if "@" in x:
+        det, value = x.split("@")
+        return f"{DISPLAY_NAMES.get(det, det)} at {value}"
     return DISPLAY_NAMES.get(x, x)
 
 
@@ -115,9 +120,140 @@ def oracle_policies(r: Reports) -> str:
             f"above it: {'; '.join(where)}.")
 
 
+def _range(values: pd.Series, fmt: str = "{:g}") -> str:
+    lo, hi = values.min(), values.max()
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+def timelines(r: Reports) -> str:
+    """The real streams' alarms beside their calendars (``timelines_runs.csv``)."""
+    from pudd_core.reproduction.timelines import timeline_summary
+
+    runs = pd.read_csv(r.folder / "timelines_runs.csv")
+    events = pd.read_csv(r.folder / "timelines_events.csv").fillna({"events": ""})
+    summary = timeline_summary(runs, events)
+    seeds = sorted(runs["seed"].unique().tolist())
+    classifiers = sorted(runs["classifier"].unique().tolist())
+    out = [f"{'/'.join(_name(c) for c in classifiers)}-I, seed {', '.join(map(str, seeds))}, "
+           "PUDD-1/3/5 and the seven classic detectors; an alarm is near an event when it is "
+           "on the event's chunk or the next, and chance is what as many alarms on random "
+           "tested chunks would give."]
+    for dataset in runs["dataset"].unique():
+        ev = events[events["dataset"] == dataset]
+        known = ev[ev["events"] != ""]
+        rows = summary[summary["dataset"] == dataset]
+        pudd = rows[rows["detector"].isin(PUDD_DETECTORS)]
+        classic = rows[~rows["detector"].isin(PUDD_DETECTORS)]
+        n = int(runs[runs["dataset"] == dataset]["n_chunks"].iloc[0])
+        text = f"{_name(dataset)} ({n} chunks, {ev['first'].iloc[0]} to {ev['last'].iloc[-1]})"
+        if known.empty:
+            alarms = {row["detector"]: json.loads(row["alarms"]) for row in
+                      runs[runs["dataset"] == dataset].to_dict("records")}
+            text += (": its card gives no dates, so there is no event to set alarms beside; "
+                     "PUDD-1/3/5 alarm at chunks " + ", ".join(
+                         f"{_name(d)} {', '.join(map(str, alarms[d])) or 'none'}"
+                         for d in PUDD_DETECTORS) + f"; the classic detectors raise "
+                     f"{_range(classic['alarms'])} alarms.")
+        else:
+            if dataset == "elec2":
+                days = (pd.Timestamp(ev["first"].iloc[-1]) - pd.Timestamp(ev["first"].iloc[0])
+                        ).days / (len(ev) - 1)
+                text += (f"; a chunk spans about {days:.1f} days, so the weekday/weekend "
+                         "cycle repeats inside every chunk and is no chunk-level event")
+            text += ": " + "; ".join(f"chunk {c} {e}" for c, e in
+                                     zip(known["chunk"], known["events"], strict=True))
+            text += (f". PUDD-1/3/5 raise {_range(pudd['alarms'])} alarms, "
+                     f"{_range(pudd['near'])} of them near an event (chance "
+                     f"{_range(pudd['chance'], '{:.2f}')}); the classic detectors "
+                     f"{_range(classic['alarms'])}, {_range(classic['near'])} near one "
+                     f"(chance {_range(classic['chance'], '{:.2f}')}).")
+        out.append(text)
+    return " ".join(out)
+
+
+#: The delay study's stream groups: the synthetic streams (GNB) and CIFAR-10-CD.
+_GROUPS = (("synthetic", "the synthetic streams"), ("cifar10-cd", "CIFAR-10-CD"))
+
+
+def _delay_groups(r: Reports) -> list[tuple[str, pd.DataFrame]]:
+    from pudd_core.reproduction.delays import read_runs
+
+    runs = read_runs(r.folder / "delays_runs.csv")
+    cifar = runs["dataset"] == "cifar10-cd"
+    return [(label, part) for (_, label), part in zip(_GROUPS, (runs[~cifar], runs[cifar]),
+                                                     strict=True) if len(part)]
+
+
+def _seeds_of(part: pd.DataFrame) -> str:
+    seeds = sorted(part["seed"].unique().tolist())
+    return (f"seeds {seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1))
+            else "seeds " + ", ".join(map(str, seeds)))
+
+
+def delays_table(r: Reports) -> str:
+    """Per stream group and detector (the tables' thresholds): the delays' distribution."""
+    from pudd_core.reproduction.delays import study_tables
+
+    lines = ["| streams | detector | drifts | detected | early (≤ 2) | median | 75 % | 90 % | "
+             "max | false alarms per run |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | "
+             "---: | ---: | ---: |"]
+    for label, part in _delay_groups(r):
+        _, summary, curve = study_tables(part)
+        fa = curve.set_index("row")["false_alarms"]
+        for row in summary.itertuples(index=False):
+            q = [f"{v:.0f}" if v == v else "—" for v in (row.median, row.q75, row.q90, row.max)]
+            lines.append(f"| {label} | {_name(row.row)} | {row.drifts} | {row.detected} | "
+                         f"{row.early} | {' | '.join(q)} | {fa[row.row]:.1f} |")
+    return "\n".join(lines)
+
+
+def delays_paired(r: Reports) -> str:
+    """Who detects each drift first (paired tests), and the trade-off read at PUDD's points."""
+    from pudd_core.reproduction.delays import first_against, matched_early, study_tables
+
+    out = []
+    for label, part in _delay_groups(r):
+        delays, summary, curve = study_tables(part)
+        rows = summary["row"].tolist()
+        pudd = max((p for p in PUDD_DETECTORS if p in rows),
+                   key=lambda p: int(summary.set_index("row").loc[p, "early"]))
+        others = [x for x in rows if x != pudd]
+        paired = first_against(delays, pudd, others)
+        n_runs = part.groupby(["dataset", "seed"]).ngroups
+        text = (f"On {label} ({', '.join(sorted(part['dataset'].unique()))}, "
+                f"{_seeds_of(part)}: {n_runs} stream{'s' if n_runs > 1 else ''}, "
+                f"{len(delays) // len(rows)} drifts), "
+                f"{_name(pudd)} (the PUDD row with the most early detections) against each "
+                "other row, drift by drift: first-detected won-lost (ties), sign-test p "
+                "Holm-adjusted, and the Wilcoxon signed-rank p of the delays where both "
+                "detected: " + "; ".join(
+                    f"{_name(q.b)} {q.first_a}-{q.first_b} ({q.ties}), p = {q.sign_p_holm:.2g}"
+                    + (f", Wilcoxon p = {q.wilcoxon_p:.2g} over {q.both}"
+                       if q.wilcoxon_p == q.wilcoxon_p else "")
+                    for q in paired.itertuples(index=False)) + ".")
+        reads = []
+        for p in (x for x in PUDD_DETECTORS if x in rows):
+            at = curve[curve["row"] == p].iloc[0]
+            best = matched_early(curve, p).dropna(subset=["early"])
+            if len(best):
+                top = best.loc[best["early"].idxmax()]
+                reads.append(f"at {_name(p)}'s {at['false_alarms']:.1f} false alarms per run "
+                             f"({int(at['early'])} of {int(at['drifts'])} early) the best other "
+                             f"threshold with no more is {_name(str(top['row']))} "
+                             f"({int(top['early'])} early)")
+        if reads:
+            text += (" Over each detector's thresholds (the trade-off curve): "
+                     + "; ".join(reads) + ".")
+        out.append(text)
+    return " ".join(out)
+
+
 MORE: dict[str, Callable[[Reports], str]] = {
     "mcdd-note": mcdd_note,
     "oracle-policies": oracle_policies,
+    "timelines": timelines,
+    "delays-table": delays_table,
+    "delays-paired": delays_paired,
 }
 
 
