@@ -290,6 +290,10 @@ class PairedDetection:
     ``sign_p``: two-sided binomial (sign) test of ``first_a`` against ``first_b``, ties left
     out; ``wilcoxon_p``: two-sided Wilcoxon signed-rank test of the delays on the ``both``
     drifts both detected (zero differences dropped; NaN when none differ).
+
+    >>> r = PairedDetection("a", "b", 9, 1, 0, 0, 10, 0.021, 0.01, -1.0)
+    >>> r.first_a + r.first_b + r.ties + r.neither, r.sign_p < 0.05
+    (10, True)
     """
 
     a: str
@@ -406,6 +410,13 @@ def study_tables(runs: pd.DataFrame, rows: Sequence[str] | None = None
 
     The delays per drift at the tables' thresholds, their summary per row, and the
     trade-off curve over every threshold.
+
+    >>> runs = pd.DataFrame({"dataset": "s", "seed": 0, "detector": "pudd",
+    ...     "value": [0.1, 1e-3], "row": ["pudd-1", "pudd-3"], "default": [False, True],
+    ...     "alarms": [(3, 10), (11,)], "drift_chunks": [(10,)] * 2, "n_chunks": 20})
+    >>> delays, summary, curve = study_tables(runs)
+    >>> summary[["row", "early"]].values.tolist(), curve["false_alarms"].tolist()
+    ([['pudd-1', 1], ['pudd-3', 1]], [1.0, 0.0])
 
     ``rows`` picks the default-threshold rows (default: every default row, PUDD-1/3/5 and
     the classic detectors' defaults).

@@ -22,7 +22,7 @@ from pudd_core.paper import DISPLAY_NAMES, PUDD_DETECTORS, paper_table
 if TYPE_CHECKING:
     from pudd_core.reproduction.findings import Reports
 
-__all__ = ["MORE", "feature_shift", "oracle_policies"]
+__all__ = ["MORE", "feature_shift"]
 
 #: The reports that run the oracle, with how the findings name them.
 _WITH_ORACLE = (("gnb100", "GNB, 100 seeds"), ("gnb", "GNB"), ("vfdt", "VFDT"),
@@ -67,7 +67,7 @@ def feature_shift(dataset: str, seed: int = 0) -> float:
     return float(min(1.0, k * smallest))
 
 
-def mcdd_note(r: Reports) -> str:
+def _mcdd_note(r: Reports) -> str:
     """Why the paper's MCD-DD numbers on mixed and sine cannot be a features-only detector's."""
     cells = r.table2.cells.set_index(["detector", "dataset"])
     paper = paper_table(2).set_index(["detector", "dataset"])["accuracy"]
@@ -93,7 +93,7 @@ def mcdd_note(r: Reports) -> str:
             "by false alarms that happen to follow the label flips.")
 
 
-def oracle_policies(r: Reports) -> str:
+def _oracle_policies(r: Reports) -> str:
     """The oracle is one row for both adaptation policies, and not an upper bound."""
     above, total, where = 0, 0, []
     for attr, label in _WITH_ORACLE:
@@ -125,7 +125,7 @@ def _range(values: pd.Series, fmt: str = "{:g}") -> str:
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
 
 
-def timelines(r: Reports) -> str:
+def _timelines(r: Reports) -> str:
     """The real streams' alarms beside their calendars (``timelines_runs.csv``)."""
     from pudd_core.reproduction.timelines import timeline_summary
 
@@ -190,7 +190,7 @@ def _seeds_of(part: pd.DataFrame) -> str:
             else "seeds " + ", ".join(map(str, seeds)))
 
 
-def delays_table(r: Reports) -> str:
+def _delays_table(r: Reports) -> str:
     """Per stream group and detector (the tables' thresholds): the delays' distribution."""
     from pudd_core.reproduction.delays import study_tables
 
@@ -207,7 +207,7 @@ def delays_table(r: Reports) -> str:
     return "\n".join(lines)
 
 
-def delays_paired(r: Reports) -> str:
+def _delays_paired(r: Reports) -> str:
     """Who detects each drift first (paired tests), and the trade-off read at PUDD's points."""
     from pudd_core.reproduction.delays import first_against, matched_early, study_tables
 
@@ -249,11 +249,11 @@ def delays_paired(r: Reports) -> str:
 
 
 MORE: dict[str, Callable[[Reports], str]] = {
-    "mcdd-note": mcdd_note,
-    "oracle-policies": oracle_policies,
-    "timelines": timelines,
-    "delays-table": delays_table,
-    "delays-paired": delays_paired,
+    "mcdd-note": _mcdd_note,
+    "oracle-policies": _oracle_policies,
+    "timelines": _timelines,
+    "delays-table": _delays_table,
+    "delays-paired": _delays_paired,
 }
 
 
