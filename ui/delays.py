@@ -40,11 +40,11 @@ def show(results: Path) -> None:
         delays, _, curve = study_tables(part)
         left, right = st.columns(2)
         with left:
-            chart.draw(delay_ecdf_figure, delays, title="Delays at the tables' thresholds",
+            chart.draw(delay_ecdf_figure, delays, title="Delays (the tables' thresholds)",
                        key=f"delays_ecdf_{_GROUPS[group]}")
         with right:
             chart.draw(trade_off_figure, curve,
-                       title="Early detections against false alarms, over the thresholds",
+                       title="Early detection vs false alarms",
                        key=f"delays_curve_{_GROUPS[group]}")
         st.caption("Left: the share of all true drifts detected within d chunks (a curve below "
                    "100 % at the right is the share missed). Right: each detector over its "
@@ -63,6 +63,6 @@ def show(results: Path) -> None:
     stream = st.radio("Stream", list(runs_tl["dataset"].unique()), horizontal=True,
                       key="timeline_stream")
     chart.draw(alarm_timeline_figure, runs_tl, events, stream,
-               title=f"{stream}: alarms of GNB-I runs, with the known events",
+               title=f"{stream}: GNB-I alarms and the known events",
                key=f"timeline_{stream}")
     st.markdown(render("timelines", Reports(results)))

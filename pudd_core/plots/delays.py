@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from pudd_core.plots._style import detector_colour, new_figure
+from pudd_core.plots._style import detector_colour, legend_below, new_figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +44,7 @@ def delay_ecdf_figure(delays: pd.DataFrame, *, title: str | None = None,
     >>> fig.data[0].name, list(fig.data[0].y)
     ('PUDD-3', [0.5, 0.5, 0.75, 0.75])
     """
-    fig = new_figure(title=title, x_title="delay d (chunks after the drift's first chunk)",
+    fig = new_figure(title=title, x_title="delay d (chunks)",
                      y_title="share of drifts detected within d chunks", height=420)
     steps = np.arange(max_delay + 1)
     for i, (row, group) in enumerate(delays.groupby("row", sort=False)):
@@ -55,6 +55,7 @@ def delay_ecdf_figure(delays: pd.DataFrame, *, title: str | None = None,
             line={"color": _colour(row, i)},
             hovertemplate=f"{_label(row)}: %{{y:.0%}} within %{{x}} chunks<extra></extra>"))
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
+    legend_below(fig)
     return fig
 
 
@@ -91,6 +92,7 @@ def trade_off_figure(curve: pd.DataFrame, *, title: str | None = None) -> go.Fig
             hovertemplate="%{text}: %{y:.0%} early, %{x:.2f} false alarms per run"
                           "<extra></extra>"))
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
+    legend_below(fig)
     return fig
 
 
@@ -131,4 +133,5 @@ def alarm_timeline_figure(runs: pd.DataFrame, events: pd.DataFrame, dataset: str
                       annotation_text=str(row["events"]).split(" (")[0][:28],
                       annotation_textangle=-90, annotation_font_size=10)
     fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_layout(margin={"l": 90})
     return fig
