@@ -244,6 +244,15 @@ def _delays_paired(r: Reports) -> str:
         if reads:
             text += (" Over each detector's thresholds (the trade-off curve): "
                      + "; ".join(reads) + ".")
+        if label == "CIFAR-10-CD":
+            table = r.cifar.set_index("detector")
+            points = [f"{_name(d)} {int(table.loc[d, 'early'])} of {int(table.loc[d, 'drifts'])}"
+                      f" early at {table.loc[d, 'false_alarms']:.1f} false alarms per run"
+                      for d in rows if d in table.index]
+            text += (" The CIFAR comparison's own runs (`cifar10_cd.md`, "
+                     f"{int(table['n_seeds'].max())} seeds, each run adapting after its alarms, "
+                     "so no two see the same predictions) give one point per detector: "
+                     + "; ".join(points) + ".")
         out.append(text)
     return " ".join(out)
 
