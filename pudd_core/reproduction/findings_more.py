@@ -95,9 +95,12 @@ def _mcdd_note(r: Reports) -> str:
 
 def _oracle_policies(r: Reports) -> str:
     """The oracle is one row for both adaptation policies, and not an upper bound."""
-    above, total, where = 0, 0, []
+    above, total, where, alike = 0, 0, [], 0
     for attr, label in _WITH_ORACLE:
         cells = getattr(r, attr).cells
+        options = {d: set(cells.loc[cells["detector"] == d, "classifier_options"].fillna(""))
+                   for d in ("oracle", *PUDD_DETECTORS)}
+        alike += all(options[d] == options["oracle"] for d in PUDD_DETECTORS)
         oracle = cells[cells["detector"] == "oracle"][["dataset", "regime", "ours"]]
         pudd = cells[cells["detector"].isin(PUDD_DETECTORS)].merge(
             oracle.rename(columns={"ours": "oracle"}), on=["dataset", "regime"])
@@ -114,7 +117,9 @@ def _oracle_policies(r: Reports) -> str:
             "the drift is that one chunk: PUDD's policy (retrain on the window after its cut) "
             "and the baselines' (retrain on the current chunk) give the oracle the same "
             "retraining, and one oracle row is the oracle of both (tests/reproduction/"
-            "test_references.py runs both and compares). It is not \"PUDD with perfect "
+            "test_references.py runs both and compares); in "
+            f"{alike} of the {len(_WITH_ORACLE)} reports the oracle runs with the PUDD rows' "
+            "classifier options (the DNN's frozen head included). It is not \"PUDD with perfect "
             f"detection\" in one respect: a PUDD alarm k chunks late retrains on k + 1 chunks "
             f"of the new concept, and {above} of the {total} PUDD cells beside an oracle are "
             f"above it: {'; '.join(where)}.")
