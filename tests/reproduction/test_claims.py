@@ -92,11 +92,17 @@ def _table2(methods: dict[str, list[float]]) -> pd.DataFrame:
         for m, values in methods.items() for d, v in zip(datasets, values, strict=True)])
 
 
+def _ns_adlter_pudd(sea0_pudd: float = 99.0,
+                    sea0_sota: tuple[float, float] = (90.0, 91.0)) -> pd.DataFrame:
+    """Table-2 cells of NS, ADLTER and PUDD-1/3/5 (alike) on six datasets; sea0 as given."""
+    pudd = [70.0, 80.0, 90.0, 75.0, sea0_pudd, 95.0]
+    return _table2({"ns": [72.0, 79.0, 80.0, 70.0, sea0_sota[0], 80.0],
+                    "adlter": [71.0, 78.0, 81.0, 71.0, sea0_sota[1], 81.0],
+                    "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+
+
 def test_sota_methods_plug_in_as_columns():
-    pudd = [70.0, 80.0, 90.0, 75.0, 99.0, 95.0]
-    cells = _table2({"ns": [72.0, 79.0, 80.0, 70.0, 90.0, 80.0],
-                     "adlter": [71.0, 78.0, 81.0, 71.0, 91.0, 81.0],
-                     "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+    cells = _ns_adlter_pudd()
     checks = _by_id(check_claims(cells, "ours"))
     assert checks["3a"].finding.startswith("5 of 6 datasets (without AMF, IWE, MCD-DD)")
     assert "airline: NS, ADLTER above the best PUDD" in checks["3c"].finding
@@ -352,10 +358,7 @@ def _references(cells: pd.DataFrame, none: dict[str, float], oracle: dict[str, f
 def test_3a_to_3d_rank_only_where_the_oracle_beats_doing_nothing():
     # PUDD first on mixed and sine (where adapting pays) and last on sea0, where even the
     # oracle is below the model that never adapts: there the ranking is noise, left out
-    pudd = [70.0, 80.0, 90.0, 75.0, 50.0, 95.0]
-    cells = _table2({"ns": [72.0, 79.0, 80.0, 70.0, 99.0, 80.0],
-                     "adlter": [71.0, 78.0, 81.0, 71.0, 98.0, 81.0],
-                     "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+    cells = _ns_adlter_pudd(sea0_pudd=50.0, sea0_sota=(99.0, 98.0))
     before = _by_id(check_claims(cells, "ours"))
     assert before["3a"].finding.startswith("4 of 6 datasets")
     assert "sea0: NS, ADLTER above the best PUDD" in before["3c"].finding
@@ -387,10 +390,7 @@ def test_1f_ranks_only_the_seeds_where_the_oracle_beats_doing_nothing():
 
 
 def test_the_tests_say_sea0_sea10_sea20_are_one_generator():
-    pudd = [70.0, 80.0, 90.0, 75.0, 99.0, 95.0]
-    cells = _table2({"ns": [72.0, 79.0, 80.0, 70.0, 90.0, 80.0],
-                     "adlter": [71.0, 78.0, 81.0, 71.0, 91.0, 81.0],
-                     "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+    cells = _ns_adlter_pudd()
     # one SEA stream: no note; two: the note counts them
     assert "one generator" not in _by_id(check_claims(cells, "ours"))["3d"].test
     two = cells.assign(dataset=cells["dataset"].replace({"sine": "sea10"}))
