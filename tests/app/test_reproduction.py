@@ -271,6 +271,15 @@ def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store
     assert next(t["x"] for t in drawn if t["name"] == "PUDD-3") == _alarm_list(pudd3["alarms"])
     text = " ".join(m.value for m in at.markdown)
     assert "near an event" in text and "first-detected won-lost" in text
+    # the CIFAR half and another stream's timeline draw from the same files
+    at.radio(key="delays_group").set_value("CIFAR-10-CD (pretrained CNN)").run(timeout=TIMEOUT)
+    at.radio(key="timeline_stream").set_value("airline").run(timeout=TIMEOUT)
+    assert not at.exception
+    shown = figures(at)
+    cifar = runs[runs["dataset"] == "cifar10-cd"]
+    assert len(shown["delays_curve_True"]["data"]) == cifar["detector"].nunique()
+    airline = timeline[timeline["dataset"] == "airline"]
+    assert len(shown["timeline_airline"]["data"]) == len(airline)
 
 
 def _alarm_list(column: pd.Series) -> list[int]:
