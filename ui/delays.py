@@ -43,13 +43,19 @@ def show(results: Path) -> None:
             chart.draw(delay_ecdf_figure, delays, title="Delays (the tables' thresholds)",
                        key=f"delays_ecdf_{_GROUPS[group]}")
         with right:
-            chart.draw(trade_off_figure, curve,
+            points = (cache.committed_frame(str(results / "cifar10_cd.csv"))
+                      if _GROUPS[group] else None)
+            if points is not None:
+                points = points[points["detector"].isin(curve["row"])]
+            chart.draw(trade_off_figure, curve, points=points,
                        title="Early detection vs false alarms",
                        key=f"delays_curve_{_GROUPS[group]}")
         st.caption("Left: the share of all true drifts detected within d chunks (a curve below "
                    "100 % at the right is the share missed). Right: each detector over its "
                    "threshold (PUDD: alpha; the large markers are the tables' thresholds); up "
-                   "and left is better. KSWIN runs at its default only.")
+                   "and left is better. KSWIN runs at its default only. On CIFAR-10-CD the "
+                   "open diamonds are the comparison's own runs (`results/cifar10_cd.csv`, "
+                   "each adapting after its alarms), one per detector.")
         st.markdown(render("delays-table", reports))
         st.markdown(render("delays-paired", reports))
     st.subheader("7. Alarm timelines on the real streams")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from pudd_core.plots._style import detector_colour, legend_below, new_figure
+from pudd_core.plots._style import detector_colour, new_figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,6 +21,16 @@ def _colour(row: str, index: int) -> str:
 
     family = "PUDD" if row.startswith("pudd") else DISPLAY_NAMES.get(row.split("@")[0], row)
     return detector_colour(family, index)
+
+
+#: PUDD-1/3/5 share PUDD's colour: told apart by the line's dash.
+_DASH = {"pudd-1": "dot", "pudd-5": "dash"}
+
+
+def _legend_below(fig: go.Figure) -> None:
+    """A horizontal legend under the x-axis title, clear of it."""
+    fig.update_layout(legend={"orientation": "h", "y": -0.4, "yanchor": "top", "x": 0},
+                      margin={"b": 40})
 
 
 def _label(row: str) -> str:
@@ -45,26 +55,29 @@ def delay_ecdf_figure(delays: pd.DataFrame, *, title: str | None = None,
     ('PUDD-3', [0.5, 0.5, 0.75, 0.75])
     """
     fig = new_figure(title=title, x_title="delay d (chunks)",
-                     y_title="share of drifts detected within d chunks", height=420)
+                     y_title="drifts detected within d", height=520)
     steps = np.arange(max_delay + 1)
     for i, (row, group) in enumerate(delays.groupby("row", sort=False)):
         found = group["delay"].to_numpy(dtype=float)
         share = [float(np.mean(found <= s)) for s in steps]  # NaN compares False: a miss
         fig.add_trace(go.Scatter(
             x=steps.tolist(), y=share, mode="lines+markers", line_shape="hv", name=_label(row),
-            line={"color": _colour(row, i)},
+            line={"color": _colour(row, i), "dash": _DASH.get(row, "solid")},
             hovertemplate=f"{_label(row)}: %{{y:.0%}} within %{{x}} chunks<extra></extra>"))
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    legend_below(fig)
+    _legend_below(fig)
     return fig
 
 
-def trade_off_figure(curve: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def trade_off_figure(curve: pd.DataFrame, *, title: str | None = None,
+                     points: pd.DataFrame | None = None) -> go.Figure:
     """Early detections against false alarms per run, one line per detector over its threshold.
 
     ``curve``: ``detector``, ``row``, ``value`` (the threshold), ``early``, ``drifts``,
     ``false_alarms`` and ``default`` (the tables' threshold, drawn larger), as
-    :func:`pudd_core.reproduction.delays.trade_off` gives with ``default`` added.
+    :func:`pudd_core.reproduction.delays.trade_off` gives with ``default`` added. ``points``
+    (``detector``, ``early``, ``drifts``, ``false_alarms``): one run per detector at its
+    tables' threshold, drawn as open diamonds (a comparison's own adapting runs).
 
     Examples
     --------
@@ -75,11 +88,15 @@ def trade_off_figure(curve: pd.DataFrame, *, title: str | None = None) -> go.Fig
     >>> fig = trade_off_figure(c)
     >>> fig.data[0].name, list(fig.data[0].x), list(fig.data[0].y)
     ('PUDD', [0.5, 3.0], [0.6, 0.8])
+    >>> p = pd.DataFrame({"detector": ["pudd-3"], "early": [5], "drifts": [10],
+    ...                   "false_alarms": [1.0]})
+    >>> trade_off_figure(c, points=p).data[-1].y
+    (0.5,)
     """
     from pudd_core.paper import DISPLAY_NAMES
 
     fig = new_figure(title=title, x_title="false alarms per run",
-                     y_title="share of drifts detected early (≤ 2 chunks)", height=460)
+                     y_title="drifts detected early (≤ 2)", height=560)
     for i, (det, group) in enumerate(curve.groupby("detector", sort=False)):
         group = group.sort_values("false_alarms")
         name = "PUDD" if det == "pudd" else DISPLAY_NAMES.get(det, det)
@@ -91,8 +108,16 @@ def trade_off_figure(curve: pd.DataFrame, *, title: str | None = None) -> go.Fig
             text=[_label(r) for r in group["row"]],
             hovertemplate="%{text}: %{y:.0%} early, %{x:.2f} false alarms per run"
                           "<extra></extra>"))
+    if points is not None and len(points):
+        fig.add_trace(go.Scatter(
+            x=points["false_alarms"].round(3).tolist(),
+            y=(points["early"] / points["drifts"]).round(4).tolist(), mode="markers",
+            name="the tables' adapting runs", text=[_label(d) for d in points["detector"]],
+            marker={"symbol": "diamond-open", "size": 11, "color": "#222"},
+            hovertemplate="%{text} (adapting runs): %{y:.0%} early, %{x:.2f} false alarms "
+                          "per run<extra></extra>"))
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    legend_below(fig)
+    _legend_below(fig)
     return fig
 
 
