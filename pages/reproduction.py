@@ -27,7 +27,7 @@ from pudd_core.views.reproduction import (
     stored_keys,
     summarise,
 )
-from ui import cache, chart, delays, messages, progress, reproduction, state
+from ui import cache, chart, delays, messages, progress, reproduction, state, studies
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -281,6 +281,9 @@ elif configs is not None:
                    icon=":material/check_circle:")
     with st.expander("The same from the command line"):
         st.code(small.as_command(), language="bash")
+
+st.subheader("6. Threshold studies: false alarms, delay, skip rule, chunk size")
+studies.committed_studies(results)
 
 delays.show(results)
 

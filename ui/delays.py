@@ -20,7 +20,7 @@ _GROUPS = {"The synthetic streams (GNB-I)": False, "CIFAR-10-CD (pretrained CNN)
 
 def show(results: Path) -> None:
     """Draw the section from the committed files in ``results``."""
-    st.subheader("6. Detection delays and early detection")
+    st.subheader("7. Detection delays and early detection")
     path = results / "delays_runs.csv"
     if not path.is_file():
         st.info("No committed delay study (`results/delays_runs.csv`); "
@@ -58,7 +58,7 @@ def show(results: Path) -> None:
                    "each adapting after its alarms), one per detector.")
         st.markdown(render("delays-table", reports))
         st.markdown(render("delays-paired", reports))
-    st.subheader("7. Alarm timelines on the real streams")
+    st.subheader("8. Alarm timelines on the real streams")
     runs_tl = cache.committed_frame(str(results / "timelines_runs.csv"))
     events = cache.committed_frame(str(results / "timelines_events.csv"))
     if runs_tl is None or events is None:

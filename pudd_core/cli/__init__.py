@@ -64,6 +64,7 @@ _FLAGS = {
     "follow": "--follow", "results": "--results", "n_jobs": "--n-jobs",
     "skip_kswin": "--skip-kswin", "datasets": "--datasets",
     "detectors": "--detectors", "regimes": "--regimes",
+    "labels": "--labels", "id_column": "--id",
 }
 
 
@@ -76,7 +77,7 @@ _COMMAND_FLAGS = {
     "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
                 "proba_columns", "proba_array", "classes", "p_true", "correct", "pred",
                 "time_column", "window", "baselines", "report", "source", "positive_label",
-                "state", "poll", "follow"),
+                "state", "poll", "follow", "labels", "id_column"),
     "export-predictions": ("n_chunks", "chunk_size", "dataset", "classifier",
                            "classifier_options", "out"),
 }

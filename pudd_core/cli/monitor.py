@@ -44,11 +44,19 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.report is not None:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
+    report_times = None
+    if args.report is not None and args.time_column is not None and args.window is None:
+        # chunks of rows with a time column: the report shows each chunk's first and last time
+        from dataclasses import replace
+
+        report_times, log_format = args.time_column, replace(log_format, time_column=None)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
-        return _monitor_calibrated(args, log_format)
+        return _monitor_calibrated(args, log_format, report_times)
     result = monitor(
-        args.file, log_format, chunk_size=args.chunk_size, window=args.window,
-        time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        chunk_size=args.chunk_size, window=args.window,
+        time_format=None if report_times else args.time_format,
+        time_unit=None if report_times else args.time_unit, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
@@ -61,10 +69,11 @@ def _monitor(args: argparse.Namespace) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
-def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
+def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
+                        report_times: str | None = None) -> int:
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
     from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
@@ -82,7 +91,8 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
                                              "(--chunk-size), not by time (--window)")
     cal, result = calibrate_log(
-        args.file, log_format, calibrate_on=args.calibrate_on,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        calibrate_on=args.calibrate_on,
         false_alarm_rate=args.false_alarm_rate, chunk_size=args.chunk_size,
         n_resamples=args.resamples,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
@@ -111,7 +121,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
 def _monitor_follow(args: argparse.Namespace) -> int:
@@ -123,7 +133,7 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     from pudd_core._validation import ParameterError
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import Follower, Monitor
+    from pudd_core.monitoring import Follower, LabelJoin, Monitor
 
     if not args.follow:
         given = ("--state" if args.state is not None else "--poll" if args.poll is not None
@@ -145,22 +155,30 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     options = parse_option_pairs("detector", "pudd", args.detector_option)
     baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
 
-    def make() -> Monitor:
-        return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
-                       time_format=args.time_format, time_unit=args.time_unit,
-                       alpha=args.alpha, detector_options=options, baselines=baselines,
-                       normalize=args.normalize, record_windows="none", seed=args.seed,
-                       variant=args.variant)
+    def make() -> Monitor | LabelJoin:
+        m = Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                    time_format=args.time_format, time_unit=args.time_unit,
+                    alpha=args.alpha, detector_options=options, baselines=baselines,
+                    normalize=args.normalize, record_windows="none", seed=args.seed,
+                    variant=args.variant)
+        if args.labels is None and args.id is None:
+            return m
+        if args.labels is None or args.id is None:
+            raise ParameterError("labels" if args.labels is None else "id_column",
+                                 "--labels LABELS and --id COLUMN go together: the labels "
+                                 "file, and the column holding each prediction's id in both")
+        return LabelJoin(m, args.id, predictions=args.file, labels=args.labels)
 
     make()  # every option checked before the state is read or the log followed
     key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
+           **({"id": args.id} if args.id is not None else {}),
            **({"time_format": args.time_format} if args.time_format is not None else {}),
            **({"time_unit": args.time_unit} if args.time_unit is not None else {}),
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
     follower = Follower(args.file, make, key, args.state,
-                        on_rotation=args.on_rotation or "stop")
+                        on_rotation=args.on_rotation or "stop", labels=args.labels)
     stop: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -196,6 +214,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
         follower.close()
     kept = f"; the state is in {args.state}" if args.state else " (no --state: nothing kept)"
     print(f"stopped at row {follower.monitor.next_row:,}{kept}", file=sys.stderr)
+    if isinstance(follower.monitor, LabelJoin):
+        print(follower.monitor.summary(), file=sys.stderr)
     return 0
 
 
@@ -218,13 +238,24 @@ def _print_monitor_summary(result: Any) -> None:
     sys.stdout.flush()
 
 
-def _write_monitor_report(result: Any, path: str) -> int:
-    """Write the HTML report; if that fails, name the file and keep the report elsewhere."""
+def _write_monitor_report(result: Any, args: argparse.Namespace,
+                          report_times: str | None = None) -> int:
+    """Write the HTML report; if that fails, name the file and keep the report elsewhere.
+
+    The log is read once more for the per-class view (and, for chunks of rows, the times of
+    ``report_times``, the time column).
+    """
     import tempfile
 
+    from pudd_core.monitoring import report_view
     from pudd_core.plots.monitor import monitor_report_html
 
-    page = monitor_report_html(result)
+    path = args.report
+    view = report_view(result, args.file, time_column=report_times,
+                       time_format=args.time_format if report_times else None,
+                       time_unit=args.time_unit if report_times else None,
+                       normalize=args.normalize, labels=args.labels, id_column=args.id)
+    page = monitor_report_html(result, view)
     try:
         with open(path, "w", encoding="utf-8") as out:
             out.write(page)
@@ -283,6 +314,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                            "pipeline's score), with --pred (the predicted label) and --label: "
                            "p(true class) is the score where the prediction is right, else "
                            "1 - score")
+    mon.add_argument("--labels", default=None, metavar="LABELS",
+                     help="the true labels in a second file (CSV, JSON lines or Parquet; with "
+                          "--follow a CSV or JSON lines file that grows, or a folder of "
+                          "Parquet parts), joined to FILE's rows by --id: LABELS holds the id "
+                          "and the --label column, FILE the id and no label")
+    mon.add_argument("--id", default=None, metavar="COLUMN",
+                     help="with --labels: the column holding each prediction's id, in both "
+                          "files (compared as text: 17 and \"17\" are one id)")
     mon.add_argument("--classes", default=None, metavar="V1,V2,...",
                      help="with --proba-columns: each column's label value; with "
                           "--proba-array: each place's")
@@ -305,7 +344,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                                "year, epoch seconds); needs --time-column")
     mon.add_argument("--time-column", default=None, metavar="COL",
                      help="the timestamp column (sorted; ISO 8601 text, a date type, or "
-                          "text in --time-format, or numbers with --time-unit)")
+                          "text in --time-format, or numbers with --time-unit); with "
+                          "--chunk-size and --report, the report's time axis (each chunk's "
+                          "first and last row's time)")
     mon.add_argument("--time-format", default=None, metavar="FORMAT",
                      help="the strftime format of text times that are not ISO 8601, e.g. "
                           "'%%d/%%m/%%Y %%H:%%M' (day-first and month-first dates are never "

@@ -16,7 +16,11 @@ incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
 a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
 choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
-``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
+``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON),
+``_report`` what the HTML report says of it (:func:`report_view`: the state in words, the
+periods, the chunks' times, which classes' PU-index moved) and ``_labels`` labels that come
+in a second file, joined by a prediction id (:class:`LabelJoin`; ``monitor(log,
+labels=..., id_column=...)``).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
 
@@ -68,6 +72,7 @@ from pudd_core.monitoring._calibrate import (
 )
 from pudd_core.monitoring._follow import Follower, chunk_json
 from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
+from pudd_core.monitoring._labels import LabelJoin
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
     LogFormat,
@@ -75,10 +80,12 @@ from pudd_core.monitoring._log import (
     guess_columns,
     read_log_head,
 )
+from pudd_core.monitoring._report import PU_BINS, ClassChange, ReportView, report_view
 from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
 from pudd_core.monitoring._score import SUM_TOLERANCE
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
-           "ChunkRecord", "ChunkSpan", "Follower", "LogFormat", "Monitor", "MonitorResult",
-           "RecordWindows", "Variant", "calibrate", "calibrate_log", "chunk_json",
-           "estimate_rows", "guess_columns", "inject_change", "monitor", "read_log_head"]
+__all__ = ["BATCH_ROWS", "PU_BINS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration",
+           "CalibrationResult", "ChunkRecord", "ChunkSpan", "ClassChange", "Follower",
+           "LabelJoin", "LogFormat", "Monitor", "MonitorResult", "RecordWindows", "ReportView",
+           "Variant", "calibrate", "calibrate_log", "chunk_json", "estimate_rows",
+           "guess_columns", "inject_change", "monitor", "read_log_head", "report_view"]

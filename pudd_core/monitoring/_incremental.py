@@ -50,9 +50,12 @@ Variant = Literal["calibrated", "authors"]
 #: And it fits buckets only on old windows of 1, 2, 4, ... chunks (``refit="doubling"``): a
 #: fit per doubling of the history instead of one per chunk, the same test on old-window
 #: buckets (BENCHMARKS.md, "Monitor: chunk scan"); the authors' variant fits every old window.
+#: And it tests every cut (``skip_rule=None``): the authors' accuracy rule skips the cuts of a
+#: confidence shift at flat accuracy about half the time, and at matched false alarms every
+#: cut tested catches more injected changes early (results/skip_rule.md, issue 35).
 VARIANTS: dict[str, dict[str, Any]] = {
     "calibrated": {"clamp_min": 0, "min_expected": 5.0, "max_chunks": 128,
-                   "refit": "doubling"},
+                   "refit": "doubling", "skip_rule": None},
     "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5, no bound)
 }
 
@@ -203,6 +206,16 @@ class _Chunks:
         self.records.append(ChunkRecord(
             index, float(ok.mean()), float(u.mean()), _median(u), p_value,
             cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests, no_test))
+
+
+def column_names(rows: Any) -> list[str]:
+    """The column names of rows fed (a DataFrame, or a mapping column -> Series)."""
+    if isinstance(rows, Mapping):
+        return [str(c) for c in rows.keys()]
+    if hasattr(rows, "columns") and hasattr(rows, "iloc"):
+        return [str(c) for c in rows.columns]
+    raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> Series, got "
+                                 f"{type(rows).__name__}")
 
 
 def _baseline_names(baselines: Sequence[str]) -> list[str]:
@@ -458,10 +471,23 @@ class Monitor:
         self.next_row = 0  # rows fed so far: the next row's number
         self.finished = False
 
+    #: Columns a CSV's reader keeps as text: none (a :class:`LabelJoin`'s id is one).
+    text_columns: tuple[str, ...] = ()
+
     @property
     def format(self) -> LogFormat | None:
         """The format as read (None before the first rows)."""
         return None if self.scorer is None else self.scorer.fmt
+
+    @property
+    def read_columns(self) -> list[str]:
+        """The columns read from the log: the format's (after the first rows)."""
+        fmt = self.format
+        return [] if fmt is None else fmt.columns
+
+    def check_columns(self, names: Sequence[str]) -> None:
+        """Refuse a part of the log without the format's columns (a Parquet part)."""
+        self.given.resolve([str(c) for c in names])
 
     def start(self, names: Sequence[str]) -> LogFormat:
         """Resolve the format against the log's columns (done by the first :meth:`feed`)."""
@@ -480,13 +506,7 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        if isinstance(rows, Mapping):
-            names = [str(c) for c in rows.keys()]
-        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
-            names = [str(c) for c in rows.columns]
-        else:
-            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
-                                         f"Series, got {type(rows).__name__}")
+        names = column_names(rows)
         fmt = self.start(names)
         rows, n = self._checked(rows, names, fmt, n)
         if n == 0:
@@ -565,6 +585,18 @@ class Monitor:
         """The row :meth:`rewind` would feed again from (else :attr:`next_row`)."""
         first = self._unlabelled()
         return self.next_row if first is None else first.first_row
+
+    @property
+    def untested_row(self) -> int:
+        """The first row of the chunks not tested yet (waiting or open); else :attr:`next_row`.
+
+        Rows before it are final; :attr:`resume_row` is never before it, but a row fed without
+        a label into a chunk whose rows all had one moves :attr:`resume_row` back to it.
+        """
+        c = self.chunks
+        if c.waiting:
+            return c.waiting[0].first_row
+        return c.open.first_row if c.open.n else self.next_row
 
     def rewind(self) -> int:
         """Drop the untested chunks from the first with a missing label; the row to feed from.

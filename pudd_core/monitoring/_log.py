@@ -430,8 +430,11 @@ def _first_line(src: Any, compression: str | None) -> bytes:
 
 
 def batches(source: Any, columns: list[str], batch_rows: int,
-            labels: Sequence[str | None] = ()) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
+            labels: Sequence[str | None] = (),
+            as_text: Sequence[str] = ()) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
     """``(rows, column -> Series)`` per batch; Parquet columns come without a DataFrame.
+
+    ``as_text``: columns a CSV's cells are kept as written in (ids: ``017`` is not ``17``).
 
     ``labels``: columns of class labels; a Parquet text column among them comes
     dictionary-encoded (a pandas Categorical: a few distinct strings, not a Python string
@@ -488,7 +491,7 @@ def batches(source: Any, columns: list[str], batch_rows: int,
 
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
                          float_precision="round_trip", compression=shape.compression,
-                         **CSV_MISSING)
+                         dtype=dict.fromkeys(as_text, str) or None, **CSV_MISSING)
     with reader:
         for part in reader:
             yield len(part), part
