@@ -111,8 +111,6 @@ cols[1].download_button(
          "reference period, which classes' PU-index moved, traces, every alarm and the "
          "winning windows' histograms.")
 with st.expander("Show the code"):
-    kwargs = ", ".join(f"{k}={v!r}" for k, v in mapping.kwargs)
-    st.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
-            f"{kwargs})\nresult.alarms, result.p_values", language="python")
+    st.code(mapping.as_python(str(log.path or log.name)), language="python")
 
 state.write_query("monitor")

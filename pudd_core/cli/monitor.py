@@ -15,17 +15,36 @@ if TYPE_CHECKING:
 
 
 def _log_format(args: argparse.Namespace) -> LogFormat:
-    """The ``LogFormat`` the monitor's column options describe."""
+    """The ``LogFormat`` the monitor's column options describe (one flag per table entry)."""
     from pudd_core.monitoring import LogFormat
 
-    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
-               if args.proba_columns else ())
-    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
-    return LogFormat(
-        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
-        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label,
-        binary_top_score=args.binary_top_score, proba_array=args.proba_array)
+    return LogFormat.from_options(vars(args))
+
+
+def add_log_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per entry of :data:`~pudd_core.monitoring.LOG_FIELDS`, grouped as it says.
+
+    A group's flags are mutually exclusive (the probability forms; the decisions); its help
+    is the entry's.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="monitor")
+    >>> add_log_arguments(parser)
+    >>> parser.parse_args(["--label", "y", "--time-unit", "ms"]).time_unit
+    'ms'
+    """
+    from pudd_core.monitoring import LOG_FIELDS
+
+    groups: dict[str, Any] = {}
+    for f in LOG_FIELDS:
+        if f.group in ("form", "decisions"):
+            where = groups.get(f.group) or groups.setdefault(
+                f.group, parser.add_mutually_exclusive_group())
+        else:
+            where = parser
+        where.add_argument(f.flag, default=None, help=f.help.replace("%", "%%"),
+                           **({"choices": f.choices} if f.choices else {"metavar": f.metavar}))
 
 
 def _monitor(args: argparse.Namespace) -> int:
@@ -49,14 +68,13 @@ def _monitor(args: argparse.Namespace) -> int:
         # chunks of rows with a time column: the report shows each chunk's first and last time
         from dataclasses import replace
 
-        report_times, log_format = args.time_column, replace(log_format, time_column=None)
+        report_times = args.time_column  # read by the report, not the monitor
+        log_format = replace(log_format, time_column=None, time_format=None, time_unit=None)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
         return _monitor_calibrated(args, log_format, report_times)
     result = monitor(
         args.file, log_format, labels=args.labels, id_column=args.id,
-        chunk_size=args.chunk_size, window=args.window,
-        time_format=None if report_times else args.time_format,
-        time_unit=None if report_times else args.time_unit, alpha=args.alpha,
+        chunk_size=args.chunk_size, window=args.window, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
@@ -157,7 +175,6 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     def make() -> Monitor | LabelJoin:
         m = Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
-                    time_format=args.time_format, time_unit=args.time_unit,
                     alpha=args.alpha, detector_options=options, baselines=baselines,
                     normalize=args.normalize, record_windows="none", seed=args.seed,
                     variant=args.variant)
@@ -172,8 +189,6 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     make()  # every option checked before the state is read or the log followed
     key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
            **({"id": args.id} if args.id is not None else {}),
-           **({"time_format": args.time_format} if args.time_format is not None else {}),
-           **({"time_unit": args.time_unit} if args.time_unit is not None else {}),
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
@@ -294,26 +309,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                     "with correct/pred). Rows are numbered from 0 after the header. Rows at "
                     "the end without a label are reported as pending. Timestamps must be "
                     "sorted: an unsorted log is refused.")
-    mon.add_argument("file", help="the log: a .csv, .jsonl (JSON lines) or .parquet file; a "
-                                  "text log may be compressed (.gz, .bz2, .xz, .zst)")
-    mon.add_argument("--label", default=None, help="the true-label column")
-    form = mon.add_mutually_exclusive_group()
-    form.add_argument("--proba-prefix", default=None, metavar="PREFIX",
-                      help="probability columns PREFIX<class>, e.g. proba_ for proba_0, proba_1")
-    form.add_argument("--proba-columns", default=None, metavar="C1,C2,...",
-                      help="probability columns in class order (labels 0..K-1 unless --classes)")
-    form.add_argument("--proba-array", default=None, metavar="COLUMN",
-                      help="one column holding every class's probabilities as an array per row "
-                           "(a JSON lines field, a Parquet list column, a CSV cell "
-                           "\"[0.1, 0.9]\"), in class order (labels 0..K-1 unless --classes)")
-    form.add_argument("--p-true", default=None, metavar="COLUMN",
-                      help="shortcut: the probability of the true class (with --correct or "
-                           "--pred)")
-    form.add_argument("--binary-top-score", default=None, metavar="COLUMN",
-                      help="a binary model's score of its predicted class (a Hugging Face "
-                           "pipeline's score), with --pred (the predicted label) and --label: "
-                           "p(true class) is the score where the prediction is right, else "
-                           "1 - score")
+    from pudd_core.monitoring import COMPRESSIONS, LOG_SHAPES
+
+    kinds = [f"{'/'.join(s.suffixes)} ({s.name})" for s in LOG_SHAPES]
+    mon.add_argument("file", help=f"the log: a {', '.join(kinds[:-1])} or {kinds[-1]} file; a "
+                                  "text log may be compressed "
+                                  f"({', '.join(c[2] for c in COMPRESSIONS)})")
+    add_log_arguments(mon)  # the columns: one flag per entry of LOG_FIELDS
     mon.add_argument("--labels", default=None, metavar="LABELS",
                      help="the true labels in a second file (CSV, JSON lines or Parquet; with "
                           "--follow a CSV or JSON lines file that grows, or a folder of "
@@ -322,19 +324,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     mon.add_argument("--id", default=None, metavar="COLUMN",
                      help="with --labels: the column holding each prediction's id, in both "
                           "files (compared as text: 17 and \"17\" are one id)")
-    mon.add_argument("--classes", default=None, metavar="V1,V2,...",
-                     help="with --proba-columns: each column's label value; with "
-                          "--proba-array: each place's")
-    mon.add_argument("--positive-label", default=None, metavar="VALUE",
-                     help="a single probability column is P(positive class): the positive "
-                          "label (inferred for 0/1, -1/1 and false/true labels)")
-    decisions = mon.add_mutually_exclusive_group()
-    decisions.add_argument("--correct", default=None, metavar="COLUMN",
-                           help="0/1: whether each prediction was right (with any form)")
-    decisions.add_argument("--pred", default=None, metavar="COLUMN",
-                           help="the model's decisions (predicted labels), compared with "
-                                "--label: they, not the arg-max, say which predictions are "
-                                "wrong (with any form)")
     chunking = mon.add_mutually_exclusive_group()
     chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
                           help="rows per chunk (default 1000)")
@@ -342,20 +331,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                           help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS), "
                                "or a number: the step of a numeric time column (an integer "
                                "year, epoch seconds); needs --time-column")
-    mon.add_argument("--time-column", default=None, metavar="COL",
-                     help="the timestamp column (sorted; ISO 8601 text, a date type, or "
-                          "text in --time-format, or numbers with --time-unit); with "
-                          "--chunk-size and --report, the report's time axis (each chunk's "
-                          "first and last row's time)")
-    mon.add_argument("--time-format", default=None, metavar="FORMAT",
-                     help="the strftime format of text times that are not ISO 8601, e.g. "
-                          "'%%d/%%m/%%Y %%H:%%M' (day-first and month-first dates are never "
-                          "guessed)")
-    mon.add_argument("--time-unit", default=None, choices=("s", "ms", "us", "ns", "year",
-                                                           "number"),
-                     help="what a numeric time column counts: epoch s, ms, us or ns, integer "
-                          "years, or plain numbers (cut by a numeric --window); never "
-                          "guessed from their size")
     mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
     mon.add_argument("--variant", default="calibrated", choices=("calibrated", "authors"),
                      help="PUDD's count floor: calibrated (default: clamp_min=0, "

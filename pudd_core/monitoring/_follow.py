@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pudd_core._validation import ParameterError
+from pudd_core.monitoring._fields import COMPRESSIONS
 from pudd_core.monitoring._incremental import Monitor
 from pudd_core.monitoring._labels import LabelJoin, LabelSink
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
-    COMPRESSIONS,
     JSON_LINES,
     JSON_LINES_SUFFIXES,
     batches,

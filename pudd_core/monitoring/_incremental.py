@@ -7,7 +7,7 @@ import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -249,6 +249,16 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
     return LogFormat(**columns)
 
 
+def _with_times(fmt: LogFormat, time_format: str | None, time_unit: str | None) -> LogFormat:
+    """The format with the time keywords of ``monitor()`` in it (they may also be its fields)."""
+    for name, value in (("time_format", time_format), ("time_unit", time_unit)):
+        if value is not None and getattr(fmt, name) not in (None, value):
+            raise ParameterError(name, f"{name} is given twice: {value!r} and, in the "
+                                       f"LogFormat, {getattr(fmt, name)!r}; give it once")
+    return replace(fmt, time_format=fmt.time_format if time_format is None else time_format,
+                   time_unit=fmt.time_unit if time_unit is None else time_unit)
+
+
 def check_detector_options(given: Any) -> dict[str, Any]:
     """``detector_options`` as a dict of ChunkPUDD options; the monitor's own ones refused."""
     import inspect
@@ -427,7 +437,8 @@ class Monitor:
         variant: Variant = "calibrated",
         **columns: Any,
     ) -> None:
-        self.given = _format(log_format, columns)
+        self.given = _with_times(_format(log_format, columns), time_format, time_unit)
+        time_format, time_unit = self.given.time_format, self.given.time_unit
         check_open_unit("alpha", alpha)
         check_bool("normalize", normalize)
         check_seed("seed", seed)
