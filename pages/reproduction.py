@@ -27,7 +27,7 @@ from pudd_core.views.reproduction import (
     stored_keys,
     summarise,
 )
-from ui import cache, chart, messages, progress, reproduction, state, studies
+from ui import cache, chart, delays, messages, progress, reproduction, state, studies
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -284,5 +284,7 @@ elif configs is not None:
 
 st.subheader("6. Threshold studies: false alarms, delay, skip rule, chunk size")
 studies.committed_studies(results)
+
+delays.show(results)
 
 state.write_query("reproduction")

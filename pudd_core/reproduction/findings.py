@@ -673,7 +673,7 @@ def readme_acceptance(r: Reports) -> str:
 def table2_paper_statistics(r: Reports) -> str:
     """The Friedman/Nemenyi test on the paper's own Table 2."""
     from pudd_core.reproduction.claims import comparison_table, paper_cells
-    from pudd_core.reproduction.significance import friedman_nemenyi
+    from pudd_core.reproduction.significance import friedman_nemenyi, one_generator_note
 
     table, _ = comparison_table(paper_cells(), "table2")
     res = friedman_nemenyi(table, blocks="datasets")
@@ -686,7 +686,8 @@ def table2_paper_statistics(r: Reports) -> str:
             f"α = 0.05): Friedman p = {p}, CD = {res.critical_difference:.3f}, average ranks "
             + ", ".join(f"{_name(m)} {v:.3f}" for m, v in ranks.items())
             + f", so PUDD is significantly better than {_words(sorted(map(_name, better)))} "
-            f"only, not than {_words([_name(m) for m in rest])}.")
+            f"only, not than {_words([_name(m) for m in rest])}."
+            + one_generator_note(res.one_generator, res.n_blocks))
 
 
 def readme_table2(r: Reports) -> str:
@@ -753,6 +754,7 @@ FINDINGS: dict[str, Callable[[Reports], str]] = {
     # the threshold studies (issue 35), read from the folder's results/*.csv
     **REPORT_FINDINGS,
 }
+FINDINGS.update(__import__("pudd_core.reproduction.findings_more", fromlist=["MORE"]).MORE)
 
 
 def _check_names(text: str) -> None:

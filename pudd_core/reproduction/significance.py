@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "ONE_GENERATOR",
     "FriedmanResult",
     "PairedResult",
     "REPORTED_DECIMALS",
@@ -55,6 +56,8 @@ __all__ = [
     "friedman_nemenyi",
     "holm",
     "nemenyi_q",
+    "one_generator_blocks",
+    "one_generator_note",
     "rank_table",
     "wilcoxon_pair",
 ]
@@ -63,6 +66,44 @@ __all__ = [
 #: The decimals of an accuracy (percent) as every report and table prints it: ranks, ties,
 #: wins and losses are taken at this precision.
 REPORTED_DECIMALS = 2
+
+#: The streams of one generator: river's SEA at three noise levels (0, 10 and 20 %). As
+#: blocks of a test they are not independent, whatever the test assumes.
+ONE_GENERATOR = ("sea0", "sea10", "sea20")
+
+
+def one_generator_blocks(index: pd.Index) -> int:
+    """How many blocks of ``index`` are sea0, sea10 or sea20 (0 when fewer than two are).
+
+    A block is one of them when any level of its label is the stream's name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> one_generator_blocks(pd.Index(["sea0", "sea10", "sine"]))
+    2
+    >>> one_generator_blocks(pd.MultiIndex.from_tuples([("gnb", "sea0"), ("gnb", "elec2")]))
+    0
+    """
+    labels = [b if isinstance(b, tuple) else (b,) for b in index]
+    hits = [any(str(v) in ONE_GENERATOR for v in b) for b in labels]
+    streams = {str(v) for b in labels for v in b if str(v) in ONE_GENERATOR}
+    return int(sum(hits)) if len(streams) > 1 else 0
+
+
+def one_generator_note(n_shared: int, n_blocks: int) -> str:
+    """The caveat a test's caption carries when some of its blocks are one generator.
+
+    >>> one_generator_note(3, 7)[:60]
+    ' 3 of the 7 blocks are sea0, sea10 and sea20, one generator '
+    >>> one_generator_note(0, 7)
+    ''
+    """
+    if not n_shared:
+        return ""
+    return (f" {n_shared} of the {n_blocks} blocks are sea0, sea10 and sea20, one generator "
+            "(SEA) at three noise levels, taken as independent blocks though they are not: "
+            "the p-value is optimistic.")
 
 
 def at_reported_precision(values: NDArray[np.float64],
@@ -168,6 +209,8 @@ class FriedmanResult:
     critical_difference: float
     blocks: str = "blocks"
     dropped: int = 0
+    one_generator: int = 0
+    """Blocks that are sea0, sea10 or sea20 (:func:`one_generator_blocks`)."""
 
     @property
     def n_methods(self) -> int:
@@ -247,7 +290,9 @@ class FriedmanResult:
         Friedman test over 8 blocks (datasets of Table 2), 8 methods: tie-corrected
         chi2 = 39.17, p = 1.8e-06 (Iman-Davenport F(7, 49) = 16.29, p = 7.4e-11, from the
         tie-corrected chi2); Nemenyi critical difference CD = 3.712 at alpha = 0.05 (a bar
-        joins methods whose average ranks differ by less).
+        joins methods whose average ranks differ by less). 3 of the 8 blocks are sea0, sea10
+        and sea20, one generator (SEA) at three noise levels, taken as independent blocks
+        though they are not: the p-value is optimistic.
         """
         extra = f", {self.dropped} incomplete left out" if self.dropped else ""
         f, f_p = self.iman_davenport
@@ -258,7 +303,8 @@ class FriedmanResult:
                 f"{f:.2f}, p = {f_p:.2g}, from the tie-corrected chi2); Nemenyi critical "
                 f"difference CD = "
                 f"{self.critical_difference:.3f} at alpha = {self.alpha:g} (a bar joins methods "
-                "whose average ranks differ by less).")
+                "whose average ranks differ by less)."
+                + one_generator_note(self.one_generator, self.n_blocks))
 
 
 def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, blocks: str = "blocks",
@@ -303,7 +349,7 @@ def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, blocks: str = 
         res = stats.friedmanchisquare(*(values[:, j] for j in range(k)))
         stat, p = float(res.statistic), float(res.pvalue)
     return FriedmanResult(stat, p, ranks[order], n, alpha, critical_difference(k, n, alpha),
-                          blocks, len(table) - n)
+                          blocks, len(table) - n, one_generator_blocks(full.index))
 
 
 @dataclass(frozen=True)

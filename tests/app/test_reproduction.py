@@ -251,6 +251,43 @@ def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
     assert caveats and all(c in text for c in caveats)
 
 
+def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store: Path) -> None:
+    from pudd_core.reproduction.delays import read_runs, study_tables
+
+    at = _page()
+    shown = figures(at)
+    results = Path(__file__).resolve().parents[2] / "results"
+    runs = read_runs(results / "delays_runs.csv")
+    _, summary, curve = study_tables(runs[runs["dataset"] != "cifar10-cd"])
+    ecdf = shown["delays_ecdf_False"]
+    assert len(ecdf["data"]) == len(summary)  # one curve per row at the tables' thresholds
+    assert "PUDD-3" in {t["name"] for t in ecdf["data"]}
+    assert len(shown["delays_curve_False"]["data"]) == curve["detector"].nunique()
+    timeline = pd.read_csv(results / "timelines_runs.csv")
+    first = timeline["dataset"].iloc[0]
+    drawn = shown[f"timeline_{first}"]["data"]
+    assert len(drawn) == int((timeline["dataset"] == first).sum())
+    pudd3 = timeline[(timeline["dataset"] == first) & (timeline["detector"] == "pudd-3")]
+    assert next(t["x"] for t in drawn if t["name"] == "PUDD-3") == _alarm_list(pudd3["alarms"])
+    text = " ".join(m.value for m in at.markdown)
+    assert "near an event" in text and "first-detected won-lost" in text
+    # the CIFAR half and another stream's timeline draw from the same files
+    at.radio(key="delays_group").set_value("CIFAR-10-CD (pretrained CNN)").run(timeout=TIMEOUT)
+    at.radio(key="timeline_stream").set_value("airline").run(timeout=TIMEOUT)
+    assert not at.exception
+    shown = figures(at)
+    cifar = runs[runs["dataset"] == "cifar10-cd"]
+    assert len(shown["delays_curve_True"]["data"]) == cifar["detector"].nunique() + 1  # + adapting
+    airline = timeline[timeline["dataset"] == "airline"]
+    assert len(shown["timeline_airline"]["data"]) == len(airline)
+
+
+def _alarm_list(column: pd.Series) -> list[int]:
+    import json
+
+    return [int(v) for v in json.loads(column.iloc[0])]
+
+
 def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_store: Path) -> None:
     from pudd_core.reproduction.studies import display_tables
     from pudd_core.streams.locate import project_root

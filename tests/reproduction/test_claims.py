@@ -92,11 +92,17 @@ def _table2(methods: dict[str, list[float]]) -> pd.DataFrame:
         for m, values in methods.items() for d, v in zip(datasets, values, strict=True)])
 
 
+def _ns_adlter_pudd(sea0_pudd: float = 99.0,
+                    sea0_sota: tuple[float, float] = (90.0, 91.0)) -> pd.DataFrame:
+    """Table-2 cells of NS, ADLTER and PUDD-1/3/5 (alike) on six datasets; sea0 as given."""
+    pudd = [70.0, 80.0, 90.0, 75.0, sea0_pudd, 95.0]
+    return _table2({"ns": [72.0, 79.0, 80.0, 70.0, sea0_sota[0], 80.0],
+                    "adlter": [71.0, 78.0, 81.0, 71.0, sea0_sota[1], 81.0],
+                    "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+
+
 def test_sota_methods_plug_in_as_columns():
-    pudd = [70.0, 80.0, 90.0, 75.0, 99.0, 95.0]
-    cells = _table2({"ns": [72.0, 79.0, 80.0, 70.0, 90.0, 80.0],
-                     "adlter": [71.0, 78.0, 81.0, 71.0, 91.0, 81.0],
-                     "pudd-1": pudd, "pudd-3": pudd, "pudd-5": pudd})
+    cells = _ns_adlter_pudd()
     checks = _by_id(check_claims(cells, "ours"))
     assert checks["3a"].finding.startswith("5 of 6 datasets (without AMF, IWE, MCD-DD)")
     assert "airline: NS, ADLTER above the best PUDD" in checks["3c"].finding
@@ -338,3 +344,61 @@ def test_claims_compare_accuracies_as_printed_so_float_noise_is_a_tie():
     checks = _by_id(check_claims(noisy, "ours"))
     assert checks["2a"].finding == ("over 4 cases with 10 rows: top 1 (ties counted for "
                                     "each) 1, 1, 2; unique top 1 1, 0, 1")
+
+
+def _references(cells: pd.DataFrame, none: dict[str, float], oracle: dict[str, float],
+                table: int, classifier: str) -> pd.DataFrame:
+    return pd.concat([cells, pd.DataFrame([
+        {"table": table, "classifier": classifier, "detector": ref, "dataset": d,
+         "regime": "incremental", "accuracy": v}
+        for ref, values in (("none", none), ("oracle", oracle)) for d, v in values.items()])],
+        ignore_index=True)
+
+
+def test_3a_to_3d_rank_only_where_the_oracle_beats_doing_nothing():
+    # PUDD first on mixed and sine (where adapting pays) and last on sea0, where even the
+    # oracle is below the model that never adapts: there the ranking is noise, left out
+    cells = _ns_adlter_pudd(sea0_pudd=50.0, sea0_sota=(99.0, 98.0))
+    before = _by_id(check_claims(cells, "ours"))
+    assert before["3a"].finding.startswith("4 of 6 datasets")
+    assert "sea0: NS, ADLTER above the best PUDD" in before["3c"].finding
+    refs = _references(cells, {"mixed": 80.0, "sea0": 98.5, "sine": 80.0},
+                       {"mixed": 85.0, "sea0": 98.0, "sine": 90.0}, 2, "dnn-ensemble")
+    after = _by_id(check_claims(refs, "ours"))
+    assert after["3a"].finding.startswith("4 of 5 datasets")  # sea0 gone, airline still out
+    assert "left out sea0, where even the oracle" in after["3a"].finding
+    assert "sea0" not in after["3c"].finding.split(".")[0]
+    assert after["3b"].verdict == "not checkable" and "sea0 not ranked" in after["3b"].finding
+    assert "Friedman test over 5 blocks" in after["3d"].test
+    assert "left out sea0" in after["3d"].finding
+    # an oracle above doing nothing everywhere leaves every block in
+    kept = _references(cells, {"sea0": 97.0}, {"sea0": 98.0}, 2, "dnn-ensemble")
+    assert _by_id(check_claims(kept, "ours"))["3a"].finding.startswith("4 of 6 datasets")
+
+
+def test_1f_ranks_only_the_seeds_where_the_oracle_beats_doing_nothing():
+    cells = _cifar("pudd-5", 10)
+    seeds = [f"cifar10-cd seed {s}" for s in range(10)]
+    # the oracle beats doing nothing on seeds 0-5 only
+    refs = _references(cells, dict.fromkeys(seeds, 85.0),
+                       {s: 86.0 if i < 6 else 84.0 for i, s in enumerate(seeds)},
+                       CIFAR_FIG, "pretrained-cnn")
+    check = _by_id(check_claims(refs, "ours"))["1f"]
+    assert "6 seeds of the CIFAR-10-CD comparison" in check.test
+    assert "left out cifar10-cd seed 6, cifar10-cd seed 7" in check.finding
+    assert "10 seeds" in _by_id(check_claims(cells, "ours"))["1f"].test
+
+
+def test_the_tests_say_sea0_sea10_sea20_are_one_generator():
+    cells = _ns_adlter_pudd()
+    # one SEA stream: no note; two: the note counts them
+    assert "one generator" not in _by_id(check_claims(cells, "ours"))["3d"].test
+    two = cells.assign(dataset=cells["dataset"].replace({"sine": "sea10"}))
+    checks = _by_id(check_claims(two, "ours"))
+    assert "2 of the 6 blocks are sea0, sea10 and sea20, one generator" in checks["3d"].test
+    assert "2 of the 6 blocks are sea0, sea10 and sea20" in checks["3a"].test
+    table1 = _table1(5, n_cases=8)
+    table1["dataset"] = table1["dataset"].replace({"d0": "sea0", "d1": "sea10", "d2": "sea20"})
+    assert "3 of the 8 blocks are sea0, sea10 and sea20" in _by_id(
+        check_claims(table1, "ours"))["1a"].test
+    assert "one generator" not in _by_id(check_claims(_table1(5, n_cases=8), "ours"))["1a"].test

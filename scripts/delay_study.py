@@ -1,0 +1,103 @@
+r"""Detection delays on the same predictions: every detector at every threshold of its sweep.
+
+For each stream and seed the classifier with no detector runs once (its predictions are kept
+in ``--cache`` as ``.npz``, read back without pickle); each setting of
+``pudd_core.reproduction.delays.SWEEPS`` is then fed those chunks. Writes
+``<out>/delays_runs.csv`` (one row per run: the setting and its alarm chunks), from which
+``pudd_core.reproduction.delay_report`` computes the quantiles, the paired tests and the
+trade-off curves (``results/delays.md``, the Reproduction page)::
+
+    PUDD_DATA_DIR=../shared/datasets nice -n 10 .venv/bin/python scripts/delay_study.py \\
+        --datasets sea0,sea10,sea20,sine,mixed --seeds 0-9 --cache /tmp/pred --out results
+    ... --datasets cifar10-cd --classifier pretrained-cnn --n-chunks 100 --seeds 0-9 \\
+        --detectors pudd,pagehinkley,adwin --add
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from pudd_core.experiments.runner import RunConfig
+from pudd_core.reproduction.delays import (
+    SWEEPS,
+    Predictions,
+    record_predictions,
+    replay_alarms,
+    sweep_settings,
+)
+
+RUNS = "delays_runs.csv"
+
+
+def _seeds(text: str) -> list[int]:
+    if "-" in text:
+        lo, hi = text.split("-")
+        return list(range(int(lo), int(hi) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def main(argv: list[str]) -> int:
+    """Run the sweep; the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", required=True)
+    parser.add_argument("--seeds", default="0-9", type=_seeds)
+    parser.add_argument("--classifier", default="gnb")
+    parser.add_argument("--n-chunks", type=int, default=None)
+    parser.add_argument("--detectors", default=",".join(SWEEPS))
+    parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=Path("results"))
+    parser.add_argument("--add", action="store_true",
+                        help="keep the runs already in OUT/delays_runs.csv (others replaced)")
+    args = parser.parse_args(argv)
+    detectors = args.detectors.split(",")
+    unknown = [d for d in detectors if d not in SWEEPS]
+    if unknown:
+        parser.error(f"--detectors: no sweep for {', '.join(unknown)}; choose among "
+                     f"{', '.join(SWEEPS)}")
+    args.cache.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for dataset in args.datasets.split(","):
+        for seed in args.seeds:
+            path = args.cache / f"{dataset}-{args.classifier}-{args.n_chunks}-{seed}.npz"
+            start = time.perf_counter()
+            if path.exists():
+                pred = Predictions.load(path)
+            else:
+                pred = record_predictions(RunConfig(dataset, args.classifier, "none", seed=seed,
+                                                    n_chunks=args.n_chunks))
+                pred.save(path)
+            model_s = time.perf_counter() - start
+            for setting in sweep_settings(detectors):
+                t0 = time.perf_counter()
+                alarms = replay_alarms(pred, setting)
+                rows.append({"dataset": dataset, "classifier": args.classifier, "seed": seed,
+                             "detector": setting.detector, "value": setting.value,
+                             "row": setting.row, "default": setting.is_default,
+                             "alarms": json.dumps(list(alarms)),
+                             "drift_chunks": json.dumps(list(pred.drift_chunks)),
+                             "n_chunks": pred.n_chunks,
+                             "run_s": round(time.perf_counter() - t0, 3)})
+            print(f"{dataset} seed {seed}: model {model_s:.1f} s, sweep "
+                  f"{sum(r['run_s'] for r in rows[-len(sweep_settings(detectors)):]):.1f} s",
+                  flush=True)
+    frame = pd.DataFrame(rows)
+    out = args.out / RUNS
+    if args.add and out.exists():
+        old = pd.read_csv(out)
+        keys = ["dataset", "classifier", "seed", "detector", "value"]
+        new_keys = set(map(tuple, frame[keys].astype(str).values.tolist()))
+        old = old[[tuple(k) not in new_keys for k in old[keys].astype(str).values.tolist()]]
+        frame = pd.concat([old, frame], ignore_index=True)
+    frame.to_csv(out, index=False)
+    print(f"wrote {out} ({len(frame)} runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

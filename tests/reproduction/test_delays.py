@@ -1,0 +1,139 @@
+"""The delay study: the same predictions for every detector, paired tests by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pudd_core._validation import ParameterError
+from pudd_core.experiments.runner import RunConfig, run_experiment
+from pudd_core.reproduction.delays import (
+    Predictions,
+    Setting,
+    delay_summary,
+    drift_delays,
+    first_detection,
+    matched_early,
+    read_runs,
+    record_predictions,
+    replay_alarms,
+    study_tables,
+    trade_off,
+)
+
+
+@pytest.fixture(scope="module")
+def sine() -> Predictions:
+    return record_predictions(RunConfig("sine", "gnb", "none", seed=2, n_chunks=40))
+
+
+def test_the_recorded_predictions_are_the_no_detector_runs(sine):
+    run = run_experiment(RunConfig("sine", "gnb", "none", seed=2, n_chunks=40))
+    assert [float(ok.mean()) for ok in sine.correct] == [c.accuracy for c in run.chunks]
+    assert sine.drift_chunks == run.drift_chunks == (10, 20, 30)
+
+
+@pytest.mark.parametrize("setting", [Setting.of("pudd", 1e-3), Setting.of("pagehinkley", 50.0),
+                                     Setting.of("adwin", 0.002)])
+def test_a_replay_alarms_first_where_the_tables_run_does(sine, setting):
+    # before its first alarm a run's model never adapts: the replay and the run agree there
+    run = run_experiment(setting.config("sine", 2, n_chunks=40))
+    replay = replay_alarms(sine, setting)
+    assert replay and run.alarms and replay[0] == run.alarms[0]
+
+
+def test_a_swept_option_reaches_the_detector(sine):
+    many = replay_alarms(sine, Setting.of("pagehinkley", 5.0))
+    few = replay_alarms(sine, Setting.of("pagehinkley", 150.0))
+    assert len(many) > len(few)
+    with pytest.raises(ParameterError, match="no threshold sweep"):
+        Setting.of("mcd-dd", 1.0)
+
+
+def test_predictions_round_trip_without_pickle(sine, tmp_path):
+    sine.save(tmp_path / "p.npz")
+    back = Predictions.load(tmp_path / "p.npz")
+    assert back.drift_chunks == sine.drift_chunks and back.n_chunks == sine.n_chunks
+    assert all(np.array_equal(a, b) for a, b in zip(back.u, sine.u, strict=True))
+    assert replay_alarms(back, Setting.of("pudd", 1e-3)) == replay_alarms(sine,
+                                                                          Setting.of("pudd", 1e-3))
+
+
+def _runs(alarms_a, alarms_b, drifts=(10, 20, 30), n=40):
+    return pd.DataFrame([{"dataset": "s", "seed": 0, "detector": d, "value": 1.0, "row": d,
+                          "default": True, "alarms": tuple(a), "drift_chunks": drifts,
+                          "n_chunks": n} for d, a in (("a", alarms_a), ("b", alarms_b))])
+
+
+def test_first_detection_and_its_tests_by_hand():
+    # drift 10: a at 10, b at 12 (a first); 20: both at 21 (tie); 30: a misses, b at 33
+    runs = _runs([10, 21, 25], [12, 21, 33, 35])
+    delays = drift_delays(runs)
+    assert delays[delays.row == "a"]["delay"].tolist()[:2] == [0.0, 1.0]
+    assert math.isnan(delays[delays.row == "a"]["delay"].tolist()[2])
+    r = first_detection(delays, "a", "b")
+    assert (r.first_a, r.first_b, r.ties, r.neither, r.both) == (1, 1, 1, 0, 2)
+    assert r.sign_p == 1.0  # 1 of 2 decided: binomial two-sided p = 1
+    summary = delay_summary(delays).set_index("row")
+    assert summary.loc["b", "detected"] == 3 and summary.loc["b", "early"] == 2  # 33: 3 late
+    assert summary.loc["b", "max"] == 3.0
+    curve = trade_off(delays, runs).set_index("row")
+    # a: 25 is the second alarm of drift 20's segment (false); b: 35 false
+    assert curve.loc["a", "false_alarms"] == 1.0 and curve.loc["b", "false_alarms"] == 1.0
+
+
+def test_a_one_sided_record_gives_a_small_sign_p():
+    delays = pd.DataFrame({"dataset": "s", "seed": np.repeat(range(10), 2),
+                           "drift": 0, "row": ["a", "b"] * 10,
+                           "delay": [0.0, 2.0] * 10})
+    r = first_detection(delays, "a", "b")
+    assert (r.first_a, r.first_b) == (10, 0)
+    assert r.sign_p == pytest.approx(2 / 2 ** 10)
+
+
+def test_the_curve_read_at_a_point_takes_the_best_threshold_with_no_more_false_alarms():
+    curve = pd.DataFrame({"detector": ["pudd", "ph", "ph", "ph"],
+                          "row": ["pudd-3", "ph@1", "ph@2", "ph@3"], "value": [1e-3, 1, 2, 3],
+                          "early": [6, 9, 5, 3], "drifts": 10,
+                          "false_alarms": [1.0, 4.0, 1.0, 0.2]})
+    assert matched_early(curve, "pudd-3").iloc[0]["row"] == "ph@2"
+
+
+def test_a_file_that_is_not_the_studys_is_named(tmp_path):
+    bad = tmp_path / "x.csv"
+    bad.write_text("a,b\n1,2\n")
+    with pytest.raises(ParameterError, match="not a delays_runs.csv"):
+        read_runs(bad)
+
+
+def test_the_tables_mark_pudd_1_3_5_as_the_tables_points():
+    runs = pd.concat([_runs([10], [12]).assign(row=["pudd-1", "pudd-5"], detector="pudd",
+                                               default=False)])
+    _, summary, curve = study_tables(runs)
+    assert summary["row"].tolist() == ["pudd-1", "pudd-5"] and curve["default"].all()
+
+
+def test_the_committed_delay_table_counts_a_second_way():
+    import json
+    from pathlib import Path
+
+    from pudd_core.reproduction.findings import Reports, render
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    runs = pd.read_csv(results / "delays_runs.csv")
+    table = render("delays-table", Reports(results))
+    for row, name in (("pagehinkley", "PH"), ("pudd-3", "PUDD-3")):
+        part = runs[(runs["row"] == row) & (runs["dataset"] != "cifar10-cd")]
+        drifts = detected = early = 0
+        for alarms, bounds, n in zip(part["alarms"], part["drift_chunks"], part["n_chunks"],
+                                     strict=True):
+            alarms, bounds = json.loads(alarms), json.loads(bounds)
+            for start, end in zip(bounds, [*bounds[1:], n], strict=True):
+                drifts += 1
+                hits = [a for a in alarms if start <= a < end]
+                detected += bool(hits)
+                early += bool(hits) and hits[0] - start <= 2
+        assert f"| the synthetic streams | {name} | {drifts} | {detected} | {early} |" in table
