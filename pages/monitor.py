@@ -107,9 +107,11 @@ cols[1].download_button(
     on_click="ignore", key="monitor_download_report",
     help="One self-contained file (plotly inline, works offline): traces, every alarm and "
          "the winning windows' histograms.")
-with st.expander("Show the code"):
+# built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
+code = st.expander("Show the code", key="monitor_code_open", on_change="rerun")
+if code.open:
     kwargs = ", ".join(f"{k}={v!r}" for k, v in mapping.kwargs)
-    st.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
-            f"{kwargs})\nresult.alarms, result.p_values", language="python")
+    code.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
+              f"{kwargs})\nresult.alarms, result.p_values", language="python")
 
 state.write_query("monitor")

@@ -74,11 +74,15 @@ else:
         "them). airline runs on a substitute file, so its cells are not comparable; "
         "`results/README.md` has the commands, times and caveats of every report."
     )
+# the long texts below are built only while their expander is open: 70 kB of Markdown with
+# code blocks (Streamlit's 1.6 MB highlighter) cost the page's load about a second
 for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS)):
     text = cache.committed_text(str((root or store.parent.parent) / "results" / name))
     if text:
-        with st.expander(f"results/{name}, as committed"):
-            st.markdown(without_markers(text))
+        doc = st.expander(f"results/{name}, as committed", key=f"reproduction_open_{name}",
+                          on_change="rerun")
+        if doc.open:
+            doc.markdown(without_markers(text))
 
 def _not_comparable(n_chunks: int | None = None) -> dict[str, str]:
     """dataset -> why its cells are not comparable with the paper's."""
@@ -202,9 +206,11 @@ st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not s
            "right; \"count significant\" says it is also above chance (binomial test). "
            "`python -m pudd_core reproduce --claims` writes the same report to "
            "`results/claims.md`.")
-with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
+each_claim = st.expander("Each claim: what the numbers give, and the test behind the verdict",
+                         key="reproduction_open_claims", on_change="rerun")
+if each_claim.open:
     # the claims one by one: the report's own title and verdict table are above already
-    st.markdown(claims_text[claims_text.find("\n## ") + 1:])
+    each_claim.markdown(claims_text[claims_text.find("\n## ") + 1:])
 
 st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))
@@ -248,8 +254,10 @@ if groups:
             f"{report.n_errors}. A cell is the mean per-chunk accuracy of each run, averaged "
             "over its seeds; `ours − paper` in accuracy points."
         )
-        with st.expander("The report as Markdown (what `pudd_core reproduce` writes)"):
-            st.markdown(report.markdown())
+        markdown = st.expander("The report as Markdown (what `pudd_core reproduce` writes)",
+                               key="reproduction_open_report", on_change="rerun")
+        if markdown.open:
+            markdown.markdown(report.markdown())
 
 st.subheader("5. Run a small reproduction")
 st.markdown(
@@ -279,7 +287,9 @@ elif configs is not None:
         st.success(f"All {len(configs)} runs of this selection are in the store: choose "
                    f"“{group_key(small.classifier, small.n_chunks)}” above to see them.",
                    icon=":material/check_circle:")
-    with st.expander("The same from the command line"):
-        st.code(small.as_command(), language="bash")
+    command = st.expander("The same from the command line", key="reproduction_open_command",
+                          on_change="rerun")
+    if command.open:
+        command.code(small.as_command(), language="bash")
 
 state.write_query("reproduction")

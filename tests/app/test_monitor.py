@@ -268,3 +268,16 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     assert at.radio(key="monitor_form").value.startswith("Label + one probability column")
     assert not at.exception and not at.error
     assert player(at)["spec"]["last"] == expected.n_chunks
+
+
+def test_the_code_is_built_when_its_expander_opens() -> None:
+    at = _open()
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    assert not box.code  # nothing of it sent while it is closed (issue 34 item 10)
+    at.session_state["monitor_code_open"] = True  # a click on it
+    at.run(timeout=TIMEOUT)
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    [code] = box.code
+    compile(code.value, "shown", "exec")
+    assert "monitor(" in code.value and "label='label'" in code.value
+    assert "chunk_size=300" in code.value
