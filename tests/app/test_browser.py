@@ -273,6 +273,29 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     assert_no_exception(page)
 
 
+def test_the_player_plays_on_through_a_rerun_and_the_code_opens_on_a_click(
+    page: Any, app_url: str
+) -> None:
+    """The player is in the page (issue 34 item 10): a rerun of the page (here: opening the
+    code, which is built only while open) neither reloads it nor stops it."""
+    page.goto(f"{app_url}/explorer?n_chunks=60")
+    settle(page, EXPLORER)
+    frame = wait_for_player(page, 59)
+    page.locator(PLAYER).locator("#speed").select_option("1")
+    press(page, "#play")
+    assert page.locator('[data-testid="stCode"]').count() == 0  # not built while closed
+    page.get_by_text("Show the code").click()
+    code = page.locator('[data-testid="stCode"]')
+    code.wait_for()
+    assert "run_experiment(RunConfig(" in code.inner_text()
+    _wait_quiet(page)
+    assert frame.evaluate("() => [__player.playing, __player.stats.plays]") == [True, 1]
+    press(page, "#play")  # Pause
+    stopped = _agree(frame)
+    assert not stopped["playing"] and stopped["cursor"] > 1
+    assert_no_exception(page)
+
+
 def _gap(page: Any) -> float:
     """Pixels of the player's element on the page below the player itself (a blank gap when
     positive)."""
