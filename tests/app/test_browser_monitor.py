@@ -139,6 +139,26 @@ def _summary_table(page: Any) -> pd.DataFrame:
                         columns=rows[0][1:])
 
 
+def test_the_monitor_player_steps_plays_and_pauses_in_the_page(page: Any, app_url: str) -> None:
+    """The Monitor page's player is the explorer's, in the page (issue 34 item 10)."""
+    from harness.browser import press
+
+    page.goto(f"{app_url}/monitor?chunk=3")
+    settle(page, MONITOR)
+    frame = wait_for_player(page, 49)  # the example log
+    assert _agree(frame)["cursor"] == 3
+    press(page, "#next")
+    assert _agree(frame)["cursor"] == 4
+    page.locator(PLAYER).locator("#speed").select_option("10")
+    press(page, "#play")
+    frame.wait_for_function("() => __player.cursor >= 8")
+    press(page, "#play")  # Pause
+    stopped = _agree(frame)
+    assert not stopped["playing"] and stopped["cursor"] >= 8
+    page.wait_for_function(f"() => location.search.includes('chunk={stopped['cursor']}')")
+    assert_no_exception(page)
+
+
 def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: str,
                                                             tmp_path: Path) -> None:
     page.set_viewport_size(SCREENS["1280"])
