@@ -152,15 +152,16 @@ def _times(browser: Any, addresses: dict[str, str], warm: int, returning: dict[s
            logs: dict[str, Path | None]) -> tuple[dict[str, dict[str, list[float]]], int]:
     """One page in each server, visit for visit in turn: its cold, warm (new browser) and
     returning-browser times per server, the warm visits' script times in the server
-    (``script``: new browser, ``script_again``: returning), and the number of charts of the
-    last server's page."""
+    (``script``: new browser, ``script_again``: returning), and the number of charts of this
+    checkout's page (the widget floor visited in turn with it has none)."""
     times: dict[str, dict[str, list[float]]] = {
         name: {"cold": [], "warm": [], "again": [], "script": [], "script_again": []}
         for name in addresses}
     charts = 0
     for name, address in addresses.items():
-        cold, charts, _ = _visit(browser, address, log=logs[name])
+        cold, drawn, _ = _visit(browser, address, log=logs[name])
         times[name]["cold"].append(cold)
+        charts = drawn if name == "this" else charts
     for _ in range(warm):
         for name, address in addresses.items():
             settled, _, script = _visit(browser, address, log=logs[name])
@@ -234,9 +235,9 @@ def main() -> None:
             addresses = {name: f"{url}/{spec.url_path or ''}" for name, url in urls.items()}
             contexts, page_logs = returning, logs
             if args.baseline is None:  # the widget floor visited in turn with the page
-                addresses[FLOOR] = floors[FLOOR_WIDGETS]
-                contexts = {**returning, FLOOR: floor_returning}
-                page_logs = {**logs, FLOOR: None}
+                addresses[FLOOR_WIDGETS] = floors[FLOOR_WIDGETS]
+                contexts = {**returning, FLOOR_WIDGETS: floor_returning}
+                page_logs = {**logs, FLOOR_WIDGETS: None}
             times, charts = _times(browser, addresses, args.warm, contexts, page_logs)
             rows.append((spec.title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
                          _children_mb(pids["this"])))
@@ -266,12 +267,12 @@ def ratios(times: dict[str, dict[str, list[float]]]) -> tuple[float, float] | No
     browser's and a returning one's; None for a row without the floor beside it.
 
     >>> ratios({"this": {"warm": [6.0, 3.0, 4.0], "again": [3.0]},
-    ...         FLOOR: {"warm": [2.0, 4.0, 2.0], "again": [2.5]}})
+    ...         FLOOR_WIDGETS: {"warm": [2.0, 4.0, 2.0], "again": [2.5]}})
     (2.0, 1.2)
     """
-    if FLOOR not in times:
+    if FLOOR_WIDGETS not in times:
         return None
-    page, floor = times["this"], times[FLOOR]
+    page, floor = times["this"], times[FLOOR_WIDGETS]
     return (statistics.median(page["warm"]) / statistics.median(floor["warm"]),
             statistics.median(page["again"]) / statistics.median(floor["again"]))
 
