@@ -459,9 +459,15 @@ def batches(source: Any, columns: list[str], batch_rows: int,
             return col.to_pandas()
 
         pf = pq.ParquetFile(src)
+        coded = {c for c in labels if c is not None}
+        schema = pf.schema_arrow
+        text = [c for c in coded if c in schema.names
+                and (pa.types.is_string(schema.field(c).type)
+                     or pa.types.is_large_string(schema.field(c).type))]
+        if text:  # decoded straight into a dictionary: about 5x cheaper than encoding after
+            pf = pq.ParquetFile(src, read_dictionary=text)
         # one thread: decoding row groups in parallel keeps several in memory at once (peak
         # RSS 501 MB against 425 MB on a 10M-row log) and is no faster here (7.7 s vs 7.4 s)
-        coded = {c for c in labels if c is not None}
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False):
             out = {}
             for c in columns:
