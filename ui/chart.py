@@ -39,7 +39,12 @@ DEFAULT_HEIGHT = 450
 #: How many figures' JSON :func:`draw` keeps (a few kB to a few hundred kB each).
 CACHED_FIGURES = 64
 _ASSETS = "pudd_plotly"  # the v1 component that only serves the bundle's folder
-_JS = (Path(__file__).with_name("chart_component") / "chart.js").read_text(encoding="utf-8")
+#: What every module of a component that draws with plotly.js starts with: ``plotlyFrom``,
+#: one load of a bundle per page, shared by the charts and the player (ui/player.py).
+MODULE_HEAD = (Path(__file__).with_name("chart_component") / "plotly_loader.js").read_text(
+    encoding="utf-8")
+_JS = MODULE_HEAD + (Path(__file__).with_name("chart_component") / "chart.js").read_text(
+    encoding="utf-8")
 
 _draw = st.components.v2.component("pudd_chart", js=_JS, isolate_styles=False)
 

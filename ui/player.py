@@ -33,8 +33,8 @@ FRONTEND = Path(__file__).with_name("player_component")
 HTML, CSS, JS = ((FRONTEND / name).read_text(encoding="utf-8")
                  for name in ("player.html", "player.css", "player.js"))
 
-_component = st.components.v2.component("pudd_player", html=HTML, css=CSS, js=JS,
-                                        isolate_styles=False)
+_component = st.components.v2.component("pudd_player", html=HTML, css=CSS,
+                                        js=chart.MODULE_HEAD + JS, isolate_styles=False)
 
 
 class Spec(NamedTuple):

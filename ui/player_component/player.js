@@ -3,28 +3,12 @@
 // frame, so Pause stops at once and a class of players costs the server nothing.
 //
 // A custom component of st.components.v2 (ui/player.py): it is drawn in the page, not in an
-// iframe, and draws with the plotly.js that the page's charts load (ui/chart_component/chart.js
-// keeps one load per bundle in window.__puddPlotlyLoads), so a page with the player loads no
-// plotly.js of its own. The cursor goes to the page's address (?chunk=) when the player stops,
+// iframe, and draws with the plotly.js that the page's charts load (one load per page and
+// bundle, ui/chart_component/plotly_loader.js), so a page with the player loads no plotly.js
+// of its own. The cursor goes to the page's address (?chunk=) when the player stops,
 // so links follow it. data: {spec: the spec's JSON, id: its id, start, detail, src: plotly.js}.
 
-const LOADS = (window.__puddPlotlyLoads ??= {});
-
-function plotlyFrom(src) {  // the same loader as ui/chart_component/chart.js
-  const url = new URL(src, document.baseURI).href;
-  LOADS[url] ??= new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = url;
-    script.async = true;
-    script.onload = () => resolve(window.Plotly);
-    script.onerror = () => {
-      delete LOADS[url];
-      reject(new Error(`plotly.js could not be loaded from ${url}`));
-    };
-    document.head.appendChild(script);
-  });
-  return LOADS[url];
-}
+// plotlyFrom: ui/chart_component/plotly_loader.js, put before this module by ui/player.py
 
 const CHARTS = ["c-trace", "c-minp", "c-cuts", "c-hist"];
 
