@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pudd_core.monitoring import report_view
 from pudd_core.plots import p_text
 from pudd_core.plots.monitor import monitor_figures, monitor_report_html, variant_text
 from pudd_core.views.explorer import Comparison, summary_frame
@@ -102,16 +103,16 @@ cols[0].download_button(
     on_click="ignore", key="monitor_download_log",
     help="Per chunk: rows, time window, accuracy, PU mean, min p, every cut's p, alarms.")
 cols[1].download_button(
-    "Download the HTML report", lambda: monitor_report_html(result),
+    "Download the HTML report",
+    lambda: monitor_report_html(result, report_view(result, log.source()), name=log.name),
     file_name=f"pudd_report_{log.name}.html", mime="text/html", icon=":material/download:",
     on_click="ignore", key="monitor_download_report",
-    help="One self-contained file (plotly inline, works offline): traces, every alarm and "
-         "the winning windows' histograms.")
+    help="One self-contained file (plotly inline, works offline): the state in words, the "
+         "reference period, which classes' PU-index moved, traces, every alarm and the "
+         "winning windows' histograms.")
 # built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
 code = st.expander("Show the code", key="monitor_code_open", on_change="rerun")
 if code.open:
-    kwargs = ", ".join(f"{k}={v!r}" for k, v in mapping.kwargs)
-    code.code(f"from pudd_core import monitor\n\nresult = monitor({str(log.path or log.name)!r}, "
-              f"{kwargs})\nresult.alarms, result.p_values", language="python")
+    code.code(mapping.as_python(str(log.path or log.name)), language="python")
 
 state.write_query("monitor")

@@ -23,7 +23,7 @@ from pudd_core.views.reproduction import (
     stored_keys,
     summarise,
 )
-from ui import cache, chart, messages, progress, reproduction, state
+from ui import cache, chart, messages, progress, reproduction, state, studies
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
@@ -285,5 +285,8 @@ elif configs is not None:
                           on_change="rerun")
     if command.open:
         command.code(small.as_command(), language="bash")
+
+st.subheader("6. Threshold studies: false alarms, delay, skip rule, chunk size")
+studies.committed_studies(results)
 
 state.write_query("reproduction")

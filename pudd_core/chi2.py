@@ -26,6 +26,7 @@ __all__ = [
     "chi2_test",
     "clamp_table",
     "contingency_table",
+    "p_text",
     "pairwise_sum",
     "pu_chi2_test",
 ]
@@ -498,3 +499,16 @@ def _pearson_rows(rows: list[list[float]], yates: bool) -> tuple[
             terms += [(o - e) * (o - e) / e for o, e in zip(obs_row, exp_row, strict=True)]
     stat = pairwise_sum(terms)  # the flat table's cells, in order, as numpy's sum
     return stat, float(chdtrc(dof, stat)), dof, expected
+
+
+def p_text(p: float) -> str:
+    """A p-value for labels and prose: 3 significant digits, scientific below 0.01, floored.
+
+    Examples
+    --------
+    >>> p_text(1.0), p_text(0.9519), p_text(3.2e-8), p_text(0.0)
+    ('p = 1', 'p = 0.952', 'p = 3.2e-08', 'p < 1e-300')
+    """
+    if not p >= 1e-300:  # the plots' floor, P_FLOOR
+        return "p < 1e-300" if p == p else "p = n/a"
+    return f"p = {p:.3g}" if p >= 0.01 else f"p = {p:.1e}"

@@ -34,6 +34,19 @@ def three_class_log(n: int, seed: int = 0) -> pd.DataFrame:
     return frame
 
 
+def same_result(a, b) -> None:
+    """Two monitor results agree chunk for chunk: spans, pending tail, p-values, accuracy,
+    alarms, every cut's p-value and why a chunk was not tested, the baselines' alarms."""
+    assert a.spans == b.spans and a.pending == b.pending and a.n_rows == b.n_rows
+    np.testing.assert_array_equal(a.p_values, b.p_values)
+    assert a.accuracy == b.accuracy and a.alarms == b.alarms
+    for x, y in zip(a.records, b.records, strict=True):
+        assert np.array_equal(np.array(x.cut_p_values, float).reshape(-1, 2),
+                              np.array(y.cut_p_values, float).reshape(-1, 2), equal_nan=True)
+        assert x.no_test == y.no_test
+    assert a.baselines == b.baselines
+
+
 def follow_in_pieces(path: Path, text: bytes, cuts: list[int], start: Callable[[], Follower],
                      restart: int) -> list[dict]:
     """The lines of a follower (``start()``) of ``path`` as ``text`` is appended in pieces.

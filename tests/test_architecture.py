@@ -258,3 +258,50 @@ def test_no_module_but_the_registry_switches_on_detector_names(module):
                  for c in n.comparators if isinstance(c, ast.Tuple | ast.Set)
                  and sum(getattr(e, "value", None) in names for e in c.elts) >= 2]
     assert offenders == []
+
+
+# --- the monitor: one description of a log (LOG_FIELDS), one home for the page's keys ------------
+def _calls(path: Path) -> list[ast.Call]:
+    return [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(n, ast.Call)]
+
+
+def test_the_monitor_reads_its_columns_from_the_log_table_only():
+    """No flag of a LOG_FIELDS entry is written by hand in the CLI, no column is passed to
+    ``monitor`` as a keyword by the page, and both build the format with ``from_options``."""
+    from pudd_core.monitoring import LOG_FIELDS, log_field_names
+
+    flags = {f.flag for f in LOG_FIELDS}
+    for module in ("pudd_core/cli/__init__.py", "pudd_core/cli/monitor.py"):
+        written = flags & set(_string_constants(ROOT / module))
+        assert written == set(), (module, written)
+    for module in ("pudd_core/cli/monitor.py", "ui/monitor.py"):
+        assert any(getattr(c.func, "attr", "") == "from_options"
+                   for c in _calls(ROOT / module)), module
+    columns = set(log_field_names())
+    for module in ("ui/monitor.py", "pages/monitor.py"):
+        for call in _calls(ROOT / module):
+            if getattr(call.func, "id", getattr(call.func, "attr", "")) in ("monitor",
+                                                                            "Monitor"):
+                assert len(call.args) == 2  # the source and the LogFormat
+                assert not columns & {k.arg for k in call.keywords}, ast.unparse(call)
+    doc = _section("### a monitor feature")
+    assert "`LOG_FIELDS` in\n`pudd_core/monitoring/_fields.py`" in doc
+    assert "`LogFormat.from_options`" in doc and "`add_log_arguments`" in doc
+
+
+def test_the_monitor_page_keeps_its_session_keys_in_ui_state():
+    """The page's glue and script never touch ``st.session_state`` nor spell a declared key."""
+    state = importlib.import_module("ui.state")
+    for module in ("ui/monitor.py", "pages/monitor.py"):
+        tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+        touched = [ast.unparse(n) for n in ast.walk(tree)
+                   if isinstance(n, ast.Attribute) and n.attr == "session_state"]
+        assert touched == [], module
+        spelled = set(_string_constants(ROOT / module)) & set(state.DEFAULTS)
+        assert spelled == set(), (module, spelled)
+    # one key per entry of the table, derived there
+    from pudd_core.monitoring import log_field_names
+
+    assert set(state.MONITOR_FIELDS) == set(log_field_names())
+    assert set(state.MONITOR_FIELDS.values()) <= set(state.DEFAULTS)

@@ -78,7 +78,7 @@ def test_the_report_is_one_offline_file_with_the_figures_data(log_path, tmp_path
     alarms = out["alarms"]
     assert {"trace", "minp", *(f"cuts_{a}" for a in alarms),
             *(f"windows_{a}" for a in alarms)} <= set(figures)
-    error = next(t for t in figures["trace"] if t["name"] == "PUDD error rate")
+    error = next(t for t in figures["trace"] if t["name"] == "Model error rate")
     y = error["y"] if isinstance(error["y"], list) else None
     if y is None:  # plotly's typed array
         import base64
@@ -162,7 +162,7 @@ def test_the_variant_is_calibrated_by_default_and_the_authors_one_option_away(lo
         capsys.readouterr().out
     page = report.read_text()
     assert ("the calibrated count floor (clamp_min=0, max_chunks=128, min_expected=5.0, "
-            "refit=doubling)") in page
+            "refit=doubling, skip_rule=None)") in page
     assert "The p-value axes stop at 1e-" in page
     assert main(["monitor", str(log_path), "--label", "label", "--proba-prefix", "proba_",
                  "--chunk-size", "500", "--variant", "authors", "--json"]) == 0

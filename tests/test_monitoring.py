@@ -371,7 +371,8 @@ def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_aw
     frame = _log(6000)
     default = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500)
     assert dict(default.detector_options) == {"clamp_min": 0, "min_expected": 5.0,
-                                              "max_chunks": 128, "refit": "doubling"}
+                                              "max_chunks": 128, "refit": "doubling",
+                                              "skip_rule": None}
     authors = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                       variant="authors")
     assert authors.detector_options == ()
@@ -385,7 +386,8 @@ def test_the_calibrated_count_floor_is_the_default_and_the_authors_one_option_aw
     mixed = monitor(frame, label="label", proba_prefix="proba_", chunk_size=500,
                     detector_options={"clamp_min": 2})
     assert dict(mixed.detector_options) == {"clamp_min": 2, "min_expected": 5.0,
-                                            "max_chunks": 128, "refit": "doubling"}
+                                            "max_chunks": 128, "refit": "doubling",
+                                            "skip_rule": None}
     with pytest.raises(ParameterError, match="variant must be 'calibrated' or 'authors'"):
         monitor(frame, label="label", proba_prefix="proba_", variant="paper")
 

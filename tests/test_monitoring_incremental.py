@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pudd_core import monitor
 from pudd_core._validation import ParameterError
 from pudd_core.monitoring import LogFormat, Monitor
+from tests._logs import same_result as _same
 from tests._logs import three_class_log
 
 
@@ -25,17 +26,6 @@ def _log(n: int = 4000, seed: int = 0) -> pd.DataFrame:
 
 
 FMT = LogFormat(label="label", proba_prefix="proba_")
-
-
-def _same(a, b) -> None:
-    assert a.spans == b.spans and a.pending == b.pending and a.n_rows == b.n_rows
-    np.testing.assert_array_equal(a.p_values, b.p_values)
-    assert a.accuracy == b.accuracy and a.alarms == b.alarms
-    for x, y in zip(a.records, b.records, strict=True):
-        assert np.array_equal(np.array(x.cut_p_values, float).reshape(-1, 2),
-                              np.array(y.cut_p_values, float).reshape(-1, 2), equal_nan=True)
-        assert x.no_test == y.no_test
-    assert a.baselines == b.baselines
 
 
 def _feed(m: Monitor, frame: pd.DataFrame, cuts: list[int]) -> list[int]:

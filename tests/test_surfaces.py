@@ -149,9 +149,26 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
     ("monitor", "--resamples"): [
         ["--chunk-size", "4", "--calibrate-on", "8", "--false-alarm-rate", "0.01",
          "--resamples", r] for r in ("0", "-3", "x")],
+    # issue 32 item 9: labels in a second file, joined by an id. Their properties (any split
+    # of a log into predictions and labels, late and shuffled labels, followed files) read
+    # against pandas' join: tests/test_monitor_labels_file.py
+    ("monitor", "--labels"): [
+        ["--labels", "{tmp}/none.csv", "--id", "n"], ["--labels", "{tmp}/empty", "--id", "n"],
+        ["--labels", "{tmp}/labels.csv"], ["--labels", "{tmp}/file.txt", "--id", "n"],
+        ["--labels", "{tmp}/twice.csv", "--id", "n"],
+        ["--labels", "{tmp}/labels.csv", "--id", "n"],  # the log has labels of its own
+        ["--labels", "{tmp}/labels.csv", "--id", "n", "--chunk-size", "4", "--calibrate-on",
+         "8", "--false-alarm-rate", "0.01"],
+        ["--follow", "--labels", "{tmp}/labels.csv"],
+        ["--follow", "--labels", "{tmp}/none.csv", "--id", "n"]],
+    ("monitor", "--id"): [
+        ["--id", "n"], ["--labels", "{tmp}/labels.csv", "--id", "nope"],
+        ["--labels", "{tmp}/labels.csv", "--id", "label"],
+        ["--labels", "{tmp}/blank_id.csv", "--id", "n"], ["--follow", "--id", "n"]],
 }
 for _option in ("--time-format", "--time-unit", "--calibrate-on", "--false-alarm-rate",
-                "--resamples"):  # these read the probability columns by prefix
+                "--resamples", "--labels", "--id"):  # these read the probability columns
+    # by prefix
     BAD[("monitor", _option)] = [["--proba-prefix", "proba_", *c]
                                  for c in BAD[("monitor", _option)]]
 #: Commands whose options another suite owns, with where their bad-input cases live, and the
@@ -376,6 +393,10 @@ def tmp(tmp_path: Path) -> Path:
             f"{i},{i % 2},0.7" for i in range(24)]
     (tmp_path / "log.csv").write_text("label,proba_1,proba_0,ts,n,pred,score\n"
                                       + "\n".join(rows) + "\n")
+    (tmp_path / "labels.csv").write_text("n,label\n" + "".join(f"{i},{i % 2}\n"
+                                                              for i in range(24)))
+    (tmp_path / "twice.csv").write_text("n,label\n3,0\n4,1\n3,1\n")
+    (tmp_path / "blank_id.csv").write_text("n,label\n3,0\n ,1\n")
     return tmp_path
 
 

@@ -22,68 +22,42 @@ import streamlit as st
 from pudd_core._validation import ParameterError
 from pudd_core.experiments.baselines import BASELINES
 from pudd_core.monitoring import (
+    COMPRESSIONS,
+    FORM_GROUP,
+    LOG_FIELDS,
+    LOG_SHAPES,
+    LogField,
+    LogFormat,
     MonitorResult,
     estimate_rows,
     guess_columns,
+    log_forms,
     monitor,
     read_log_head,
 )
-from ui import messages, progress
+from ui import messages, progress, state
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The log shipped with the repository (``python -m pudd_core export-predictions``).
 EXAMPLE = ROOT / "datasets" / "examples" / "sea0_gnb_predictions.parquet"
 EXAMPLE_CHUNK = 300  # the example was exported with 300-row chunks
 
-# session_state keys of this page ("monitor_<name>")
-SOURCE = "monitor_source"
-UPLOAD = "monitor_upload"
-PATH = "monitor_path"
-FORM = "monitor_form"
-LABEL = "monitor_label"
-PREFIX = "monitor_prefix"
-P_TRUE = "monitor_p_true"
-CORRECT = "monitor_correct"
-CHUNKING = "monitor_chunking"
-CHUNK_SIZE = "monitor_chunk_size"
-TIME_COLUMN = "monitor_time_column"
-WINDOW = "monitor_window"
-TIME_FORMAT = "monitor_time_format"
-TIME_UNIT = "monitor_time_unit"
-#: The time unit control's choices -> ``time_unit`` (None: text or a date type).
-TIME_UNITS_SHOWN = {"(text or dates)": None, "epoch seconds": "s",
-                    "epoch milliseconds": "ms", "epoch microseconds": "us",
-                    "epoch nanoseconds": "ns", "integer years": "year",
-                    "plain numbers (a number as window)": "number"}
-ALPHA_EXP = "monitor_alpha_exp"
-BASELINE_KEYS = "monitor_baselines"
-NORMALIZE = "monitor_normalize"
-
-SOURCES = ("The example log", "Upload a file", "A path on the server")
+# the page's session-state keys are declared in ui/state.py (MONITOR_*): one per control of
+# the run, and one per entry of LOG_FIELDS, the table of a log's description
+SOURCES = state.MONITOR_SOURCES
 #: The environment variable naming the folders whose files the page may read (off when unset).
 SERVER_DIRS_ENV = "PUDD_SERVER_DIRS"
-FORMS = ("Label + one probability column per class",
-         "Label + one column P(positive) (a binary model)", "p_true + correct (or pred)",
-         "Label + the predicted label and its score (a binary model's top class)",
-         "Label + one column holding an array of every class's probabilities")
-ARRAY = "monitor_proba_array"
-ARRAY_CLASSES = "monitor_array_classes"
+#: The radio's choice of each probability form (the entries of group "form", in order).
+FORMS = tuple(f.form_title for f in log_forms())
 #: What the page reads: the file types (a text log may be compressed) and how it names them.
-LOG_SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
-LOG_TYPES = "CSV, JSON lines or Parquet file (CSV and JSON lines may be .gz, .bz2, .xz)"
-TOP_SCORE = "monitor_top_score"
-TOP_PRED = "monitor_top_pred"
-PROBA_COLUMN = "monitor_proba_column"
-POSITIVE = "monitor_positive"
-PRED = "monitor_pred"
+LOG_SUFFIXES = tuple(s for shape in LOG_SHAPES for s in shape.suffixes)
+COMPRESSED_SUFFIXES = tuple(suffix for _, _, suffix in COMPRESSIONS)
+_TEXT = [shape.name for shape in LOG_SHAPES if shape.compressible]
+LOG_TYPES = (f"{', '.join(shape.name for shape in LOG_SHAPES[:-1])} or {LOG_SHAPES[-1].name} "
+             f"file ({' and '.join(_TEXT)} may be {', '.join(COMPRESSED_SUFFIXES)})")
 NO_DECISIONS = "(none: the arg-max of the probabilities)"
-VARIANT = "monitor_variant"
-VARIANTS_SHOWN = {"calibrated (the monitor's default)": "calibrated",
-                  "the authors' (clamp_min=5)": "authors"}
-GUESSED_FOR = "monitor_guessed_for"  # the log whose guesses the column widgets hold
-MAPPING_KEYS = (FORM, LABEL, PREFIX, PROBA_COLUMN, POSITIVE, PRED, P_TRUE, CORRECT,
-                TIME_COLUMN, TIME_FORMAT, TIME_UNIT, TOP_SCORE, TOP_PRED, ARRAY, ARRAY_CLASSES)
+VARIANTS_SHOWN = {"calibrated": "calibrated (the monitor's default)",
+                  "authors": "the authors' (clamp_min=5)"}
 #: Columns the preview shows (a log may have thousands).
 PREVIEW_COLUMNS = 50
 #: Chunks up to which every chunk's windows are recorded and the player is shown.
@@ -115,7 +89,9 @@ def max_upload_mb() -> int:
 
 def choose_log() -> Log | None:
     """The example, an upload or a path; ``None`` (with a message) until one is usable."""
-    choice = st.radio("Prediction log", SOURCES, key=SOURCE, horizontal=True,
+    choice = st.radio("Prediction log", SOURCES,
+                      **state.bound(state.MONITOR_SOURCE, "index", SOURCES),
+                      horizontal=True,
                       help=f"A {LOG_TYPES}: a label column and one probability column "
                            "per class (or an array of them, or p_true with correct), "
                            "optionally a timestamp.")
@@ -131,7 +107,7 @@ def choose_log() -> Log | None:
             f"{LOG_TYPES} (up to {max_upload_mb()} MB; larger logs: give a path on "
             "the server, or use `python -m pudd_core monitor`)",
             type=[s.lstrip(".") for s in (*LOG_SUFFIXES, *COMPRESSED_SUFFIXES)],
-            key=UPLOAD)
+            key=state.free_widget_key(state.MONITOR_UPLOAD))
         if file is None:
             st.info("Upload a prediction log, or pick the example log above.",
                     icon=":material/upload_file:")
@@ -151,7 +127,8 @@ def choose_log() -> Log | None:
                + ", ".join(messages.code(Path(r).name or r) for r in roots)
                + f", set by `{SERVER_DIRS_ENV}`); a relative path is read in the first.")
     text = st.text_input("Path of a .csv, .jsonl or .parquet file (a text log may be "
-                         "compressed: .csv.gz ...) in an allowed folder", key=PATH,
+                         "compressed: .csv.gz ...) in an allowed folder",
+                         **state.bound(state.MONITOR_PATH, "value"),
                          placeholder="predictions.parquet").strip()
     if not text:
         st.info("Type the path of a log in one of the allowed folders.",
@@ -280,39 +257,88 @@ def guessed(key: str, _frame: pd.DataFrame) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Mapping:
-    """The columns and settings chosen: ``monitor``'s keyword arguments."""
+    """What the controls chose: the log's description and ``monitor``'s other arguments."""
 
-    kwargs: tuple[tuple[str, Any], ...]
+    log_format: LogFormat
+    options: tuple[tuple[str, Any], ...]
 
     def as_dict(self) -> dict[str, Any]:
-        """The keyword arguments."""
-        return dict(self.kwargs)
+        """``monitor``'s keyword arguments besides the format."""
+        return dict(self.options)
+
+    def as_python(self, source: str) -> str:
+        """The library call that gives the page's result on ``source``."""
+        kwargs = "".join(f", {k}={v!r}" for k, v in self.options)
+        return ("from pudd_core.monitoring import LogFormat, monitor\n\n"
+                f"log_format = {self.log_format.as_python()}\n"
+                f"result = monitor({source!r}, log_format{kwargs})\n"
+                "result.alarms, result.p_values")
 
 
-def _index(options: list[str], value: Any) -> int:
-    return options.index(value) if value in options else 0
+def _guessed_value(f: LogField, guess: dict[str, Any]) -> Any:
+    """A field's starting value for a new log: the guess, else the entry's default."""
+    value = guess.get(f.guess) if f.guess else None
+    if f.kind in ("text", "values") and not f.choices:
+        return str(value) if value is not None else f.default
+    return value
 
 
-def _column(where: Any, label: str, columns: list[str], key: str, guess: Any,
-            why: str | None = None) -> Any:
-    """A column chosen in a select box, the guessed one first selected (else the first)."""
-    return where.selectbox(label, columns, key=key, index=_index(columns, guess), help=why)
+def _reset(log: Log, guess: dict[str, Any]) -> None:
+    """Another log: its own guesses and chunk size, not the last log's choices."""
+    form = next((f.name for f in log_forms() if f.guess and guess.get(f.guess) is not None),
+                log_forms()[0].name)
+    state.set_value(state.MONITOR_FORM, form)
+    for f in LOG_FIELDS:
+        state.set_value(state.MONITOR_FIELDS[f.name], _guessed_value(f, guess))
+    state.set_value(state.MONITOR_CHUNK_SIZE,
+                    EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000)
+    state.set_value(state.MONITOR_GUESSED_FOR, log.key)
+
+
+def _help(f: LogField) -> str:
+    return f.help[:1].upper() + f.help[1:] + "."
+
+
+def _control(where: Any, f: LogField, columns: list[str], needed: bool,
+             guess: dict[str, Any]) -> Any:
+    """The control of one entry of LOG_FIELDS, bound to its key; its value for the format."""
+    key = state.MONITOR_FIELDS[f.name]
+    if f.choice_labels:  # a choice among the entry's values
+        shown = {v: text for text, v in f.choice_labels}
+        if state.get(key) not in shown:
+            state.set_value(key, f.choice_labels[0][1])
+        return where.selectbox(f.widget, list(shown), format_func=shown.__getitem__,
+                               help=_help(f), **state.bound(key, "index", list(shown)))
+    if f.kind in ("text", "values"):
+        if state.get(key) is None:
+            state.set_value(key, f.default)
+        text = where.text_input(f.widget, help=_help(f), **state.bound(key, "value"))
+        # an optional text left empty is not given; a form's text is taken as typed
+        return text if f.group == FORM_GROUP else (text.strip() or None)
+    options: list[str | None] = list(columns) if needed else [None, *columns]
+    if state.get(key) not in options or (needed and state.get(key) is None and not f.ask):
+        first = guess.get(f.guess) if f.guess else None
+        state.set_value(key, first if first in columns else
+                        None if f.ask or not needed else columns[0])
+    label = f.widget if needed else f"{f.widget} (optional)"
+    value = where.selectbox(label, options, help=_help(f),
+                            format_func=lambda c: NO_DECISIONS if c is None else c,
+                            placeholder=f"Choose the {f.widget.lower()}",
+                            **state.bound(key, "index", options))
+    return (value,) if f.kind == "columns" and value is not None else value
 
 
 def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
-    """Preview, guesses and the column controls; ``None`` (with a message) if incomplete."""
+    """Preview, guesses and the controls; ``None`` (with a message) if incomplete.
+
+    The column controls are made from :data:`~pudd_core.monitoring.LOG_FIELDS`: the forms'
+    radio, then, for the chosen form, each entry shown with it; the time entries when the
+    chunks are time windows. Their values build the :class:`LogFormat` the run reads.
+    """
     columns = [str(c) for c in frame.columns]
     guess = guessed(log.key, frame)
-    if st.session_state.get(GUESSED_FOR) != log.key:
-        # another log: its own guesses and chunk size, not the last log's choices
-        for key in MAPPING_KEYS:
-            st.session_state.pop(key, None)
-        st.session_state[CHUNK_SIZE] = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
-        st.session_state[GUESSED_FOR] = log.key
-    elif CHUNK_SIZE not in st.session_state:
-        # the same log again after a run that showed no chunk controls (Streamlit drops the
-        # state of a widget not drawn): its chunk size, not the widget's minimum
-        st.session_state[CHUNK_SIZE] = EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000
+    if state.get(state.MONITOR_GUESSED_FOR) != log.key:
+        _reset(log, guess)
     with st.expander("Preview (first rows) and how the columns were guessed",
                      expanded=log.path != str(EXAMPLE)):
         shown = frame.iloc[:20, :PREVIEW_COLUMNS]
@@ -323,118 +349,66 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
             st.markdown("\n".join(f"- {messages.quoted_markdown(w)}" for w in guess["why"]))
         else:
             st.markdown("No column looked like a label or probabilities: choose them below.")
-    guessed_form = (0 if guess["proba_prefix"] is not None else
-                    4 if guess["proba_array"] is not None else
-                    1 if guess["proba_column"] is not None else
-                    2 if guess["p_true"] is not None else 0)
+    titles = {f.name: f.form_title for f in log_forms()}
     cols = st.columns(3)
-    form = cols[0].radio("Columns", FORMS, key=FORM, index=guessed_form)
-    kwargs: dict[str, Any] = {}
-    if form in (*FORMS[:2], FORMS[4]):
-        kwargs["label"] = cols[1].selectbox(
-            "Label column", columns, key=LABEL, placeholder="Choose the true-label column",
-            index=columns.index(guess["label"]) if guess["label"] in columns else None)
-        if form == FORMS[0]:
-            kwargs["proba_prefix"] = cols[2].text_input(
-                "Probability columns: prefix", value=guess["proba_prefix"] or "proba_",
-                key=PREFIX, help="`proba_` takes proba_<class> for each class value of the "
-                                 "label.")
-        elif form == FORMS[4]:
-            kwargs["proba_array"] = _column(
-                cols[2], "Probability arrays column", columns, ARRAY, guess["proba_array"],
-                "One array per row, a place per class: a JSON lines field `[0.1, 0.9]`, a "
-                "Parquet list column, or a CSV cell holding a JSON array.")
-            classes = [c.strip() for c in cols[2].text_input(
-                "Classes in the arrays' order (empty: 0 .. K-1)", key=ARRAY_CLASSES,
-                placeholder="cat,dog,bird").split(",") if c.strip()]
-            if classes:
-                kwargs["classes"] = tuple(classes)
-        else:
-            kwargs["proba_columns"] = (cols[2].selectbox(
-                "P(positive) column", columns, key=PROBA_COLUMN,
-                index=_index(columns, guess["proba_column"])),)
-            positive = cols[2].text_input(
-                "Positive label (empty: inferred)", key=POSITIVE,
-                help="The label value whose probability the column holds. Inferred for 0/1, "
-                     "-1/1 and false/true labels; other labels need it.").strip()
-            if positive:
-                kwargs["positive_label"] = positive
-        choices = [NO_DECISIONS, *columns]
-        pred = cols[1].selectbox(
-            "The model's decisions (optional)", choices, key=PRED,
-            index=_index(choices, guess["pred"]),
-            help="A column of predicted labels: then it, not the arg-max (or P > 0.5), says "
-                 "which predictions are wrong (a model's threshold is not 0.5 in general).")
-        if pred != NO_DECISIONS:
-            kwargs["pred"] = pred
-    elif form == FORMS[3]:
-        kwargs["label"] = cols[1].selectbox(
-            "Label column (the true class)", columns, key=LABEL,
-            placeholder="Choose the true-label column",
-            index=columns.index(guess["label"]) if guess["label"] in columns else None)
-        kwargs["pred"] = _column(
-            cols[1], "Predicted label column", columns, TOP_PRED, guess["pred"],
-            "The class the model chose (a Hugging Face pipeline's `label`).")
-        kwargs["binary_top_score"] = _column(
-            cols[2], "Score of the predicted class", columns, TOP_SCORE, guess["proba_column"],
-            "A Hugging Face pipeline's `score`. PUDD needs the probability of the true class: "
-            "for a binary model it is this score where the prediction is right and 1 − score "
-            "where it is wrong; a third class is refused.")
-    else:
-        kwargs["p_true"] = cols[1].selectbox("p_true column (probability of the true class)",
-                                             columns, key=P_TRUE,
-                                             index=_index(columns, guess["p_true"]))
-        kwargs["correct"] = cols[2].selectbox("correct column (0/1)", columns, key=CORRECT,
-                                              index=_index(columns, guess["correct"]))
+    form = cols[0].radio("Columns", list(titles), format_func=titles.__getitem__,
+                         **state.bound(state.MONITOR_FORM, "index", list(titles)))
+    values: dict[str, Any] = {}
+    missing: list[LogField] = []
+    for f in LOG_FIELDS:
+        if f.group == "time" or not (f.name == form or form in f.shown):
+            continue
+        needed = f.name == form or form in f.needed
+        values[f.name] = _control(cols[f.side], f, columns, needed, guess)
+        if needed and values[f.name] is None:
+            missing.append(f)
+    options: dict[str, Any] = {}
     cols = st.columns(3)
-    chunking = cols[0].radio("Chunks", ("Rows", "Time windows"), key=CHUNKING, horizontal=True)
-    if chunking == "Rows":
-        kwargs["chunk_size"] = int(cols[1].number_input(
-            "Rows per chunk", min_value=50, max_value=1_000_000, step=50, key=CHUNK_SIZE))
+    chunking = cols[0].radio("Chunks", state.MONITOR_CHUNKINGS, horizontal=True,
+                             **state.bound(state.MONITOR_CHUNKING, "index",
+                                           state.MONITOR_CHUNKINGS))
+    if chunking == state.MONITOR_CHUNKINGS[0]:
+        options["chunk_size"] = int(cols[1].number_input(
+            "Rows per chunk", min_value=50, max_value=1_000_000, step=50,
+            **state.bound(state.MONITOR_CHUNK_SIZE, "value")))
     else:
-        kwargs["time_column"] = cols[1].selectbox(
-            "Timestamp column", columns, key=TIME_COLUMN,
-            index=_index(columns, guess["time_column"]))
-        kwargs["window"] = cols[2].text_input(
-            "Window (pandas offset alias)", value="6h", key=WINDOW,
+        first, *more = [f for f in LOG_FIELDS if f.group == "time"]
+        values[first.name] = _control(cols[1], first, columns, True, guess)
+        options["window"] = cols[2].text_input(
+            "Window (pandas offset alias)", **state.bound(state.MONITOR_WINDOW, "value"),
             help="1D, 6h, 30min, 2W, MS ... (any multiple: the bins of pandas' resample), "
                  "or a number for a numeric time column (an integer year: 1 for one year per "
                  "chunk). The times must be sorted.")
-        cols = st.columns([1, 2, 2])
-        time_format = cols[1].text_input(
-            "Time format (empty: ISO 8601)", key=TIME_FORMAT, placeholder="%d/%m/%Y %H:%M",
-            help="The strftime format of text times that are not ISO 8601. Day-first and "
-                 "month-first dates are never guessed: 01/03/2024 needs %d/%m/%Y or "
-                 "%m/%d/%Y.").strip()
-        if time_format:
-            kwargs["time_format"] = time_format
-        unit = TIME_UNITS_SHOWN[cols[2].selectbox(
-            "What a numeric time column counts", list(TIME_UNITS_SHOWN), key=TIME_UNIT,
-            help="Epoch seconds, milliseconds ... are never guessed from the numbers' size.")]
-        if unit is not None:
-            kwargs["time_unit"] = unit
+        cols = st.columns([1] + [2] * len(more))
+        for where, f in zip(cols[1:], more, strict=True):
+            values[f.name] = _control(where, f, columns, False, guess)
     cols = st.columns(3)
-    exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10, 3, key=ALPHA_EXP)
-    kwargs["alpha"] = float(10.0 ** -exponent)
-    kwargs["baselines"] = tuple(cols[1].multiselect(
-        "Baselines fed the same errors", list(BASELINES), default=["adwin", "ddm"],
-        key=BASELINE_KEYS, format_func=lambda b: BASELINES[b].display_name))
-    kwargs["normalize"] = cols[2].checkbox(
-        "Normalize rows that do not sum to 1", key=NORMALIZE,
+    exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10,
+                              **state.bound(state.MONITOR_ALPHA_EXP, "value"))
+    options["alpha"] = float(10.0 ** -exponent)
+    options["baselines"] = tuple(cols[1].multiselect(
+        "Baselines fed the same errors", list(BASELINES),
+        format_func=lambda b: BASELINES[b].display_name,
+        **state.bound(state.MONITOR_BASELINES, "default")))
+    options["normalize"] = cols[2].checkbox(
+        "Normalize rows that do not sum to 1", **state.bound(state.MONITOR_NORMALIZE, "value"),
         help="Divide each row's probabilities by their sum (else such a row is an error).")
-    kwargs["variant"] = VARIANTS_SHOWN[st.radio(
-        "PUDD's count floor", list(VARIANTS_SHOWN), key=VARIANT, horizontal=True,
+    options["variant"] = st.radio(
+        "PUDD's count floor", list(VARIANTS_SHOWN), format_func=VARIANTS_SHOWN.__getitem__,
+        horizontal=True, **state.bound(state.MONITOR_VARIANT, "index", list(VARIANTS_SHOWN)),
         help="Calibrated (clamp_min=0, min_expected=5): no invented counts, and no test of a "
              "table with an expected count below 5; far fewer false alarms on healthy logs. "
              "It also bounds the history (max_chunks=128) and fits buckets only on old windows "
              "of 1, 2, 4, ... chunks (refit=doubling). The authors' (clamp_min=5): every "
              "cell raised to 5, the history unbounded and every old window fitted, as the lab "
-             "reproduces the paper.")]
-    if "label" in kwargs and kwargs["label"] is None:
-        st.info("No column has a usual name for the true label: choose it above.",
+             "reproduces the paper.")
+    if missing:
+        what = ("the true label" if missing[0].guess == "label"
+                else f"“{missing[0].widget}”")
+        st.info(f"No column has a usual name for {what}: choose it above.",
                 icon=":material/label:")
         return None
-    return Mapping(tuple(sorted(kwargs.items())))
+    return Mapping(LogFormat.from_options(values), tuple(sorted(options.items())))
 
 
 class NotRun(Exception):
@@ -477,7 +451,8 @@ def task(log: Log, mapping: Mapping) -> progress.Task:
 
     def compute(report: progress.Progress) -> MonitorResult:
         record = "all" if _few_chunks(log, kwargs) else "alarms"
-        result = monitor(log.source(), record_windows=record, progress=report, **kwargs)
+        result = monitor(log.source(), mapping.log_format, record_windows=record,
+                         progress=report, **kwargs)
         return _kept(log.key, mapping, result)
 
     return progress.Task(f"PUDD on {log.name}", seconds, lambda: finished(log, mapping),

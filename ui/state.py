@@ -12,12 +12,13 @@ read once per session and page into ``session_state``, written back on every run
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import streamlit as st
 
+from pudd_core.monitoring import LOG_FIELDS
 from pudd_core.paper import REGIMES
 
 
@@ -368,6 +369,25 @@ CIFAR_CHUNK = _value("cifar_chunk", 0, "chunk", "cifar10-cd",
 CIFAR_JOB = _value("cifar_job", "")
 MONITOR_JOB = _value("monitor_job", "")  # ui.progress job of the monitor page
 
+# the monitor page ("Your model's predictions"): the log, its description, the run's settings
+MONITOR_SOURCES = ("The example log", "Upload a file", "A path on the server")
+MONITOR_SOURCE = _value("monitor_source", MONITOR_SOURCES[0])
+MONITOR_PATH = _value("monitor_path", "")  # a path on the server, as typed
+MONITOR_UPLOAD = "monitor_upload"  # the file uploader's own key (free_widget_key)
+MONITOR_GUESSED_FOR = _value("monitor_guessed_for", None)  # the log the column values are for
+MONITOR_FORM = _value("monitor_form", None)  # the probability form: a LOG_FIELDS entry's name
+#: One key per entry of LOG_FIELDS (the log's description): its control's value
+MONITOR_FIELDS: dict[str, str] = {
+    f.name: _value(f"monitor_{f.name}", None) for f in LOG_FIELDS}
+MONITOR_CHUNKINGS = ("Rows", "Time windows")
+MONITOR_CHUNKING = _value("monitor_chunking", MONITOR_CHUNKINGS[0])
+MONITOR_CHUNK_SIZE = _value("monitor_chunk_size", 1000)
+MONITOR_WINDOW = _value("monitor_window", "6h")
+MONITOR_ALPHA_EXP = _value("monitor_alpha_exp", 3)
+MONITOR_BASELINES = _value("monitor_baselines", ("adwin", "ddm"))
+MONITOR_NORMALIZE = _value("monitor_normalize", False)
+MONITOR_VARIANT = _value("monitor_variant", "calibrated")  # a key of monitoring.VARIANTS
+
 THRESHOLDS_DATASET = _value("thresholds_dataset", "sea0", "dataset", "thresholds",
                             _one_of(_stream_names))
 THRESHOLDS_CLASSIFIER = _value("thresholds_classifier", "gnb", "classifier", "thresholds",
@@ -518,9 +538,25 @@ def commit(key: str) -> None:
     st.session_state[key] = value
 
 
-def bound(key: str) -> dict[str, Any]:
-    """Keyword arguments binding a widget to canonical ``key``: ``st.slider(..., **bound(k))``."""
-    return {"key": widget_key(key), "on_change": commit, "args": (key,)}
+def bound(key: str, default: str | None = None,
+          options: Sequence[Any] | None = None) -> dict[str, Any]:
+    """Keyword arguments binding a widget to canonical ``key``: ``st.slider(..., **bound(k))``.
+
+    With ``default`` (the widget's argument: ``"value"``, ``"default"``, or ``"index"`` into
+    ``options``), the widget's value is also its default, except on the run that seeds it
+    (Streamlit warns when a key set on that run also gets a default). A widget that the
+    browser draws anew while its key is kept (after a run stopped above it) then starts
+    from its value, not from the call's default, which its ``on_change`` would take in.
+    """
+    seeding = _WIDGET_PREFIX + key not in st.session_state
+    out: dict[str, Any] = {"key": widget_key(key), "on_change": commit, "args": (key,)}
+    if default is not None and not seeding:
+        value = st.session_state[out["key"]]
+        if options is None:
+            out[default] = value
+        elif value in options:
+            out[default] = list(options).index(value)
+    return out
 
 
 def free_widget_key(name: str) -> str:

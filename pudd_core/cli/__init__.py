@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from pudd_core.cli import backbone, datasets, export_predictions, grid, monitor, reproduce, run
+from pudd_core.monitoring import LOG_FIELDS
 
 #: The subcommands in the order ``--help`` lists them; each module adds its own parser.
 _COMMANDS = (datasets, backbone, run, grid, reproduce, monitor, export_predictions)
@@ -54,16 +55,14 @@ _FLAGS = {
     "alpha": "--alpha", "dataset": "--dataset", "classifier": "--classifier",
     "detector": "--detector", "detector_options": "--detector-option",
     "classifier_options": "--classifier-option", "store": "--store",
-    "label": "--label", "proba_prefix": "--proba-prefix", "proba_columns": "--proba-columns",
-    "proba_array": "--proba-array",
-    "classes": "--classes", "p_true": "--p-true", "correct": "--correct", "pred": "--pred",
-    "time_column": "--time-column", "window": "--window", "normalize": "--normalize",
-    "positive_label": "--positive-label",
+    **{f.name: f.flag for f in LOG_FIELDS},  # the log's description: one flag per entry
+    "window": "--window", "normalize": "--normalize",
     "baselines": "--baselines", "report": "--report", "out": "--out", "source": "FILE",
     "add": "--add", "replace": "--replace", "state": "--state", "poll": "--poll",
     "follow": "--follow", "results": "--results", "n_jobs": "--n-jobs",
     "skip_kswin": "--skip-kswin", "datasets": "--datasets",
     "detectors": "--detectors", "regimes": "--regimes",
+    "labels": "--labels", "id_column": "--id",
 }
 
 
@@ -73,10 +72,9 @@ _COMMAND_FLAGS = {
                   "detectors", "regimes", "add", "out", "n_jobs"),
     "grid": ("store", "n_jobs"),
     "backbone": ("out",),
-    "monitor": ("chunk_size", "alpha", "detector_options", "label", "proba_prefix",
-                "proba_columns", "proba_array", "classes", "p_true", "correct", "pred",
-                "time_column", "window", "baselines", "report", "source", "positive_label",
-                "state", "poll", "follow"),
+    "monitor": ("chunk_size", "alpha", "detector_options", *(f.name for f in LOG_FIELDS),
+                "window", "baselines", "report", "source", "state", "poll", "follow", "labels",
+                "id_column"),
     "export-predictions": ("n_chunks", "chunk_size", "dataset", "classifier",
                            "classifier_options", "out"),
 }

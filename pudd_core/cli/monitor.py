@@ -15,17 +15,36 @@ if TYPE_CHECKING:
 
 
 def _log_format(args: argparse.Namespace) -> LogFormat:
-    """The ``LogFormat`` the monitor's column options describe."""
+    """The ``LogFormat`` the monitor's column options describe (one flag per table entry)."""
     from pudd_core.monitoring import LogFormat
 
-    columns = ([c.strip() for c in args.proba_columns.split(",") if c.strip()]
-               if args.proba_columns else ())
-    classes = ([c.strip() for c in args.classes.split(",")] if args.classes else ())
-    return LogFormat(
-        label=args.label, proba_prefix=args.proba_prefix, proba_columns=tuple(columns),
-        classes=tuple(classes), p_true=args.p_true, correct=args.correct, pred=args.pred,
-        time_column=args.time_column, positive_label=args.positive_label,
-        binary_top_score=args.binary_top_score, proba_array=args.proba_array)
+    return LogFormat.from_options(vars(args))
+
+
+def add_log_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per entry of :data:`~pudd_core.monitoring.LOG_FIELDS`, grouped as it says.
+
+    A group's flags are mutually exclusive (the probability forms; the decisions); its help
+    is the entry's.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="monitor")
+    >>> add_log_arguments(parser)
+    >>> parser.parse_args(["--label", "y", "--time-unit", "ms"]).time_unit
+    'ms'
+    """
+    from pudd_core.monitoring import LOG_FIELDS
+
+    groups: dict[str, Any] = {}
+    for f in LOG_FIELDS:
+        if f.group in ("form", "decisions"):
+            where = groups.get(f.group) or groups.setdefault(
+                f.group, parser.add_mutually_exclusive_group())
+        else:
+            where = parser
+        where.add_argument(f.flag, default=None, help=f.help.replace("%", "%%"),
+                           **({"choices": f.choices} if f.choices else {"metavar": f.metavar}))
 
 
 def _monitor(args: argparse.Namespace) -> int:
@@ -44,11 +63,18 @@ def _monitor(args: argparse.Namespace) -> int:
     if args.report is not None:
         check_log_path(args.report, "report")
     log_format = _log_format(args)
+    report_times = None
+    if args.report is not None and args.time_column is not None and args.window is None:
+        # chunks of rows with a time column: the report shows each chunk's first and last time
+        from dataclasses import replace
+
+        report_times = args.time_column  # read by the report, not the monitor
+        log_format = replace(log_format, time_column=None, time_format=None, time_unit=None)
     if args.calibrate_on is not None or args.false_alarm_rate is not None:
-        return _monitor_calibrated(args, log_format)
+        return _monitor_calibrated(args, log_format, report_times)
     result = monitor(
-        args.file, log_format, chunk_size=args.chunk_size, window=args.window,
-        time_format=args.time_format, time_unit=args.time_unit, alpha=args.alpha,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        chunk_size=args.chunk_size, window=args.window, alpha=args.alpha,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
         baselines=[b for b in (args.baselines or "").split(",") if b.strip()],
         normalize=args.normalize, record_windows="alarms" if args.report else "none",
@@ -61,10 +87,11 @@ def _monitor(args: argparse.Namespace) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
-def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
+def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
+                        report_times: str | None = None) -> int:
     """``monitor LOG --calibrate-on ROWS --false-alarm-rate R``: α chosen on the first rows."""
     from pudd_core._validation import ParameterError, check_positive_int
     from pudd_core.experiments.runner import parse_option_pairs
@@ -82,7 +109,8 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         raise ParameterError("calibrate_on", "--calibrate-on counts rows: chunk by rows "
                                              "(--chunk-size), not by time (--window)")
     cal, result = calibrate_log(
-        args.file, log_format, calibrate_on=args.calibrate_on,
+        args.file, log_format, labels=args.labels, id_column=args.id,
+        calibrate_on=args.calibrate_on,
         false_alarm_rate=args.false_alarm_rate, chunk_size=args.chunk_size,
         n_resamples=args.resamples,
         detector_options=parse_option_pairs("detector", "pudd", args.detector_option),
@@ -111,7 +139,7 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat) -> int:
         _print_monitor_summary(result)
     if args.report is None:
         return 0
-    return _write_monitor_report(result, args.report)
+    return _write_monitor_report(result, args, report_times)
 
 
 def _monitor_follow(args: argparse.Namespace) -> int:
@@ -123,7 +151,7 @@ def _monitor_follow(args: argparse.Namespace) -> int:
 
     from pudd_core._validation import ParameterError
     from pudd_core.experiments.runner import parse_option_pairs
-    from pudd_core.monitoring import Follower, Monitor
+    from pudd_core.monitoring import Follower, LabelJoin, Monitor
 
     if not args.follow:
         given = ("--state" if args.state is not None else "--poll" if args.poll is not None
@@ -145,22 +173,27 @@ def _monitor_follow(args: argparse.Namespace) -> int:
     options = parse_option_pairs("detector", "pudd", args.detector_option)
     baselines = [b for b in (args.baselines or "").split(",") if b.strip()]
 
-    def make() -> Monitor:
-        return Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
-                       time_format=args.time_format, time_unit=args.time_unit,
-                       alpha=args.alpha, detector_options=options, baselines=baselines,
-                       normalize=args.normalize, record_windows="none", seed=args.seed,
-                       variant=args.variant)
+    def make() -> Monitor | LabelJoin:
+        m = Monitor(log_format, chunk_size=args.chunk_size, window=args.window,
+                    alpha=args.alpha, detector_options=options, baselines=baselines,
+                    normalize=args.normalize, record_windows="none", seed=args.seed,
+                    variant=args.variant)
+        if args.labels is None and args.id is None:
+            return m
+        if args.labels is None or args.id is None:
+            raise ParameterError("labels" if args.labels is None else "id_column",
+                                 "--labels LABELS and --id COLUMN go together: the labels "
+                                 "file, and the column holding each prediction's id in both")
+        return LabelJoin(m, args.id, predictions=args.file, labels=args.labels)
 
     make()  # every option checked before the state is read or the log followed
     key = {"format": repr(log_format), "chunk_size": args.chunk_size, "window": args.window,
-           **({"time_format": args.time_format} if args.time_format is not None else {}),
-           **({"time_unit": args.time_unit} if args.time_unit is not None else {}),
+           **({"id": args.id} if args.id is not None else {}),
            "alpha": args.alpha, "detector_options": repr(sorted(options)),
            "variant": args.variant, "baselines": ",".join(baselines),
            "normalize": args.normalize, "seed": args.seed}
     follower = Follower(args.file, make, key, args.state,
-                        on_rotation=args.on_rotation or "stop")
+                        on_rotation=args.on_rotation or "stop", labels=args.labels)
     stop: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -196,6 +229,8 @@ def _monitor_follow(args: argparse.Namespace) -> int:
         follower.close()
     kept = f"; the state is in {args.state}" if args.state else " (no --state: nothing kept)"
     print(f"stopped at row {follower.monitor.next_row:,}{kept}", file=sys.stderr)
+    if isinstance(follower.monitor, LabelJoin):
+        print(follower.monitor.summary(), file=sys.stderr)
     return 0
 
 
@@ -218,13 +253,24 @@ def _print_monitor_summary(result: Any) -> None:
     sys.stdout.flush()
 
 
-def _write_monitor_report(result: Any, path: str) -> int:
-    """Write the HTML report; if that fails, name the file and keep the report elsewhere."""
+def _write_monitor_report(result: Any, args: argparse.Namespace,
+                          report_times: str | None = None) -> int:
+    """Write the HTML report; if that fails, name the file and keep the report elsewhere.
+
+    The log is read once more for the per-class view (and, for chunks of rows, the times of
+    ``report_times``, the time column).
+    """
     import tempfile
 
+    from pudd_core.monitoring import report_view
     from pudd_core.plots.monitor import monitor_report_html
 
-    page = monitor_report_html(result)
+    path = args.report
+    view = report_view(result, args.file, time_column=report_times,
+                       time_format=args.time_format if report_times else None,
+                       time_unit=args.time_unit if report_times else None,
+                       normalize=args.normalize, labels=args.labels, id_column=args.id)
+    page = monitor_report_html(result, view)
     try:
         with open(path, "w", encoding="utf-8") as out:
             out.write(page)
@@ -263,39 +309,21 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                     "with correct/pred). Rows are numbered from 0 after the header. Rows at "
                     "the end without a label are reported as pending. Timestamps must be "
                     "sorted: an unsorted log is refused.")
-    mon.add_argument("file", help="the log: a .csv, .jsonl (JSON lines) or .parquet file; a "
-                                  "text log may be compressed (.gz, .bz2, .xz, .zst)")
-    mon.add_argument("--label", default=None, help="the true-label column")
-    form = mon.add_mutually_exclusive_group()
-    form.add_argument("--proba-prefix", default=None, metavar="PREFIX",
-                      help="probability columns PREFIX<class>, e.g. proba_ for proba_0, proba_1")
-    form.add_argument("--proba-columns", default=None, metavar="C1,C2,...",
-                      help="probability columns in class order (labels 0..K-1 unless --classes)")
-    form.add_argument("--proba-array", default=None, metavar="COLUMN",
-                      help="one column holding every class's probabilities as an array per row "
-                           "(a JSON lines field, a Parquet list column, a CSV cell "
-                           "\"[0.1, 0.9]\"), in class order (labels 0..K-1 unless --classes)")
-    form.add_argument("--p-true", default=None, metavar="COLUMN",
-                      help="shortcut: the probability of the true class (with --correct or "
-                           "--pred)")
-    form.add_argument("--binary-top-score", default=None, metavar="COLUMN",
-                      help="a binary model's score of its predicted class (a Hugging Face "
-                           "pipeline's score), with --pred (the predicted label) and --label: "
-                           "p(true class) is the score where the prediction is right, else "
-                           "1 - score")
-    mon.add_argument("--classes", default=None, metavar="V1,V2,...",
-                     help="with --proba-columns: each column's label value; with "
-                          "--proba-array: each place's")
-    mon.add_argument("--positive-label", default=None, metavar="VALUE",
-                     help="a single probability column is P(positive class): the positive "
-                          "label (inferred for 0/1, -1/1 and false/true labels)")
-    decisions = mon.add_mutually_exclusive_group()
-    decisions.add_argument("--correct", default=None, metavar="COLUMN",
-                           help="0/1: whether each prediction was right (with any form)")
-    decisions.add_argument("--pred", default=None, metavar="COLUMN",
-                           help="the model's decisions (predicted labels), compared with "
-                                "--label: they, not the arg-max, say which predictions are "
-                                "wrong (with any form)")
+    from pudd_core.monitoring import COMPRESSIONS, LOG_SHAPES
+
+    kinds = [f"{'/'.join(s.suffixes)} ({s.name})" for s in LOG_SHAPES]
+    mon.add_argument("file", help=f"the log: a {', '.join(kinds[:-1])} or {kinds[-1]} file; a "
+                                  "text log may be compressed "
+                                  f"({', '.join(c[2] for c in COMPRESSIONS)})")
+    add_log_arguments(mon)  # the columns: one flag per entry of LOG_FIELDS
+    mon.add_argument("--labels", default=None, metavar="LABELS",
+                     help="the true labels in a second file (CSV, JSON lines or Parquet; with "
+                          "--follow a CSV or JSON lines file that grows, or a folder of "
+                          "Parquet parts), joined to FILE's rows by --id: LABELS holds the id "
+                          "and the --label column, FILE the id and no label")
+    mon.add_argument("--id", default=None, metavar="COLUMN",
+                     help="with --labels: the column holding each prediction's id, in both "
+                          "files (compared as text: 17 and \"17\" are one id)")
     chunking = mon.add_mutually_exclusive_group()
     chunking.add_argument("--chunk-size", type=int, default=None, metavar="N",
                           help="rows per chunk (default 1000)")
@@ -303,18 +331,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                           help="chunk by time: a pandas offset alias (1D, 6h, 30min, W, MS), "
                                "or a number: the step of a numeric time column (an integer "
                                "year, epoch seconds); needs --time-column")
-    mon.add_argument("--time-column", default=None, metavar="COL",
-                     help="the timestamp column (sorted; ISO 8601 text, a date type, or "
-                          "text in --time-format, or numbers with --time-unit)")
-    mon.add_argument("--time-format", default=None, metavar="FORMAT",
-                     help="the strftime format of text times that are not ISO 8601, e.g. "
-                          "'%%d/%%m/%%Y %%H:%%M' (day-first and month-first dates are never "
-                          "guessed)")
-    mon.add_argument("--time-unit", default=None, choices=("s", "ms", "us", "ns", "year",
-                                                           "number"),
-                     help="what a numeric time column counts: epoch s, ms, us or ns, integer "
-                          "years, or plain numbers (cut by a numeric --window); never "
-                          "guessed from their size")
     mon.add_argument("--alpha", type=float, default=1e-3, help="PUDD's threshold (default 1e-3)")
     mon.add_argument("--variant", default="calibrated", choices=("calibrated", "authors"),
                      help="PUDD's count floor: calibrated (default: clamp_min=0, "

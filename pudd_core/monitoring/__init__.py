@@ -16,7 +16,11 @@ incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
 a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
 choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
-``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON).
+``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON),
+``_report`` what the HTML report says of it (:func:`report_view`: the state in words, the
+periods, the chunks' times, which classes' PU-index moved) and ``_labels`` labels that come
+in a second file, joined by a prediction id (:class:`LabelJoin`; ``monitor(log,
+labels=..., id_column=...)``).
 
 Accepted forms (columns, the fields of :class:`LogFormat`):
 
@@ -41,8 +45,14 @@ rows only are refused. Timestamps must be sorted
 sorted, because sorting needs the whole file in memory; sort it first
 (``df.sort_values(col)``).
 
+The log's description is one object, :class:`LogFormat`, whose fields are the entries of
+one table, :data:`LOG_FIELDS`: the command line's flags and the Monitor page's controls are
+made from it, and both build a ``LogFormat`` that :func:`monitor`, :class:`Monitor` and
+:class:`Follower` read.
+
 Examples
 --------
+>>> from pudd_core.monitoring import LogFormat, monitor
 >>> import numpy as np, pandas as pd
 >>> rng = np.random.default_rng(0)
 >>> p = np.r_[rng.uniform(0.7, 1.0, 3000), rng.uniform(0.3, 1.0, 3000)]  # p(true class)
@@ -58,27 +68,76 @@ ChunkSpan(index=6, first_row=3000, last_row=3499, n_rows=500, n_labelled=500, st
 
 from __future__ import annotations
 
-from pudd_core.monitoring._batch import monitor
-from pudd_core.monitoring._calibrate import (
-    AlphaCalibration,
-    CalibrationResult,
-    calibrate,
-    calibrate_log,
-    inject_change,
-)
-from pudd_core.monitoring._follow import Follower, chunk_json
-from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
-from pudd_core.monitoring._log import (
-    BATCH_ROWS,
-    LogFormat,
-    estimate_rows,
-    guess_columns,
-    read_log_head,
-)
-from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
-from pudd_core.monitoring._score import SUM_TOLERANCE
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["BATCH_ROWS", "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult",
-           "ChunkRecord", "ChunkSpan", "Follower", "LogFormat", "Monitor", "MonitorResult",
-           "RecordWindows", "Variant", "calibrate", "calibrate_log", "chunk_json",
-           "estimate_rows", "guess_columns", "inject_change", "monitor", "read_log_head"]
+from pudd_core.monitoring._fields import (
+    COMPRESSIONS,
+    FORM_GROUP,
+    LOG_FIELDS,
+    LOG_SHAPES,
+    LogField,
+    LogShape,
+    log_field,
+    log_field_names,
+    log_forms,
+)
+
+if TYPE_CHECKING:
+    from pudd_core.monitoring._batch import monitor
+    from pudd_core.monitoring._calibrate import (
+        AlphaCalibration,
+        CalibrationResult,
+        calibrate,
+        calibrate_log,
+        inject_change,
+    )
+    from pudd_core.monitoring._follow import Follower, chunk_json
+    from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
+    from pudd_core.monitoring._labels import LabelJoin
+    from pudd_core.monitoring._log import (
+        BATCH_ROWS,
+        LogFormat,
+        estimate_rows,
+        guess_columns,
+        read_log_head,
+    )
+    from pudd_core.monitoring._report import PU_BINS, ClassChange, ReportView, report_view
+    from pudd_core.monitoring._result import ChunkRecord, ChunkSpan, MonitorResult
+    from pudd_core.monitoring._score import SUM_TOLERANCE
+
+#: Loaded on first use (PEP 562): the command line's parser reads :data:`LOG_FIELDS` without
+#: loading the monitor (numpy's kernels, the detector, river's base classes).
+_LAZY = {
+    "monitor": "_batch", "AlphaCalibration": "_calibrate", "CalibrationResult": "_calibrate",
+    "calibrate": "_calibrate", "calibrate_log": "_calibrate", "inject_change": "_calibrate",
+    "Follower": "_follow", "chunk_json": "_follow", "VARIANTS": "_incremental",
+    "Monitor": "_incremental", "RecordWindows": "_incremental", "Variant": "_incremental",
+    "BATCH_ROWS": "_log", "LogFormat": "_log", "estimate_rows": "_log",
+    "guess_columns": "_log", "read_log_head": "_log", "ChunkRecord": "_result",
+    "ChunkSpan": "_result", "MonitorResult": "_result", "SUM_TOLERANCE": "_score",
+    "PU_BINS": "_report", "ClassChange": "_report", "ReportView": "_report",
+    "report_view": "_report", "LabelJoin": "_labels",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+__all__ = ["BATCH_ROWS", "COMPRESSIONS", "FORM_GROUP", "LOG_FIELDS", "LOG_SHAPES", "PU_BINS",
+           "SUM_TOLERANCE", "VARIANTS", "AlphaCalibration", "CalibrationResult", "ChunkRecord",
+           "ChunkSpan", "ClassChange", "Follower", "LabelJoin", "LogField", "LogFormat", "LogShape",
+           "Monitor", "MonitorResult", "RecordWindows", "ReportView", "Variant", "calibrate",
+           "calibrate_log", "chunk_json", "estimate_rows", "guess_columns", "inject_change",
+           "log_field", "log_field_names", "log_forms", "monitor", "read_log_head",
+           "report_view"]

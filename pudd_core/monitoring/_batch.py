@@ -9,6 +9,7 @@ from typing import Any
 
 from pudd_core._validation import ParameterError, check_positive_int
 from pudd_core.monitoring._incremental import Monitor, RecordWindows, Variant
+from pudd_core.monitoring._labels import LabelJoin, joined
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
     LogFormat,
@@ -42,6 +43,8 @@ def monitor(
     batch_rows: int = BATCH_ROWS,
     variant: Variant = "calibrated",
     progress: Callable[[int, int], None] | None = None,
+    labels: Any = None,
+    id_column: str | None = None,
     **columns: Any,
 ) -> MonitorResult:
     """Run PUDD (and river baselines) over a log of a model's predictions.
@@ -96,6 +99,14 @@ def monitor(
         logs (the app).
     batch_rows
         Rows read per batch (memory).
+    labels, id_column
+        The true labels from a second file (a CSV, JSON lines or Parquet file, or a
+        DataFrame) holding ``id_column`` and the label column (``label``), joined to the log's
+        rows by ``id_column``, which the log holds instead of the label column: labels in any
+        order, rows without one unlabelled (pending at the end), a label whose id is not in
+        the log counted in the notes, the same id with two labels refused
+        (:class:`~pudd_core.monitoring.LabelJoin` says what happens to each case). The labels
+        are read into memory first; the log is read in batches as without them.
     progress
         Called after each batch with ``(rows read, rows in the log)`` (a CSV's row count is
         estimated from its size); it may raise to stop the run.
@@ -122,18 +133,23 @@ def monitor(
                 variant=variant, **columns)
     check_source(source)
     name = name_of(source)
-    fmt = m.start(log_columns(source))
+    feeder: Monitor | LabelJoin = m
+    if labels is not None or id_column is not None:
+        feeder = joined(m, source, labels, id_column, batch_rows)
+    fmt = feeder.start(log_columns(source))
+    columns_read = fmt.columns if isinstance(feeder, Monitor) else feeder.read_columns
     total = estimate_rows(source) if progress is not None else 0
     try:
-        for n, frame in batches(source, fmt.columns, batch_rows, (fmt.label, fmt.pred)):
-            m.feed(frame, n)
+        for n, frame in batches(source, columns_read, batch_rows, (fmt.label, fmt.pred),
+                                as_text=feeder.text_columns):
+            feeder.feed(frame, n)
             if progress is not None:
                 progress(m.next_row, max(total, m.next_row))
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ParameterError("source", f"{name} could not be read near row {m.next_row}: "
                                        f"{' '.join(str(exc).split())}") from None
     m.finish()
-    result = m.result(name, time.perf_counter() - start)
+    result = feeder.result(name, time.perf_counter() - start)
     if len(result.spans) < 2:
         warnings.warn(f"the log makes a single tested chunk ({result.spans[0].n_rows} rows): "
                       "PUDD needs two to test; choose smaller chunks", stacklevel=2)

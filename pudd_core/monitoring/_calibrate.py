@@ -320,7 +320,7 @@ def calibrate(
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(0.5, 1.0, 4000)  # p(true class)
     >>> ok = rng.random(4000) < p
-    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.05,
+    >>> res = calibrate(np.where(ok, 1 - p, p), ok, 200, [0.1, 1e-3], target=0.1,
     ...                 n_resamples=5, seed=0)
     >>> [a.n_chunks for a in res.per_alpha], res.recommended.alpha
     ([100, 100], 0.001)
@@ -432,6 +432,8 @@ def calibrate_log(
     seed: int = 0,
     batch_rows: int = BATCH_ROWS,
     progress: Callable[[int, int], None] | None = None,
+    labels: Any = None,
+    id_column: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
     """α chosen on the log's first rows, then the monitor at that α on the rest.
@@ -441,7 +443,8 @@ def calibrate_log(
     the largest α whose interval stays at or below ``false_alarm_rate``; the rows after
     them are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s result, its rows
     numbered as in the log, its chunks from 0). The other parameters are :func:`calibrate`'s
-    and :func:`~pudd_core.monitoring.monitor`'s.
+    and :func:`~pudd_core.monitoring.monitor`'s (``labels`` with ``id_column``: labels in a
+    second file, joined by id to every pass over the log).
 
     Raises
     ------
@@ -473,10 +476,23 @@ def calibrate_log(
     check_source(source)
     names = log_columns(source)
     reference = monitor_at(1e-3)  # every monitor option checked; its scorer reads the stretch
+    join = None
+    if labels is not None or id_column is not None:  # labels in a second file, read once
+        from pudd_core.monitoring._labels import join_parts, joined
+
+        join = joined(reference, source, labels, id_column, batch_rows)
+        join.check_columns(names)
+        names = [*names, join.label]
     fmt = reference.start(names)
     assert reference.scorer is not None
+
+    def parts() -> Any:
+        if join is None:
+            return batches(source, fmt.columns, batch_rows)
+        return join_parts(join, source, fmt, batch_rows)
+
     us, oks, offset, more = [], [], 0, False
-    for n, frame in batches(source, fmt.columns, batch_rows):
+    for n, frame in parts():
         if offset == calibrate_on:  # the stretch ended with the last batch: one more?
             more = n > 0
             break
@@ -492,7 +508,7 @@ def calibrate_log(
     if not more:
         raise ParameterError("calibrate_on", f"calibrate_on ({calibrate_on} rows) leaves no "
                                              f"row of {name_of(source)} to monitor (it has "
-                                             f"{_count(source, fmt.columns, batch_rows)} rows); "
+                                             f"{sum(n for n, _ in parts())} rows); "
                                              "calibrate on fewer rows")
     n_labelled = sum(x.size for x in us)
     if n_labelled < 2 * chunk_size:
@@ -518,15 +534,17 @@ def calibrate_log(
     m.start(names)
     m.next_row = calibrate_on  # rows keep the log's numbers; chunks start at the stretch's end
     seen = 0
-    for n, frame in batches(source, fmt.columns, batch_rows):
+    for n, frame in parts():
         skip = max(0, calibrate_on - seen)
         seen += n
         if skip >= n:
             continue
         m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
     m.finish()
-    return cal, m.result(name_of(source), time.perf_counter() - start)
+    result = m.result(name_of(source), time.perf_counter() - start)
+    if join is not None:  # what the join found (the rows' count is the monitored rows')
+        from dataclasses import replace
 
+        result = replace(result, notes=(*result.notes, *join.notes(result)[1:]))
+    return cal, result
 
-def _count(source: Any, columns: list[str], batch_rows: int) -> int:
-    return sum(n for n, _ in batches(source, columns, batch_rows))

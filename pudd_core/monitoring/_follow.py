@@ -20,6 +20,11 @@ first bytes change, is refused (rewritten or replaced); rows without a label sta
 (their chunk is tested on its labelled rows, as the batch monitor does); a pending tail whose
 labels would arrive by rewriting those rows is not followed (run the batch monitor on the
 rewritten file, or :meth:`~pudd_core.monitoring.Monitor.rewind` in the library).
+
+Labels written later to a second file, keyed by a prediction id, are followed with the log
+(``labels=``: a second follower of that file, read before the log at each step, its position
+in the state): the monitor is then a :class:`~pudd_core.monitoring.LabelJoin`, which rewinds
+and feeds again the rows of a chunk still waiting when its labels come.
 """
 
 from __future__ import annotations
@@ -34,10 +39,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pudd_core._validation import ParameterError
+from pudd_core.monitoring._fields import COMPRESSIONS
 from pudd_core.monitoring._incremental import Monitor
+from pudd_core.monitoring._labels import LabelJoin, LabelSink
 from pudd_core.monitoring._log import (
     BATCH_ROWS,
-    COMPRESSIONS,
     JSON_LINES,
     JSON_LINES_SUFFIXES,
     batches,
@@ -143,11 +149,18 @@ class Follower:
     (``on_rotation="continue"``), a line in :attr:`notices` saying what happened. A log whose
     rows already read were rewritten in place is always refused. On a restart, a log
     renamed away while the follower was stopped is found in its folder and read to its end.
+
+    ``labels``: a second file (a CSV or JSON lines file appended to, or a folder of Parquet
+    parts) whose rows (an id and a label) ``make_monitor()``'s :class:`LabelJoin` joins to
+    the log's; it is followed with the same checks, and read before the log at each step.
+    ``position`` is for that second follower: where the state left it.
     """
 
-    def __init__(self, source: str | os.PathLike[str], make_monitor: Callable[[], Monitor],
+    def __init__(self, source: str | os.PathLike[str],
+                 make_monitor: Callable[[], Monitor | LabelJoin | LabelSink],
                  key: Mapping[str, Any], state: str | os.PathLike[str] | None = None,
-                 on_rotation: str = "stop") -> None:
+                 on_rotation: str = "stop", labels: str | os.PathLike[str] | None = None,
+                 position: _Position | None = None) -> None:
         if on_rotation not in ON_ROTATION:
             raise ParameterError("on_rotation", f"on_rotation must be 'stop' or 'continue', got "
                                                 f"{on_rotation!r}", ON_ROTATION)
@@ -162,6 +175,12 @@ class Follower:
             raise FileNotFoundError(f"no prediction log at {os.fspath(source)}: give a CSV file "
                                     "that rows are appended to, or a folder of Parquet parts")
         self.key = {"source": self.source, "kind": kind, **key}
+        #: The labels file's follower (``labels``: a second file that the labels of
+        #: ``make_monitor()``'s :class:`LabelJoin` are appended to), its position in the state.
+        self.labels: Follower | None = None
+        self._labels_pos: _Position | None = None
+        if labels is not None:
+            self.key["labels"] = os.path.abspath(os.fspath(labels))
         #: A JSON lines log (by its suffix): each line one row, no header line.
         self.json_lines = kind == "csv" and self.source.lower().endswith(JSON_LINES_SUFFIXES)
         self.state = None if state is None else os.fspath(state)
@@ -171,9 +190,18 @@ class Follower:
         self._written = 0
         if self.state is not None:
             self._lock(self.state)
+        self.monitor: Monitor | LabelJoin | LabelSink
         try:
             if self.state is not None and os.path.exists(self.state):
                 self.monitor, self.pos = self._load(self.state)
+            elif position is not None:  # a labels file's follower, resumed with the log's
+                self.monitor, self.pos = make_monitor(), position
+                if position.kind != kind:
+                    raise ParameterError("labels", f"{self.source} was a "
+                                         f"{'folder' if position.kind == 'parts' else 'file'} "
+                                         "when the state was written; give the same labels")
+                if kind == "csv":
+                    self._reopen("the labels' position")
             else:
                 self.monitor, self.pos = make_monitor(), _Position(kind)
                 if kind == "csv":
@@ -185,9 +213,26 @@ class Follower:
                                                  "a folder that new Parquet parts are "
                                                  "written to")
                 self._start()
+            if labels is not None:
+                self._follow_labels(labels, on_rotation)
         except BaseException:
             self.close()
             raise
+
+    def _follow_labels(self, labels: str | os.PathLike[str], on_rotation: str) -> None:
+        """Follow the labels file too, from where the state left it (or its start)."""
+        join = self.monitor
+        if not isinstance(join, LabelJoin):
+            raise ParameterError("labels", "labels from a second file need a LabelJoin as "
+                                           "the monitor")
+        sink = LabelSink(join)
+        if not os.path.exists(labels):
+            raise FileNotFoundError(f"no labels file at {os.fspath(labels)}: give a CSV or JSON "
+                                    "lines file that labels are appended to (it may be empty), "
+                                    "or a folder that Parquet parts of labels are written to")
+        self.labels = Follower(labels, lambda: sink, {}, None, on_rotation,
+                               position=self._labels_pos)
+        self._labels_pos = self.labels.pos
 
     def _followable(self, given: str) -> None:
         """Refuse a compressed log (by its suffix or its first bytes): it cannot be followed."""
@@ -238,7 +283,8 @@ class Follower:
             raw = fh.read()
         saved = loads(raw, kind=STATE_KIND, where=f"--state {path}")
         written = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
-        if not (isinstance(saved, dict) and isinstance(saved.get("monitor"), Monitor)
+        if not (isinstance(saved, dict) and isinstance(saved.get("monitor"), Monitor | LabelJoin)
+                and isinstance(saved.get("labels_pos", _Position("csv")), _Position)
                 and isinstance(saved.get("pos"), _Position)
                 and isinstance(saved.get("outbox"), list)
                 and 0 <= written <= len(saved["outbox"])):
@@ -252,6 +298,7 @@ class Follower:
                                  "options, or a new state path")
         pos: _Position = saved["pos"]
         self.monitor, self.pos = saved["monitor"], pos
+        self._labels_pos = saved.get("labels_pos")
         self.outbox = list(saved["outbox"][written:])
         self._written = written
         self._fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -263,9 +310,11 @@ class Follower:
         """Replace the state file whole: the monitor, the position, the lines to write."""
         if self.state is None:
             return
-        write_atomic(self.state, dumps({"key": self.key, "pos": self.pos,
-                                        "monitor": self.monitor, "outbox": self.outbox},
-                                       kind=STATE_KIND))
+        saved = {"key": self.key, "pos": self.pos, "monitor": self.monitor,
+                 "outbox": self.outbox}
+        if self.labels is not None:
+            saved["labels_pos"] = self.labels.pos
+        write_atomic(self.state, dumps(saved, kind=STATE_KIND))
         if self._fd is not None:
             os.close(self._fd)
         self._fd = os.open(self.state, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -289,6 +338,9 @@ class Follower:
         if self._log_fd is not None:
             os.close(self._log_fd)
             self._log_fd = None
+        if getattr(self, "labels", None) is not None:
+            assert self.labels is not None
+            self.labels.close()
 
     # --- reading ----------------------------------------------------------------------------
     def _start(self) -> None:
@@ -400,6 +452,9 @@ class Follower:
     def _reopen(self, state: str) -> None:
         """On a restart: find the log the state was written for, or say what became of it."""
         self._log_fd = os.open(self.source, os.O_RDONLY | os.O_CLOEXEC)
+        if not self.pos.head_sha:  # nothing read yet (a state saved for the labels' rows)
+            self._open(self.source)
+            return
         change = self._change(self._fd_log())
         if change == "replaced":  # renamed away while stopped? read it to its end first
             old = _find_inode(os.path.dirname(self.source), self.pos.dev, self.pos.ino)
@@ -436,8 +491,9 @@ class Follower:
             raise ParameterError(
                 "source", f"{self.source} was {what}{where}, after row {row:,} (byte {off:,}). "
                 "A followed log may only grow: rows already read are final. If labels are "
-                "being filled into rows written earlier, run the monitor without --follow on "
-                "the rewritten file (Monitor.rewind() in the library)")
+                "being filled into rows written earlier, write them to a second file instead, "
+                "keyed by a prediction id, and follow both: monitor LOG --follow --labels "
+                "LABELS --id ID (or run the monitor without --follow on the rewritten file)")
         if self.on_rotation == "stop":
             raise ParameterError(
                 "source", f"{self.source} was {what}{where}, after row {row:,} (byte {off:,} of "
@@ -472,8 +528,13 @@ class Follower:
         """
         if self.outbox:
             raise ParameterError("outbox", "write the outbox's lines before reading on")
+        fed_labels = False
+        if self.labels is not None:  # the labels first: a row read now gets its label now
+            fed_labels = self.labels.read()
+            self.notices += [f"labels: {n}" for n in self.labels.notices]
+            self.labels.notices.clear()
         fed = self._read_csv() if self.pos.kind == "csv" else self._read_part()
-        if not fed:
+        if not (fed or fed_labels):
             return False
         self.outbox = [json.dumps(chunk_json(*c), allow_nan=False) for c in self.monitor.drain()]
         self._save()
@@ -507,16 +568,17 @@ class Follower:
                                      f"{MAX_READ:,} bytes after byte {self.pos.offset:,}")
             return self._moved_on()
         body = data[:cut + 1]
-        fmt = self.monitor.format
-        assert fmt is not None
+        columns = self.monitor.read_columns
         row = self.monitor.next_row
         try:
             if self.json_lines:
                 frame = pd.read_json(io.BytesIO(body), **JSON_LINES).reindex(
-                    columns=fmt.columns)  # a key left out of every row read: missing values
+                    columns=columns)  # a key left out of every row read: missing values
             else:
-                frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=fmt.columns,
-                                    float_precision="round_trip", **CSV_MISSING)
+                frame = pd.read_csv(io.BytesIO(self.pos.header + body), usecols=columns,
+                                    float_precision="round_trip",
+                                    dtype=dict.fromkeys(self.monitor.text_columns, str) or None,
+                                    **CSV_MISSING)
         except (UnicodeDecodeError, pd.errors.ParserError, ValueError) as exc:
             raise ParameterError("source", f"{self.source} could not be read near row {row}: "
                                            f"{' '.join(str(exc).split())}") from None
@@ -573,8 +635,9 @@ class Follower:
                                      "timestamps)")
             names = pq.ParquetFile(path).schema_arrow.names
             fmt = self.monitor.start(names)
-            self.monitor.given.resolve(names)  # every part has the format's columns
-            for n, frame in batches(path, fmt.columns, BATCH_ROWS, (fmt.label, fmt.pred)):
+            self.monitor.check_columns(names)  # every part has the format's columns
+            for n, frame in batches(path, self.monitor.read_columns, BATCH_ROWS,
+                                    (fmt.label, fmt.pred)):
                 self.monitor.feed(frame, n)
             self.pos.parts.append(name)
             return True

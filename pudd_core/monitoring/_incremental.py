@@ -7,7 +7,7 @@ import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -50,9 +50,12 @@ Variant = Literal["calibrated", "authors"]
 #: And it fits buckets only on old windows of 1, 2, 4, ... chunks (``refit="doubling"``): a
 #: fit per doubling of the history instead of one per chunk, the same test on old-window
 #: buckets (BENCHMARKS.md, "Monitor: chunk scan"); the authors' variant fits every old window.
+#: And it tests every cut (``skip_rule=None``): the authors' accuracy rule skips the cuts of a
+#: confidence shift at flat accuracy about half the time, and at matched false alarms every
+#: cut tested catches more injected changes early (results/skip_rule.md, issue 35).
 VARIANTS: dict[str, dict[str, Any]] = {
     "calibrated": {"clamp_min": 0, "min_expected": 5.0, "max_chunks": 128,
-                   "refit": "doubling"},
+                   "refit": "doubling", "skip_rule": None},
     "authors": {},  # ChunkPUDD's defaults: the authors' code (clamp_min=5, no bound)
 }
 
@@ -205,6 +208,16 @@ class _Chunks:
             cuts, alarm, det.cut_point, floored, (t1 - t0) * 1e3, record, tests, no_test))
 
 
+def column_names(rows: Any) -> list[str]:
+    """The column names of rows fed (a DataFrame, or a mapping column -> Series)."""
+    if isinstance(rows, Mapping):
+        return [str(c) for c in rows.keys()]
+    if hasattr(rows, "columns") and hasattr(rows, "iloc"):
+        return [str(c) for c in rows.columns]
+    raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> Series, got "
+                                 f"{type(rows).__name__}")
+
+
 def _baseline_names(baselines: Sequence[str]) -> list[str]:
     wanted = [b.strip().lower() for b in baselines if b.strip()]
     if not wanted:
@@ -234,6 +247,16 @@ def _format(log_format: LogFormat | None, columns: Mapping[str, Any]) -> LogForm
         raise ParameterError("log_format", f"monitor() has no argument {unknown[0]!r}; the "
                                            f"log's columns are named by {', '.join(fields)}")
     return LogFormat(**columns)
+
+
+def _with_times(fmt: LogFormat, time_format: str | None, time_unit: str | None) -> LogFormat:
+    """The format with the time keywords of ``monitor()`` in it (they may also be its fields)."""
+    for name, value in (("time_format", time_format), ("time_unit", time_unit)):
+        if value is not None and getattr(fmt, name) not in (None, value):
+            raise ParameterError(name, f"{name} is given twice: {value!r} and, in the "
+                                       f"LogFormat, {getattr(fmt, name)!r}; give it once")
+    return replace(fmt, time_format=fmt.time_format if time_format is None else time_format,
+                   time_unit=fmt.time_unit if time_unit is None else time_unit)
 
 
 def check_detector_options(given: Any) -> dict[str, Any]:
@@ -414,7 +437,8 @@ class Monitor:
         variant: Variant = "calibrated",
         **columns: Any,
     ) -> None:
-        self.given = _format(log_format, columns)
+        self.given = _with_times(_format(log_format, columns), time_format, time_unit)
+        time_format, time_unit = self.given.time_format, self.given.time_unit
         check_open_unit("alpha", alpha)
         check_bool("normalize", normalize)
         check_seed("seed", seed)
@@ -458,10 +482,23 @@ class Monitor:
         self.next_row = 0  # rows fed so far: the next row's number
         self.finished = False
 
+    #: Columns a CSV's reader keeps as text: none (a :class:`LabelJoin`'s id is one).
+    text_columns: tuple[str, ...] = ()
+
     @property
     def format(self) -> LogFormat | None:
         """The format as read (None before the first rows)."""
         return None if self.scorer is None else self.scorer.fmt
+
+    @property
+    def read_columns(self) -> list[str]:
+        """The columns read from the log: the format's (after the first rows)."""
+        fmt = self.format
+        return [] if fmt is None else fmt.columns
+
+    def check_columns(self, names: Sequence[str]) -> None:
+        """Refuse a part of the log without the format's columns (a Parquet part)."""
+        self.given.resolve([str(c) for c in names])
 
     def start(self, names: Sequence[str]) -> LogFormat:
         """Resolve the format against the log's columns (done by the first :meth:`feed`)."""
@@ -480,13 +517,7 @@ class Monitor:
         """
         if self.finished:
             raise ParameterError("rows", "this monitor is finished: the log has ended")
-        if isinstance(rows, Mapping):
-            names = [str(c) for c in rows.keys()]
-        elif hasattr(rows, "columns") and hasattr(rows, "iloc"):
-            names = [str(c) for c in rows.columns]
-        else:
-            raise ParameterError("rows", "feed() takes a DataFrame or a mapping column -> "
-                                         f"Series, got {type(rows).__name__}")
+        names = column_names(rows)
         fmt = self.start(names)
         rows, n = self._checked(rows, names, fmt, n)
         if n == 0:
@@ -565,6 +596,18 @@ class Monitor:
         """The row :meth:`rewind` would feed again from (else :attr:`next_row`)."""
         first = self._unlabelled()
         return self.next_row if first is None else first.first_row
+
+    @property
+    def untested_row(self) -> int:
+        """The first row of the chunks not tested yet (waiting or open); else :attr:`next_row`.
+
+        Rows before it are final; :attr:`resume_row` is never before it, but a row fed without
+        a label into a chunk whose rows all had one moves :attr:`resume_row` back to it.
+        """
+        c = self.chunks
+        if c.waiting:
+            return c.waiting[0].first_row
+        return c.open.first_row if c.open.n else self.next_row
 
     def rewind(self) -> int:
         """Drop the untested chunks from the first with a missing label; the row to feed from.

@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from pudd_core._validation import ParameterError, check_column_names
+from pudd_core.monitoring._fields import COMPRESSIONS, LOG_SHAPES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,15 +50,22 @@ class LogFormat:
     column, or a CSV cell holding a JSON array ``"[0.1, 0.9]"``), its places in the order of
     ``classes`` (default ``0 .. K-1``, K the arrays' length).
 
+    How the time column is written: ``time_format`` (the strftime format of text that is not
+    ISO 8601) or ``time_unit`` (what numbers count: ``"s"``, ``"ms"``, ``"us"``, ``"ns"``,
+    ``"year"``, ``"number"``); neither is ever guessed.
+
     A format as given may name a prefix; :meth:`resolve` checks it against the log's columns
     and returns the format as read (``proba_columns`` and ``classes`` filled in, no prefix).
+    Each field is an entry of :data:`~pudd_core.monitoring.LOG_FIELDS`, the table from which
+    the command line's flags and the Monitor page's controls are made
+    (:meth:`from_options` reads their values).
 
     Examples
     --------
     >>> LogFormat(label="y", proba_prefix="p_").resolve(["y", "p_a", "p_b", "ts"])
     LogFormat(label='y', proba_prefix=None, proba_columns=('p_a', 'p_b'), classes=('a', 'b'), \
 p_true=None, correct=None, pred=None, time_column=None, positive_label=None, \
-binary_top_score=None, proba_array=None)
+binary_top_score=None, proba_array=None, time_format=None, time_unit=None)
     >>> LogFormat(label="y", proba_prefix="score").resolve(["y", "score"]).proba_columns
     ('score',)
     """
@@ -73,6 +81,8 @@ binary_top_score=None, proba_array=None)
     positive_label: str | None = None
     binary_top_score: str | None = None
     proba_array: str | None = None
+    time_format: str | None = None
+    time_unit: str | None = None
 
     def __post_init__(self) -> None:
         if self.positive_label is not None and not isinstance(self.positive_label, str):
@@ -110,7 +120,50 @@ binary_top_score=None, proba_array=None)
             For a column the log does not have, no or two probability forms, a prefix that
             matches fewer than two columns, or ``classes`` that do not match the columns.
         """
-        return _resolve(names, self)
+        return replace(_resolve(names, self), time_format=self.time_format,
+                       time_unit=self.time_unit)
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> LogFormat:
+        """The format that the options of :data:`~pudd_core.monitoring.LOG_FIELDS` give.
+
+        ``values`` maps field names to what a user typed or chose (the command line's
+        flags, the page's controls): ``None`` is not given, a list field is comma-separated
+        text (spaces around each name dropped; empty text: no list). Other text is taken as
+        it is, so an empty value is refused by name as the library refuses it. Names outside
+        the table are ignored (the command line's other options).
+
+        Examples
+        --------
+        >>> LogFormat.from_options({"label": "y", "proba_columns": "p_a, p_b",
+        ...                         "classes": "a,b", "pred": None, "alpha": 0.1}).as_python()
+        "LogFormat(label='y', proba_columns=('p_a', 'p_b'), classes=('a', 'b'))"
+        """
+        from pudd_core.monitoring._fields import LOG_FIELDS
+
+        given: dict[str, Any] = {}
+        for f in LOG_FIELDS:
+            value = values.get(f.name)
+            if value is None or (f.kind in ("columns", "values") and isinstance(value, str)
+                                 and not value.strip()):
+                continue
+            if f.kind in ("columns", "values") and isinstance(value, str):
+                parts = [v.strip() for v in value.split(",")]
+                value = tuple(v for v in parts if v) if f.kind == "columns" else tuple(parts)
+            given[f.name] = value
+        return cls(**given)
+
+    def as_python(self) -> str:
+        """The format as Python code: the fields given, by keyword.
+
+        Examples
+        --------
+        >>> LogFormat(label="y", proba_prefix="p_", time_unit="ms").as_python()
+        "LogFormat(label='y', proba_prefix='p_', time_unit='ms')"
+        """
+        given = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                 if getattr(self, f.name) != f.default]
+        return f"LogFormat({', '.join(given)})"
 
 
 def _column_name(param: str, value: Any) -> str:
@@ -120,13 +173,7 @@ def _column_name(param: str, value: Any) -> str:
 
 
 # --- reading --------------------------------------------------------------------------------
-#: Compressions read, told by their first bytes (pandas' ``compression="infer"`` goes by the
-#: suffix alone; an upload or a file object may have none): pandas' name for each, its suffix.
-COMPRESSIONS = ((b"\x1f\x8b", "gzip", ".gz"), (b"BZh", "bz2", ".bz2"),
-                (b"\xfd7zXZ\x00", "xz", ".xz"), (b"\x28\xb5\x2f\xfd", "zstd", ".zst"))
-#: Suffixes of JSON lines logs (one JSON object per line); a log whose first byte is ``{``
-#: is read so too, whatever its name.
-JSON_LINES_SUFFIXES = (".jsonl", ".ndjson", ".json")
+JSON_LINES_SUFFIXES = next((*s.suffixes, *s.also) for s in LOG_SHAPES if s.kind == "jsonl")
 
 
 @dataclass(frozen=True)
@@ -430,8 +477,11 @@ def _first_line(src: Any, compression: str | None) -> bytes:
 
 
 def batches(source: Any, columns: list[str], batch_rows: int,
-            labels: Sequence[str | None] = ()) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
+            labels: Sequence[str | None] = (),
+            as_text: Sequence[str] = ()) -> Iterator[tuple[int, Mapping[str, pd.Series]]]:
     """``(rows, column -> Series)`` per batch; Parquet columns come without a DataFrame.
+
+    ``as_text``: columns a CSV's cells are kept as written in (ids: ``017`` is not ``17``).
 
     ``labels``: columns of class labels; a Parquet text column among them comes
     dictionary-encoded (a pandas Categorical: a few distinct strings, not a Python string
@@ -488,7 +538,7 @@ def batches(source: Any, columns: list[str], batch_rows: int,
 
     reader = pd.read_csv(src, usecols=columns, chunksize=batch_rows,
                          float_precision="round_trip", compression=shape.compression,
-                         **CSV_MISSING)
+                         dtype=dict.fromkeys(as_text, str) or None, **CSV_MISSING)
     with reader:
         for part in reader:
             yield len(part), part

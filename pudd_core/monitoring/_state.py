@@ -59,6 +59,7 @@ ALLOWED_MODULES = frozenset({
     "pudd_core._scan", "pudd_core.bucketing", "pudd_core.chi2", "pudd_core.detector",
     "pudd_core.experiments.kswin", "pudd_core.experiments.records",
     "pudd_core.monitoring._follow", "pudd_core.monitoring._incremental",
+    "pudd_core.monitoring._labels",
     "pudd_core.monitoring._log", "pudd_core.monitoring._result",
     "pudd_core.monitoring._score", "pudd_core.monitoring._windows",
 })

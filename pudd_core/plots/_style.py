@@ -15,6 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
+from pudd_core.chi2 import p_text as p_text  # re-exported: the figures' labels
+
 #: Okabe & Ito (2008), "Color Universal Design": distinguishable under common colour-blindness.
 OKABE_ITO: Mapping[str, str] = {
     "black": "#000000",
@@ -92,19 +94,6 @@ TEMPLATE = go.layout.Template(
         yaxis=dict(_AXIS),
     )
 )
-
-
-def p_text(p: float) -> str:
-    """A p-value for labels: 3 significant digits, scientific below 0.01, floored.
-
-    Examples
-    --------
-    >>> p_text(1.0), p_text(0.9519), p_text(3.2e-8), p_text(0.0)
-    ('p = 1', 'p = 0.952', 'p = 3.2e-08', 'p < 1e-300')
-    """
-    if not p >= P_FLOOR:
-        return "p < 1e-300" if p == p else "p = n/a"
-    return f"p = {p:.3g}" if p >= 0.01 else f"p = {p:.1e}"
 
 
 def detector_colour(name: str, index: int = 0) -> str:

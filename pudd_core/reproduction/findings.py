@@ -44,6 +44,7 @@ from pudd_core.paper import (
     paper_table,
 )
 from pudd_core.reproduction import ACCEPTANCE_DATASETS
+from pudd_core.reproduction.studies import REPORT_FINDINGS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -749,6 +750,8 @@ FINDINGS: dict[str, Callable[[Reports], str]] = {
     "table2-paper-statistics": table2_paper_statistics,
     "readme-table2": readme_table2,
     "fidelity": fidelity,
+    # the threshold studies (issue 35), read from the folder's results/*.csv
+    **REPORT_FINDINGS,
 }
 
 

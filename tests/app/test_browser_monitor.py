@@ -228,6 +228,11 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert csv.loc[csv["alarm"].astype(str) == "True", "chunk"].tolist() == [5]
     report = _download(page, page.get_by_role("button", name="Download the HTML report"))
     assert "1,500" in report.read_text() and "pending" in report.read_text()
+    # titled with the upload's name; the log read again for the classes (labelled rows only)
+    assert "<h1>late_labels.csv</h1>" in report.read_text()
+    assert 'data-state="healthy"' not in report.read_text()  # PUDD alarmed at chunk 5
+    assert "since chunk" in report.read_text()
+    assert all(f'<tr data-class="{c}">' in report.read_text() for c in ("bird", "cat", "dog"))
     assert_no_exception(page)
     _shot(page, "monitor-pending")
 

@@ -28,8 +28,8 @@ def _allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _use_path(at: AppTest, path: Path) -> AppTest:
-    at.radio(key="monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
-    at.text_input(key="monitor_path").set_value(str(path)).run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_path").set_value(str(path)).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -42,8 +42,8 @@ def test_the_page_opens_on_the_example_log_with_its_alarms_in_the_player() -> No
     assert spec["last"] == expected.n_chunks == 49
     alarm_chunks = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
     assert alarm_chunks == list(expected.alarms)  # player chunk k + 1 = log chunk k
-    assert at.selectbox(key="monitor_label").value == "label"
-    assert at.text_input(key="monitor_prefix").value == "proba_"
+    assert at.selectbox(key="w_monitor_label").value == "label"
+    assert at.text_input(key="w_monitor_proba_prefix").value == "proba_"
     assert not at.error
     assert any("2 alarms" in m.value for m in at.markdown)
     # how the columns were guessed: the names as code, not as escaped backticks
@@ -53,8 +53,8 @@ def test_the_page_opens_on_the_example_log_with_its_alarms_in_the_player() -> No
 
 def test_time_windows_on_the_example() -> None:
     at = _open()
-    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
-    assert at.selectbox(key="monitor_time_column").value == "ts"  # guessed
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    assert at.selectbox(key="w_monitor_time_column").value == "ts"  # guessed
     expected = monitor(EXAMPLE, label="label", proba_prefix="proba_", time_column="ts",
                        window="6h")
     assert player(at)["spec"]["last"] == expected.n_chunks
@@ -78,12 +78,12 @@ def test_unsorted_timestamps_and_a_non_log_path_are_refused(tmp_path: Path) -> N
     path = tmp_path / "unsorted.parquet"
     frame.to_parquet(path)
     at = _use_path(_open(), path)
-    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
     assert not at.exception
     assert "not sorted" in at.error[0].value and "row 2000" in at.error[0].value
     text = tmp_path / "notes.txt"
     text.write_text("hello")
-    at.text_input(key="monitor_path").set_value(str(text)).run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_path").set_value(str(text)).run(timeout=TIMEOUT)
     shown = at.error[0].value.replace("\\", "")
     assert "is not a .csv, .jsonl, .ndjson or .parquet file" in shown
     assert "in the allowed folders" in shown
@@ -94,9 +94,9 @@ def test_a_file_that_is_not_a_log_names_the_problem(tmp_path: Path) -> None:
     path.write_text("a,b\n1,2\n3,4\n")
     at = _use_path(_open(), path)
     # no column has a label's name: the page asks (no column is taken as the label silently)
-    assert at.selectbox(key="monitor_label").value is None and not at.error
+    assert at.selectbox(key="w_monitor_label").value is None and not at.error
     assert any("choose it above" in i.value for i in at.info)
-    at.selectbox(key="monitor_label").set_value("a").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_label").set_value("a").run(timeout=TIMEOUT)
     assert at.error and "proba_" in at.error[0].value.replace("\\", "")
     assert not np.any([e for e in at.exception])
 
@@ -111,13 +111,13 @@ def test_a_binary_log_with_a_pending_tail_is_read_as_it_comes(tmp_path: Path) ->
     pd.DataFrame({"y_true": y, "y_pred_proba": p1, "y_pred": (p1 > 0.4).astype(int)}).to_csv(
         path, index=False)
     at = _use_path(_open(), path)
-    assert at.radio(key="monitor_form").value.startswith("Label + one column P(positive)")
-    assert at.selectbox(key="monitor_proba_column").value == "y_pred_proba"
-    assert at.selectbox(key="monitor_pred").value == "y_pred"
+    assert at.radio(key="w_monitor_form").value == "proba_columns"
+    assert at.selectbox(key="w_monitor_proba_columns").value == "y_pred_proba"
+    assert at.selectbox(key="w_monitor_pred").value == "y_pred"
     # another log than the example: its own chunk size, shown and used (not the example's 300)
-    assert at.number_input(key="monitor_chunk_size").value == 1000
+    assert at.number_input(key="w_monitor_chunk_size").value == 1000
     assert player(at)["spec"]["last"] == 2  # rows 2000..2999 wait for labels: pending
-    at.number_input(key="monitor_chunk_size").set_value(500).run(timeout=TIMEOUT)
+    at.number_input(key="w_monitor_chunk_size").set_value(500).run(timeout=TIMEOUT)
     assert not at.exception and not at.error
     expected = monitor(path, label="y_true", proba_columns=["y_pred_proba"], pred="y_pred",
                        chunk_size=500)
@@ -144,13 +144,13 @@ def test_the_chunk_size_survives_a_run_that_did_not_show_it(away: str) -> None:
     """Coming back to the same log after a run that drew no chunk controls shows its chunk
     size (the example's 300), not the widget's minimum (a browser run once showed 50)."""
     at = _open()
-    assert at.number_input(key="monitor_chunk_size").value == 300
-    key, back = (("monitor_source", "The example log") if away == "Upload a file"
-                 else ("monitor_chunking", "Rows"))
+    assert at.number_input(key="w_monitor_chunk_size").value == 300
+    key, back = (("w_monitor_source", "The example log") if away == "Upload a file"
+                 else ("w_monitor_chunking", "Rows"))
     at.radio(key=key).set_value(away).run(timeout=TIMEOUT)
     at.radio(key=key).set_value(back).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
-    assert at.number_input(key="monitor_chunk_size").value == 300
+    assert at.number_input(key="w_monitor_chunk_size").value == 300
     assert player(at)["spec"]["last"] == 49
 
 
@@ -180,26 +180,26 @@ def test_the_time_format_and_unit_controls_read_what_the_library_reads(tmp_path:
     day_first = tmp_path / "dayfirst.csv"
     frame.assign(ts=frame.ts.dt.strftime("%d/%m/%Y %H:%M")).to_csv(day_first, index=False)
     at = _use_path(_open(), day_first)
-    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
     shown = at.error[0].value.replace("\\", "")
     assert "column 'ts', row 0 ('01/01/2024 00:00')" in shown and "--time-format" in shown
-    at.text_input(key="monitor_time_format").set_value("%d/%m/%Y %H:%M").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_time_format").set_value("%d/%m/%Y %H:%M").run(timeout=TIMEOUT)
     assert not at.exception and not at.error
     expected = monitor(day_first, label="label", proba_prefix="proba_", time_column="ts",
                        window="6h", time_format="%d/%m/%Y %H:%M")
     assert player(at)["spec"]["last"] == expected.n_chunks
-    at.text_input(key="monitor_time_format").set_value("%m-%d").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_time_format").set_value("%m-%d").run(timeout=TIMEOUT)
     assert "not matching time_format" in at.error[0].value.replace("\\", "")
-    at.text_input(key="monitor_time_format").set_value("").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_time_unit").set_value("epoch seconds").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_time_format").set_value("").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_time_unit").set_value("s").run(timeout=TIMEOUT)
     assert "holds text" in at.error[0].value.replace("\\", "")
 
     epoch = tmp_path / "epoch.csv"
     frame.assign(ts=frame.ts.astype("int64") // 10**6).to_csv(epoch, index=False)
     at = _use_path(_open(), epoch)
-    at.radio(key="monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
     assert "--time-unit" in at.error[0].value.replace("\\", "")
-    at.selectbox(key="monitor_time_unit").set_value("epoch milliseconds").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_time_unit").set_value("ms").run(timeout=TIMEOUT)
     assert not at.exception and not at.error
     assert player(at)["spec"]["last"] == expected.n_chunks
 
@@ -217,20 +217,17 @@ def test_a_hugging_face_log_is_refused_as_p_positive_and_read_as_a_binary_top_sc
                   "score": np.where(pred == 1, p1, 1 - p1)}).to_csv(path, index=False)
     at = _use_path(_open(), path)
     # the guesses: the true label, one score column P(positive), decisions in `label`
-    at.radio(key="monitor_form").set_value(
-        "Label + one column P(positive) (a binary model)").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_label").set_value("y_true").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_proba_column").set_value("score").run(timeout=TIMEOUT)
-    at.text_input(key="monitor_positive").set_value("POSITIVE").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_pred").set_value("label").run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_form").set_value("proba_columns").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_label").set_value("y_true").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_proba_columns").set_value("score").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_positive_label").set_value("POSITIVE").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_pred").set_value("label").run(timeout=TIMEOUT)
     shown = at.error[0].value.replace("\\", "")
     assert "never below 0.5" in shown and "probability of the true class" in shown
-    at.radio(key="monitor_form").set_value(
-        "Label + the predicted label and its score (a binary model's top class)").run(
-        timeout=TIMEOUT)
-    at.selectbox(key="monitor_label").set_value("y_true").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_top_pred").set_value("label").run(timeout=TIMEOUT)
-    at.selectbox(key="monitor_top_score").set_value("score").run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_form").set_value("binary_top_score").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_label").set_value("y_true").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_pred").set_value("label").run(timeout=TIMEOUT)
+    at.selectbox(key="w_monitor_binary_top_score").set_value("score").run(timeout=TIMEOUT)
     assert not at.exception and not at.error
     expected = monitor(path, label="y_true", pred="label", binary_top_score="score",
                        chunk_size=1000)
@@ -256,8 +253,8 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     columns = pd.DataFrame({"label": y, **{f"proba_{k}": p[:, k] for k in range(3)}})
     expected = monitor(columns, label="label", proba_prefix="proba_", chunk_size=1000)
     at = _use_path(_open(), path)
-    assert at.radio(key="monitor_form").value.startswith("Label + one column holding an array")
-    assert at.selectbox(key="monitor_proba_array").value == "proba"
+    assert at.radio(key="w_monitor_form").value == "proba_array"
+    assert at.selectbox(key="w_monitor_proba_array").value == "proba"
     assert not at.exception and not at.error
     assert player(at)["spec"]["last"] == expected.n_chunks == 3
     text = " ".join(m.value for m in at.markdown).replace("\\", "")
@@ -265,7 +262,7 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     plain = tmp_path / "columns.csv.gz"
     plain.write_bytes(gzip.compress(columns.to_csv(index=False).encode()))
     at = _use_path(at, plain)
-    assert at.radio(key="monitor_form").value.startswith("Label + one probability column")
+    assert at.radio(key="w_monitor_form").value == "proba_prefix"
     assert not at.exception and not at.error
     assert player(at)["spec"]["last"] == expected.n_chunks
 
@@ -281,3 +278,98 @@ def test_the_code_is_built_when_its_expander_opens() -> None:
     compile(code.value, "shown", "exec")
     assert "monitor(" in code.value and "label='label'" in code.value
     assert "chunk_size=300" in code.value
+
+
+def test_the_column_controls_are_the_tables_entries_for_the_chosen_form() -> None:
+    """Each form shows the controls of the LOG_FIELDS entries shown with it, labelled by them."""
+    from pudd_core.monitoring import LOG_FIELDS, log_forms
+
+    at = _open()
+    for form in log_forms():
+        at.radio(key="w_monitor_form").set_value(form.name).run(timeout=TIMEOUT)
+        assert not at.exception
+        labels = {w.label for kind in ("selectbox", "text_input") for w in getattr(at, kind)}
+        for f in LOG_FIELDS:
+            if f.group == "time":
+                continue
+            drawn = any(label.startswith(f.widget) for label in labels)
+            assert drawn == (f.name == form.name or form.name in f.shown), (form.name, f.name)
+
+
+def test_an_entry_added_to_the_table_is_a_control_on_the_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new entry of LOG_FIELDS (and the session key ui/state.py derives for each entry at
+    import, declared here by hand) is drawn with its form, and changes nothing left empty."""
+    import ui.monitor
+    from pudd_core.monitoring import LOG_FIELDS, LogField
+    from ui import state
+
+    new = LogField("weight", "each row's weight (a test entry)", kind="text",
+                   shown=("proba_prefix",), side=2, widget="Weight column (a test entry)")
+    monkeypatch.setattr(ui.monitor, "LOG_FIELDS", (*LOG_FIELDS, new))
+    monkeypatch.setitem(state.MONITOR_FIELDS, "weight", "monitor_weight")
+    monkeypatch.setitem(state.DEFAULTS, "monitor_weight", None)
+    at = _open()
+    control = at.text_input(key="w_monitor_weight")
+    assert control.label == new.widget and control.help.startswith("Each row's weight")
+    assert not at.exception and not at.error
+    expected = monitor(EXAMPLE, label="label", proba_prefix="proba_", chunk_size=300)
+    alarms = [i for i, a in enumerate(player(at)["spec"]["settings"][0]["metrics"]["alarm"])
+              if a]
+    assert alarms == list(expected.alarms)
+
+
+def test_the_cli_the_page_and_the_library_read_one_log_alike(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Day-first times read with a time format, 6-hour windows: the library (a LogFormat or
+    keywords), the incremental monitor fed uneven pieces, the command line's --json and the
+    page (its player and the code it shows) give the same chunks, p-values and alarms."""
+    import json
+
+    from pudd_core.cli import main
+    from pudd_core.monitoring import LogFormat, Monitor
+
+    frame = pd.read_parquet(EXAMPLE).head(6000)
+    path = tmp_path / "dayfirst.csv"
+    frame.assign(ts=frame.ts.dt.strftime("%d/%m/%Y %H:%M")).to_csv(path, index=False)
+    when = "%d/%m/%Y %H:%M"
+    fmt = LogFormat(label="label", proba_prefix="proba_", time_column="ts", time_format=when)
+    results = {
+        "format": monitor(path, fmt, window="6h"),
+        "keywords": monitor(path, label="label", proba_prefix="proba_", time_column="ts",
+                            window="6h", time_format=when),
+    }
+    m = Monitor(fmt, window="6h")
+    rows = pd.read_csv(path, float_precision="round_trip")
+    for part in np.array_split(rows, [7, 1000, 1001, 4321]):
+        m.feed(part)
+    m.finish()
+    results["incremental"] = m.result()
+    assert main(["monitor", str(path), "--label", "label", "--proba-prefix", "proba_",
+                 "--time-column", "ts", "--time-format", when, "--window", "6h",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+
+    at = _use_path(_open(), path)
+    at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
+    at.text_input(key="w_monitor_time_format").set_value(when).run(timeout=TIMEOUT)
+    assert not at.exception and not at.error
+    at.session_state["monitor_code_open"] = True  # a click on "Show the code"
+    at.run(timeout=TIMEOUT)
+    shown = {}
+    exec(at.code[0].value, shown)  # the page's "Show the code"
+    results["page's code"] = shown["result"]
+    spec = player(at)["spec"]
+    page_alarms = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
+
+    reference = results["format"]
+    assert reference.n_chunks > 10 and reference.alarms  # a drift to find, in many chunks
+    for name, result in results.items():
+        assert result.n_chunks == reference.n_chunks, name
+        assert result.alarms == reference.alarms, name
+        np.testing.assert_array_equal(result.p_values, reference.p_values, err_msg=name)
+    assert cli["n_chunks"] == reference.n_chunks and cli["alarms"] == list(reference.alarms)
+    assert cli["p_values"] == [None if np.isnan(p) else p for p in reference.p_values]
+    assert page_alarms == list(reference.alarms) and spec["last"] == reference.n_chunks
+    assert "LogFormat(label='label', proba_prefix='proba_', time_column='ts', " \
+           "time_format='%d/%m/%Y %H:%M')" in at.code[0].value

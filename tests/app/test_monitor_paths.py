@@ -33,9 +33,9 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 
 def _page_with_path(text: str) -> AppTest:
     at = open_page("pages/monitor.py", timeout=TIMEOUT, via_home=False)
-    at.radio(key="monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
-    if text and at.text_input(key="monitor_path") is not None:
-        at.text_input(key="monitor_path").set_value(text).run(timeout=TIMEOUT)
+    at.radio(key="w_monitor_source").set_value("A path on the server").run(timeout=TIMEOUT)
+    if text and at.text_input(key="w_monitor_path") is not None:
+        at.text_input(key="w_monitor_path").set_value(text).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -253,3 +253,23 @@ def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
     # the report on show by default, as the table test above reads it
     caveats = read_report(RESULTS / "table1_gnb.csv", 1, "gnb").caveats
     assert caveats and all(c in text for c in caveats)
+
+
+def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_store: Path) -> None:
+    from pudd_core.reproduction.studies import display_tables
+    from pudd_core.streams.locate import project_root
+
+    results = project_root() / "results"
+    expected = display_tables(results)
+    at = _page()
+    assert any(h.value.startswith("6. Threshold studies") for h in at.subheader)
+    if not expected:
+        assert any("threshold_studies.py" in i.value for i in at.info)
+        return
+    shown = [d.value for d in at.dataframe if "variant" in d.value.columns
+             or "chunk size" in d.value.columns]
+    assert len(shown) == len(expected)
+    for frame, want in zip(shown, expected.values(), strict=True):
+        pd.testing.assert_frame_equal(frame.reset_index(drop=True),
+                                      want.reset_index(drop=True), check_dtype=False)
+    assert any("studies choose" in m.value for m in at.markdown)
