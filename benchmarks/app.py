@@ -63,7 +63,7 @@ def measure(page: Any, url: str, log: Path) -> dict[str, Any]:
     computing = [ms / 1e3 for what, ms in player_timings(log) if what == "runs"][:len(SEEDS)]
     again = [navigate(s) for s in SEEDS]  # runs cached
     frame = wait_for_player(page, 99)
-    player = page.frame_locator(PLAYER)
+    player = page.locator(PLAYER)
     steps = [ms / 1e3 for ms in step_times(page, frame, 20)]
     pauses: dict[str, list[tuple[float, int]]] = {}
     plays: dict[str, tuple[float, int, int]] = {}

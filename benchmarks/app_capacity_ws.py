@@ -44,7 +44,7 @@ def measure_window(browser: Any, url: str, pid: int) -> dict[str, Any]:
     with open_page(browser, LAPTOP) as student:
         student.goto(f"{url}/explorer?seed=0")
         frame = wait_for_player(student, 99, timeout=240_000)
-        player = student.frame_locator(PLAYER)
+        player = student.locator(PLAYER)
         steps = step_times(student, frame, 20)
         pauses = []
         player.locator("#speed").select_option("5")

@@ -36,7 +36,7 @@ def measure(page: Any, url: str) -> list[tuple[str, float, float, float]]:
                   f"&seeds={seeds}&chunk=1")
         settle(page, EXPLORER)
         frame = wait_for_player(page, 99, timeout=600_000)
-        player = page.frame_locator(PLAYER)
+        player = page.locator(PLAYER)
         steps = []
         for _ in range(20):
             t0 = frame.evaluate("() => performance.now()")

@@ -152,15 +152,16 @@ def _times(browser: Any, addresses: dict[str, str], warm: int, returning: dict[s
            logs: dict[str, Path | None]) -> tuple[dict[str, dict[str, list[float]]], int]:
     """One page in each server, visit for visit in turn: its cold, warm (new browser) and
     returning-browser times per server, the warm visits' script times in the server
-    (``script``: new browser, ``script_again``: returning), and the number of charts of the
-    last server's page."""
+    (``script``: new browser, ``script_again``: returning), and the number of charts of this
+    checkout's page (the widget floor visited in turn with it has none)."""
     times: dict[str, dict[str, list[float]]] = {
         name: {"cold": [], "warm": [], "again": [], "script": [], "script_again": []}
         for name in addresses}
     charts = 0
     for name, address in addresses.items():
-        cold, charts, _ = _visit(browser, address, log=logs[name])
+        cold, drawn, _ = _visit(browser, address, log=logs[name])
         times[name]["cold"].append(cold)
+        charts = drawn if name == "this" else charts
     for _ in range(warm):
         for name, address in addresses.items():
             settled, _, script = _visit(browser, address, log=logs[name])
@@ -229,14 +230,20 @@ def main() -> None:
             rows.append((title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
                          _children_mb(pids["this"])))
             floor_returning.close()
+        floor_returning = browser.new_context(viewport={"width": 1280, "height": 800})
         for spec in chosen:
             addresses = {name: f"{url}/{spec.url_path or ''}" for name, url in urls.items()}
-            times, charts = _times(browser, addresses, args.warm, returning, logs)
+            contexts, page_logs = returning, logs
+            if args.baseline is None:  # the widget floor visited in turn with the page
+                addresses[FLOOR_WIDGETS] = floors[FLOOR_WIDGETS]
+                contexts = {**returning, FLOOR_WIDGETS: floor_returning}
+                page_logs = {**logs, FLOOR_WIDGETS: None}
+            times, charts = _times(browser, addresses, args.warm, contexts, page_logs)
             rows.append((spec.title, times, charts, {n: rss_mb(p) for n, p in pids.items()},
                          _children_mb(pids["this"])))
             print(spec.title, {n: {k: [round(v, 1) for v in vs] for k, vs in t.items()}
                                for n, t in times.items()}, file=sys.stderr)
-        for context in returning.values():
+        for context in (*returning.values(), floor_returning):
             context.close()
         idle = None
         if not args.no_idle and args.baseline is None:  # the torch child exits when idle
@@ -255,6 +262,26 @@ def _script(title: str, seconds: list[float]) -> str:
     return f"{statistics.median(seconds):.2f}"
 
 
+def ratios(times: dict[str, dict[str, list[float]]]) -> tuple[float, float] | None:
+    """The page's median warm times over the widget floor's, visited in turn with it: a new
+    browser's and a returning one's; None for a row without the floor beside it.
+
+    >>> ratios({"this": {"warm": [6.0, 3.0, 4.0], "again": [3.0]},
+    ...         FLOOR_WIDGETS: {"warm": [2.0, 4.0, 2.0], "again": [2.5]}})
+    (2.0, 1.2)
+    """
+    if FLOOR_WIDGETS not in times:
+        return None
+    page, floor = times["this"], times[FLOOR_WIDGETS]
+    return (statistics.median(page["warm"]) / statistics.median(floor["warm"]),
+            statistics.median(page["again"]) / statistics.median(floor["again"]))
+
+
+def _ratios(times: dict[str, dict[str, list[float]]]) -> str:
+    both = ratios(times)
+    return "–" if both is None else f"{both[0]:.2f} / {both[1]:.2f}"
+
+
 def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
                idle: tuple[float, float] | None) -> None:
     load = load_average()
@@ -265,15 +292,16 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
           f"CPUs (load average at the end: {load})\n")
     print(f"Server RSS after start: {start_rss:.0f} MB.\n")
     print("| page | cold (s) | warm, new browser, median (s) | its script runs, median (s) | "
-          "warm, returning browser, median (s) | its script runs, median (s) | charts | "
-          "server RSS after (MB) | its workers' RSS (MB) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "warm, returning browser, median (s) | its script runs, median (s) | "
+          "÷ floor with widgets, new / returning | charts | server RSS after (MB) | "
+          "its workers' RSS (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for title, times, charts, rss, workers in rows:
         t = times["this"]
         print(f"| {title} | {t['cold'][0]:.1f} | {statistics.median(t['warm']):.1f} | "
               f"{_script(title, t['script'])} | {statistics.median(t['again']):.1f} | "
-              f"{_script(title, t['script_again'])} | {charts} | {rss['this']:.0f} "
-              f"| {workers:.0f} |")
+              f"{_script(title, t['script_again'])} | {_ratios(times)} | {charts} | "
+              f"{rss['this']:.0f} | {workers:.0f} |")
     if idle is not None:
         print(f"\n{CHILD_IDLE_S + 15:.0f} s after the last visit: server RSS {idle[0]:.0f} MB, "
               f"its workers' {idle[1]:.0f} MB.")
@@ -295,7 +323,10 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
           "pages show (sidebar radio, select boxes, a multiselect, number and text inputs, a "
           "checkbox; metrics, a table, download buttons, code; "
           "`benchmarks/bench_pages.FLOORS`) and nothing of the app: what Streamlit's frontend "
-          "takes to load and draw those widgets' code by itself. "
+          "takes to load and draw those widgets' code by itself. ÷ floor with widgets: the "
+          "page's warm medians over the widget floor's, whose visits are made in turn with "
+          "the page's (floor, page, floor, page, ...), so that a change of the machine's load "
+          "hits both alike; issue 34 asks for 1.2 at most. "
           "The warm goal is 2 s (issue 25). The workers: "
           "joblib's processes for runs at once, and the child that does torch's work (it "
           f"exits after {CHILD_IDLE_S:.0f} s idle), their RSS together.")

@@ -60,10 +60,13 @@ def trace_named(spec: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def player(at: AppTest) -> dict[str, Any]:
-    """The Stream explorer player's arguments: ``{"spec": ..., "start": chunk}``."""
-    [el] = [e for e in at.get("component_instance")
-            if "pudd_player" in e.proto.component_name]
-    args: dict[str, Any] = json.loads(el.proto.json_args)
+    """The Stream explorer player's data: ``{"spec": ..., "start": chunk, "detail": ...}``.
+
+    Its spec is read back from the JSON text the page sends.
+    """
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "pudd_player"]
+    args: dict[str, Any] = json.loads(el.proto.json)
+    args["spec"] = json.loads(args["spec"])
     return args
 
 

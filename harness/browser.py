@@ -30,12 +30,14 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 EXPLORER = "Stream explorer"
-PLAYER = 'iframe[title="ui.player.pudd_player"]'
+#: the Stream explorer's player, drawn in the page (ui/player_component/player.html)
+PLAYER = ".pudd-player"
 #: four PUDD settings side by side (the explorer's ``pudd`` link parameter)
 FOUR = "3;5,cut_points=all;3,partition=ek;1,clamp_min=0"
 MAIN_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0"
-#: a chart of ui/chart.py until its plotly.js has drawn it (it keeps its height meanwhile)
-CHART_LOADING = '.pudd-chart[data-pudd-chart="loading"]'
+#: a chart of ui/chart.py, or the player, until its plotly.js has drawn it (each keeps its
+#: height meanwhile)
+CHART_LOADING = '[data-pudd-chart="loading"]'
 _CHARTS_LOADING = f"() => document.querySelectorAll('{CHART_LOADING}').length"
 RUNNING = "() => !!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 _ERROR_DIALOG = '[role="dialog"]:has-text("error"), [role="alertdialog"]'
@@ -187,14 +189,16 @@ def assert_no_exception(page: Any) -> None:
 
 # --- the Stream explorer's player -------------------------------------------------------------
 def wait_for_player(page: Any, last: int | None = None, timeout: float = 90_000) -> Any:
-    """The player's frame once it shows a run (of ``last`` chunks, if given)."""
+    """The page once its player shows a run (of ``last`` chunks, if given).
+
+    The player is in the page (no frame of its own): what is returned is ``page`` itself,
+    on which ``__player`` (its state: cursor, playing, stats) and its controls are found.
+    """
     page.wait_for_function(
-        "(last) => { const f = [...document.querySelectorAll('iframe')]"
-        ".find(i => i.title.includes('pudd_player'));"
-        " const p = f && f.contentWindow && f.contentWindow.__player;"
+        "(last) => { const p = window.__player;"
         " return !!p && p.last > 0 && (last === null || p.last === last); }",
         arg=last, timeout=timeout)
-    return next(f for f in page.frames if "pudd_player" in f.url)
+    return page
 
 
 def press(page: Any, selector: str) -> None:
@@ -203,7 +207,7 @@ def press(page: Any, selector: str) -> None:
     No waiting for it to be "stable" (Playwright's click waits for quiet animation frames,
     which a playing player never gives).
     """
-    button = page.frame_locator(PLAYER).locator(selector)
+    button = page.locator(PLAYER).locator(selector)
     button.scroll_into_view_if_needed()
     box = button.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

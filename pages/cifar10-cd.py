@@ -136,8 +136,10 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
             "alarms. Within a chunk the images come class by class, as in the authors' code, "
             "so the 0/1 errors an instance-level baseline reads arrive in bursts."
         )
-    with st.expander("Show the code"):
-        st.code(cfg.as_python(), language="python")
+    # built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
+    code = st.expander("Show the code", key="cifar_code_open", on_change="rerun")
+    if code.open:
+        code.code(cfg.as_python(), language="python")
 
 st.subheader("4. The paper's comparison, measured")
 cifar.committed_comparison()

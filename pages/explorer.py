@@ -59,7 +59,9 @@ with results:
                    "alarm that detects nothing new is a false alarm "
                    "(`experiments.evaluation.match_alarms`).")
     explorer.downloads(cfg, comparison)
-    with st.expander("Show the code"):
-        st.code(cfg.as_python(), language="python")
+    # built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
+    code = st.expander("Show the code", key="explorer_code_open", on_change="rerun")
+    if code.open:
+        code.code(cfg.as_python(), language="python")
 
 state.write_query("explorer")

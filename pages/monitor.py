@@ -110,8 +110,10 @@ cols[1].download_button(
     help="One self-contained file (plotly inline, works offline): the state in words, the "
          "reference period, which classes' PU-index moved, traces, every alarm and the "
          "winning windows' histograms.")
-with st.expander("Show the code"):
-    st.code(mapping.as_python(str(log.path or log.name)), language="python")
+# built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
+code = st.expander("Show the code", key="monitor_code_open", on_change="rerun")
+if code.open:
+    code.code(mapping.as_python(str(log.path or log.name)), language="python")
 
 calibration.section(log, mapping, result.n_chunks)
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from pudd_core import plots
-from pudd_core._validation import ParameterError
 from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import DATASETS
-from pudd_core.reproduction.claims import beside_ranking, comparison_table, paper_cells
 from pudd_core.reproduction.committed import FIG5_REPORT
 from pudd_core.reproduction.findings import without_markers
-from pudd_core.reproduction.report import acceptance_headline
-from pudd_core.reproduction.significance import friedman_nemenyi
 from pudd_core.streams.locate import project_root
 from pudd_core.views.reproduction import (
     NOT_COMPARABLE_DATASETS,
@@ -50,14 +46,14 @@ st.markdown(
 st.subheader("The committed headline")
 # the acceptance report with the paper's 100 seeds; the 10-seed full table otherwise
 for name in ACCEPTANCE_REPORTS:
-    committed = cache.committed_report(str((root or store.parent.parent) / "results" / name))
-    if committed is not None:
+    headline = cache.committed_headline(str((root or store.parent.parent) / "results" / name))
+    if headline is not None:
         break
-if committed is None:
+if headline is None:
     st.info("No committed reproduction report in `results/` (see `results/README.md`).",
             icon=":material/inventory_2:")
 else:
-    head = acceptance_headline(committed)
+    head, n_seeds = headline
     cols = [*st.columns(2), *st.columns(2)]  # 2 x 2: labels and values fit at 1024 px
     cols[0].metric("Acceptance cells within ±1.5", f"{head.within} of {head.total}",
                    help="PUDD-1/3/5 of GNB-I and GNB-O on sea0, sea10, sea20, sine, mixed, "
@@ -67,18 +63,22 @@ else:
                    help="Real streams read in order: the runs differ only by PUDD's "
                         "sampling of reference windows over 1000 values.")
     cols[3].metric("Runs behind it", f"{head.runs:,}",
-                   help=f"Up to {len(committed.seeds)} seeds per cell.")
+                   help=f"Up to {n_seeds} seeds per cell.")
     st.markdown(
         f"Computed from `results/{name}`, as committed (`pudd_core reproduce` writes it; "
         "the runs themselves are in the gitignored results store of the machine that ran "
         "them). airline runs on a substitute file, so its cells are not comparable; "
         "`results/README.md` has the commands, times and caveats of every report."
     )
+# the long texts below are built only while their expander is open: 70 kB of Markdown with
+# code blocks (Streamlit's 1.6 MB highlighter) cost the page's load about a second
 for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS)):
     text = cache.committed_text(str((root or store.parent.parent) / "results" / name))
     if text:
-        with st.expander(f"results/{name}, as committed"):
-            st.markdown(without_markers(text))
+        doc = st.expander(f"results/{name}, as committed", key=f"reproduction_open_{name}",
+                          on_change="rerun")
+        if doc.open:
+            doc.markdown(without_markers(text))
 
 def _not_comparable(n_chunks: int | None = None) -> dict[str, str]:
     """dataset -> why its cells are not comparable with the paper's."""
@@ -98,11 +98,13 @@ if not reports:
 else:
     chosen = reproduction.committed_selector(reports)
     shown = cache.committed_report(str(results / chosen.file), chosen.table, chosen.classifier)
-    if shown is not None:
+    summary = cache.committed_summary(str(results / chosen.file), chosen.table,
+                                      chosen.classifier, tuple(_not_comparable().items()))
+    if shown is not None and summary is not None:
         if not chosen.comparable:
             st.warning(f"**Not comparable with the paper's numbers**: {chosen.note}.",
                        icon=":material/compare_arrows:")
-        counts = summarise(shown)
+        counts, cells_frame, reference_text = summary
         metric = st.columns(3)
         metric[0].metric("Cells run", f"{counts.run} of {counts.cells}")
         metric[1].metric("Within ±1.5 points", f"{counts.within} of {counts.run}")
@@ -111,8 +113,7 @@ else:
         chart.draw(plots.reproduction_figure,
                    comparable, title=f"{chosen.label}: ours against the paper's",
                    key="reproduction_committed_scatter")
-        st.dataframe(reproduction.styled(plots.reproduction_frame(
-            shown.cells, not_comparable=_not_comparable())), hide_index=True, height=360)
+        st.dataframe(reproduction.styled(cells_frame), hide_index=True, height=360)
         st.caption(
             "A cell is the mean per-chunk accuracy of each run, averaged over its seeds; "
             "`ours − paper` in accuracy points; – where a cell was not run or the paper gives "
@@ -121,8 +122,8 @@ else:
             "same model with no detector, and the oracle adapting at the true drifts. Alarms: "
             "means over seeds; drifts detected, false alarms and delay where the drifts are "
             "known.")
-        if text := shown.reference_text():
-            st.markdown("**Against the references.** " + text)
+        if reference_text:
+            st.markdown("**Against the references.** " + reference_text)
         if shown.caveats:
             with st.expander("Where these runs differ from the paper's (the report's caveats)"):
                 st.markdown("\n".join(f"- {c}" for c in shown.caveats))
@@ -135,13 +136,12 @@ st.markdown(
     "the paper's own numbers; right: our committed runs (airline left out)."
 )
 comparison = reproduction.comparison_selector()
-ours_cells = cache.committed_cells(str(results), stamp)
 sides = st.columns(2)
-for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
-                                       ("Our runs", ours_cells)), strict=True):
+for side, (who, folder) in zip(sides, (("The paper's numbers", None),
+                                        ("Our runs", str(results))), strict=True):
     with side:
         st.markdown(f"**{who}**")
-        table, blocks = comparison_table(cells, comparison)
+        table, blocks, result = cache.ranking(folder, stamp, comparison)
         if comparison != "table1" and all(m.startswith("pudd") for m in table.columns):
             what = "SOTA method" if comparison == "table2" else "EK run"
             st.info(f"No diagram: only PUDD-1/3/5 in these runs, no {what} to rank them "
@@ -149,9 +149,7 @@ for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
                                  if comparison == "fig5" and who.startswith("The paper")
                                  else "."), icon=":material/info:")
             continue
-        try:
-            result = friedman_nemenyi(table, blocks=blocks)
-        except ParameterError:
+        if result is None:
             why = ("the paper prints Fig. 5 as an image: it gives no numbers for EK"
                    if comparison == "fig5" and who.startswith("The paper") else
                    f"{blocks} with {table.shape[1]} method(s) run: the test needs at least 3 "
@@ -160,7 +158,7 @@ for side, (who, cells) in zip(sides, (("The paper's numbers", paper_cells()),
             continue
         chart.draw(plots.cd_diagram_figure, result, title=None,
                    key=f"reproduction_cd_{comparison}_{who[:3]}")
-beside = beside_ranking(ours_cells, comparison)
+beside = cache.beside_ranking(str(results), stamp, comparison)
 if len(beside):
     st.markdown("**Our runs: the ranked methods beside the references.** The references are "
                 "not ranked: the same model with no detector (it never adapts) and the oracle "
@@ -202,9 +200,11 @@ st.caption("**holds**: the numbers give it and the test rejects at 0.05; **not s
            "right; \"count significant\" says it is also above chance (binomial test). "
            "`python -m pudd_core reproduce --claims` writes the same report to "
            "`results/claims.md`.")
-with st.expander("Each claim: what the numbers give, and the test behind the verdict"):
+each_claim = st.expander("Each claim: what the numbers give, and the test behind the verdict",
+                         key="reproduction_open_claims", on_change="rerun")
+if each_claim.open:
     # the claims one by one: the report's own title and verdict table are above already
-    st.markdown(claims_text[claims_text.find("\n## ") + 1:])
+    each_claim.markdown(claims_text[claims_text.find("\n## ") + 1:])
 
 st.subheader("4. Our numbers against the paper's, from the results store")
 rows = cache.store_rows(str(store), cache.store_parts(str(store)))
@@ -248,8 +248,10 @@ if groups:
             f"{report.n_errors}. A cell is the mean per-chunk accuracy of each run, averaged "
             "over its seeds; `ours − paper` in accuracy points."
         )
-        with st.expander("The report as Markdown (what `pudd_core reproduce` writes)"):
-            st.markdown(report.markdown())
+        markdown = st.expander("The report as Markdown (what `pudd_core reproduce` writes)",
+                               key="reproduction_open_report", on_change="rerun")
+        if markdown.open:
+            markdown.markdown(report.markdown())
 
 st.subheader("5. Run a small reproduction")
 st.markdown(
@@ -279,8 +281,10 @@ elif configs is not None:
         st.success(f"All {len(configs)} runs of this selection are in the store: choose "
                    f"“{group_key(small.classifier, small.n_chunks)}” above to see them.",
                    icon=":material/check_circle:")
-    with st.expander("The same from the command line"):
-        st.code(small.as_command(), language="bash")
+    command = st.expander("The same from the command line", key="reproduction_open_command",
+                          on_change="rerun")
+    if command.open:
+        command.code(small.as_command(), language="bash")
 
 st.subheader("6. Threshold studies: false alarms, delay, skip rule, chunk size")
 studies.committed_studies(results)

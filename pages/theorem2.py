@@ -111,8 +111,10 @@ with tab2:
         st.table(plots.contingency_table_frame(  # a static table: every column in view
             res.pudd.table, res.pudd.expected, row_labels=("Window 1", "Window 2"))
             .style.format("{:.4g}"))
-        with st.expander("Show the code"):
-            st.code(cfg.as_python(), language="python")
+        # built only while open: st.code loads Streamlit's 1.6 MB highlighter with the page
+        code = st.expander("Show the code", key="theorem2_code_open", on_change="rerun")
+        if code.open:
+            code.code(cfg.as_python(), language="python")
 
         st.subheader("5. The other direction: a pure error-rate change")
         st.markdown(

@@ -52,9 +52,13 @@ else:
                    "alarm before the next one)." if drifts is not None else
                    "This stream has no known drift points: only accuracy and alarms apply.")
             )
-            with st.expander("The runs behind the chart"):
-                st.dataframe(sweep, hide_index=True)
-                st.code(cfg.as_python(), language="python")
+            # built only while open: st.code and st.dataframe load Streamlit's 1.6 MB
+            # highlighter and its table's code with the page
+            behind = st.expander("The runs behind the chart", key="thresholds_runs_open",
+                                 on_change="rerun")
+            if behind.open:
+                behind.dataframe(sweep, hide_index=True)
+                behind.code(cfg.as_python(), language="python")
 
 st.subheader("2. False alarms on a stream without drift")
 st.markdown(

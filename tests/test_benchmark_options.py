@@ -26,6 +26,8 @@ CASES = [
     ("bench_pages", ["--baseline", str(ROOT), "--warm", "0"], "--warm"),
     ("bench_pages", ["--baseline", str(ROOT), "--pages", "fig1,nowhere"], "--pages"),
     ("bench_server_memory", ["--pages", "home,nowhere"], "--pages"),
+    ("bench_page_profile", ["--pages", "floor,nowhere"], "--pages"),
+    ("bench_page_profile", ["--repeat", "0"], "--repeat"),
     ("bench_page_scripts", ["--repeat", "0"], "--repeat"),
     ("bench_page_scripts", ["--rounds", "-1"], "--rounds"),
     ("bench_page_scripts", ["--pages", "fig1,nowhere"], "--pages"),

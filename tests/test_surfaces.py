@@ -221,9 +221,7 @@ UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
 ENVIRONMENT: dict[str, list[str]] = {
     "PUDD_CACHE_DIR": [
         "tests/streams/test_locate.py::test_a_cache_folder_that_is_a_file_or_missing_still_"
-        "loads_the_data",
-        "tests/app/test_player_frontend.py::test_an_unwritable_cache_gets_the_player_"
-        "assembled_elsewhere"],
+        "loads_the_data"],
     "PUDD_DATA_DIR": [
         "tests/streams/test_locate.py::test_a_data_folder_that_is_missing_or_a_file_is_"
         "named_in_the_error"],

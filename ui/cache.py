@@ -18,7 +18,8 @@ from pudd_core.experiments import cost, pool
 from pudd_core.experiments.grid import ResultStore, run_grid
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment
 from pudd_core.experiments.sweep import FalseAlarmStudy, false_alarm_study
-from pudd_core.reproduction import ReproductionReport, committed
+from pudd_core.reproduction import ReproductionReport, committed, report
+from pudd_core.reproduction.significance import FriedmanResult, friedman_nemenyi
 from pudd_core.streams import StreamInfo, list_streams
 from pudd_core.views import cifar, course, explorer_upload, illustration, reproduction
 from ui.progress import Task
@@ -280,3 +281,66 @@ def claims(folder: str, stamp: tuple[tuple[str, int], ...]) -> tuple[pd.DataFram
 def committed_cells(folder: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
     """Our cells from the committed reports in ``folder`` (see ``claims`` for ``stamp``)."""
     return committed.committed_cells(folder)
+
+
+# --- Reproduction: what the page derives from the committed reports ---------------------------
+# Each visit recomputed these from files that change only with the results (about 1 s of the
+# page's warm script on the loaded machine: the Friedman tests, the tables beside the
+# rankings, the headline, the references' text).
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_headline(path: str) -> tuple[report.AcceptanceHeadline, int] | None:
+    """A committed report's headline (``report.acceptance_headline``) and seeds.
+
+    None without the report.
+    """
+    shown = committed.committed_report(path)
+    return None if shown is None else (report.acceptance_headline(shown), len(shown.seeds))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def committed_summary(path: str, table: int, classifier: str,
+                      not_comparable: tuple[tuple[str, str], ...]
+                      ) -> tuple[reproduction.ReportSummary, pd.DataFrame, str] | None:
+    """A committed report's counts, its table's rows and what its references say.
+
+    The rows as the page's table shows them (``plots.reproduction_frame``); None without the
+    report.
+    """
+    from pudd_core.plots import reproduction_frame
+
+    shown = committed.committed_report(path, table, classifier)
+    if shown is None:
+        return None
+    return (reproduction.summarise(shown),
+            reproduction_frame(shown.cells, not_comparable=dict(not_comparable)),
+            shown.reference_text())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def ranking(folder: str | None, stamp: tuple[tuple[str, int], ...], comparison: str
+            ) -> tuple[pd.DataFrame, str, FriedmanResult | None]:
+    """A comparison's blocks × methods table, its blocks in words and its Friedman test.
+
+    The table is ``claims.comparison_table``'s; the test ``friedman_nemenyi``'s, None where
+    it cannot be made. ``folder``: the committed reports' (our runs; see :func:`claims` for
+    ``stamp``), or None for the paper's own numbers.
+    """
+    from pudd_core._validation import ParameterError
+    from pudd_core.reproduction.claims import comparison_table, paper_cells
+
+    cells = paper_cells() if folder is None else committed.committed_cells(folder)
+    table, blocks = comparison_table(cells, comparison)
+    try:
+        result = friedman_nemenyi(table, blocks=blocks)
+    except ParameterError:
+        result = None
+    return table, blocks, result
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def beside_ranking(folder: str, stamp: tuple[tuple[str, int], ...], comparison: str
+                   ) -> pd.DataFrame:
+    """``claims.beside_ranking`` of the committed reports (see :func:`claims` for ``stamp``)."""
+    from pudd_core.reproduction.claims import beside_ranking as beside
+
+    return beside(committed.committed_cells(folder), comparison)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import streamlit as st
 import streamlit.components.v1 as components
 
-from pudd_core.plots.bundle import CARTESIAN, CARTESIAN_TRACE_TYPES, chart_js
+from pudd_core.plots.bundle import CARTESIAN, CARTESIAN_TRACE_TYPES, chart_js, player_js
 
 _log = logging.getLogger("pudd_lab")
 
@@ -39,9 +39,24 @@ DEFAULT_HEIGHT = 450
 #: How many figures' JSON :func:`draw` keeps (a few kB to a few hundred kB each).
 CACHED_FIGURES = 64
 _ASSETS = "pudd_plotly"  # the v1 component that only serves the bundle's folder
-_JS = (Path(__file__).with_name("chart_component") / "chart.js").read_text(encoding="utf-8")
+#: What every module of a component that draws with plotly.js starts with: ``plotlyFrom``,
+#: one load of a bundle per page, shared by the charts and the player (ui/player.py).
+MODULE_HEAD = (Path(__file__).with_name("chart_component") / "plotly_loader.js").read_text(
+    encoding="utf-8")
+_JS = MODULE_HEAD + (Path(__file__).with_name("chart_component") / "chart.js").read_text(
+    encoding="utf-8")
 
 _draw = st.components.v2.component("pudd_chart", js=_JS, isolate_styles=False)
+
+
+def served(bundle: Path, name: str) -> str:
+    """The address in the app of the plotly.js file ``bundle``.
+
+    Its folder is served by a v1 component ``name`` declared only for its files (never
+    mounted).
+    """
+    components.declare_component(name, path=str(bundle.parent))
+    return f"component/{__name__}.{name}/{bundle.name}"
 
 
 def bundle_src(cache: Path | None = None) -> str | None:
@@ -57,12 +72,23 @@ def bundle_src(cache: Path | None = None) -> str | None:
                      "st.plotly_chart, pages open about a second slower", CARTESIAN.name,
                      CARTESIAN.version)
         return None
-    # declared only to serve the bundle's folder: never mounted
-    components.declare_component(_ASSETS, path=str(bundle.parent))
-    return f"component/{__name__}.{_ASSETS}/{bundle.name}"
+    return served(bundle, _ASSETS)
 
 
 _SRC = bundle_src()
+
+
+def player_src(chart_src: str | None) -> str:
+    """The plotly.js of the player (ui/player.py): ``chart_src``, the charts' bundle.
+
+    So a page loads one plotly.js. Without it (the charts then drawn by ``st.plotly_chart``),
+    the basic partial bundle when kept, else the plotly package's full one
+    (:func:`~pudd_core.plots.bundle.player_js`), served by the app.
+    """
+    return chart_src or served(player_js(), "pudd_plotly_player")
+
+
+PLOTLY_SRC = player_src(_SRC)
 
 
 def trace_types(fig: Any) -> frozenset[str]:

@@ -8,85 +8,54 @@ plays for a class. When the player stops, it writes the cursor into the page's a
 (``?chunk=``, and ``?detail=``: the setting whose details it shows); the next rerun of the
 page reads them back (:func:`cursor_from_address`), so a link, a settings change and a
 return to the page all keep them. Several PUDD settings and seeds are one spec.
+
+The component is one of ``st.components.v2``: drawn in the page, not in an iframe, with the
+plotly.js bundle that the page's charts load (:data:`ui.chart.PLOTLY_SRC`), so the explorer
+and the Monitor page load no plotly.js of their own (an iframe loaded its own after the
+page, 1.3-1.5 s of the page's load; issue 34 item 10).
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import tempfile
+import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
 
 import streamlit as st
-import streamlit.components.v1 as components
 
-from pudd_core.plots.bundle import player_js
 from pudd_core.plots.player import player_spec, run_key
 from pudd_core.views.explorer import Comparison
-from ui import pages, state
+from ui import chart, pages, state
 
 FRONTEND = Path(__file__).with_name("player_component")
+#: The component's markup, its style (every rule under ``.pudd-player``) and its module.
+HTML, CSS, JS = ((FRONTEND / name).read_text(encoding="utf-8")
+                 for name in ("player.html", "player.css", "player.js"))
+
+_component = st.components.v2.component("pudd_player", html=HTML, css=CSS,
+                                        js=chart.MODULE_HEAD + JS, isolate_styles=False)
 
 
-SERVED_JS = "plotly.min.js"  # the name index.html loads
+class Spec(NamedTuple):
+    """A player spec as the component gets it: its JSON, its ``id`` and its last chunk."""
 
-
-def _frontend() -> Path:
-    """The component's files with the player's plotly.js beside them, in a cache folder.
-
-    The plotly.js is :func:`~pudd_core.plots.bundle.player_js`: the basic partial bundle
-    when set-up fetched it, else the plotly package's full bundle. The folder is
-    ``<cache>/player/<digest of its contents>`` (``pudd_core.streams.locate.cache_dir``), never
-    the source tree: two servers with different bundles each get their own, and a checkout
-    stays as committed. Where the cache cannot be written, a temporary folder is used.
-    """
-    from pudd_core.streams.locate import cache_dir
-
-    bundle = player_js()
-    files = sorted(p for p in FRONTEND.iterdir()
-                   if p.is_file() and p.name != SERVED_JS and not p.name.endswith(".tmp"))
-    digest = hashlib.sha256()
-    for path in (*files, bundle):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    try:
-        folder = cache_dir() / "player" / digest.hexdigest()[:16]
-        if (folder / SERVED_JS).is_file():
-            return folder
-        return _assemble(files, bundle, folder)
-    except OSError:
-        return _assemble(files, bundle, Path(tempfile.mkdtemp(prefix="pudd-player-")) / "c")
-
-
-def _assemble(files: list[Path], bundle: Path, folder: Path) -> Path:
-    """Copy ``files`` and ``bundle`` into ``folder``, atomically (a whole folder or none)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", suffix=".tmp", dir=folder.parent))
-    for path in files:
-        shutil.copyfile(path, tmp / path.name)
-    shutil.copyfile(bundle, tmp / SERVED_JS)  # a copy: the browser caches it by address
-    try:
-        tmp.rename(folder)
-    except OSError:  # another server assembled the same folder first
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not (folder / SERVED_JS).is_file():
-            raise
-    return folder
-
-
-_component = components.declare_component("pudd_player", path=str(_frontend()))
+    text: str
+    id: str
+    last: int
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def spec(key: str, _comparison: Comparison, band: bool) -> dict[str, Any]:
+def spec(key: str, _comparison: Comparison, band: bool) -> Spec:
     """The runs' player spec, built once per runs (``key``: ``run_key`` of their results).
 
-    A resource, not data: every session reads the same dict (nobody changes it), with no
-    copy per rerun of a document of several hundred KB.
+    A resource, not data: every session sends the same JSON text (nobody changes it), with
+    no copy and no serialisation per rerun of a document of several hundred KB.
     """
-    return player_spec(_comparison.settings, _comparison.baselines, labels=_comparison.labels,
+    data = player_spec(_comparison.settings, _comparison.baselines, labels=_comparison.labels,
                        band=band)
+    return Spec(json.dumps(data, separators=(",", ":"), allow_nan=False), data["id"],
+                data["last"])
 
 
 def cursor_from_address() -> None:
@@ -103,12 +72,14 @@ def player(comparison: Comparison, *, band: bool) -> None:
     start = time.perf_counter()
     runs = [r for group in (*comparison.settings, *comparison.baselines) for r in group]
     key = run_key(runs, comparison.labels, band)
-    data = spec(key, comparison, band)
-    cursor = min(max(int(state.get(state.EXPLORER_CURSOR)), 1), data["last"])
+    sent = spec(key, comparison, band)
+    cursor = min(max(int(state.get(state.EXPLORER_CURSOR)), 1), sent.last)
     st.session_state[state.EXPLORER_CURSOR] = cursor
     detail = min(max(int(state.get(state.EXPLORER_DETAIL)), 1), len(comparison.labels))
     st.session_state[state.EXPLORER_DETAIL] = detail
-    _component(spec=data, start=cursor, detail=detail, key="explorer_player", default=None)
+    _component(key="explorer_player", data={
+        "spec": sent.text, "id": sent.id, "start": cursor, "detail": detail,
+        "src": chart.PLOTLY_SRC})
     log_time("player", start)
 
 

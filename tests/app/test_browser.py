@@ -236,7 +236,7 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     settle(page, EXPLORER)
     frame = wait_for_player(page, 59)
     assert _agree(frame)["cursor"] == 1
-    player = page.frame_locator(PLAYER)
+    player = page.locator(PLAYER)
     player.get_by_role("button", name="Next chunk ▶").click()
     assert _agree(frame)["cursor"] == 2
     expect(page).to_have_url(re.compile(r"chunk=2(&|$)"))
@@ -273,27 +273,52 @@ def test_explorer_steps_plays_and_pauses_in_the_browser(page: Any, app_url: str)
     assert_no_exception(page)
 
 
-def _frame_gap(page: Any, frame: Any) -> float:
-    """Pixels of the player's frame below the player itself (a blank gap when positive)."""
-    outer = page.locator(PLAYER).bounding_box()["height"]
-    inner = frame.evaluate("() => document.getElementById('player').getBoundingClientRect()"
-                           ".bottom")
-    return float(outer - inner)
+def test_the_player_plays_on_through_a_rerun_and_the_code_opens_on_a_click(
+    page: Any, app_url: str
+) -> None:
+    """The player is in the page (issue 34 item 10): a rerun of the page (here: opening the
+    code, which is built only while open) neither reloads it nor stops it."""
+    page.goto(f"{app_url}/explorer?n_chunks=60")
+    settle(page, EXPLORER)
+    frame = wait_for_player(page, 59)
+    page.locator(PLAYER).locator("#speed").select_option("1")
+    press(page, "#play")
+    assert page.locator('[data-testid="stCode"]').count() == 0  # not built while closed
+    page.get_by_text("Show the code").click()
+    code = page.locator('[data-testid="stCode"]')
+    code.wait_for()
+    assert "run_experiment(RunConfig(" in code.inner_text()
+    _wait_quiet(page)
+    assert frame.evaluate("() => [__player.playing, __player.stats.plays]") == [True, 1]
+    press(page, "#play")  # Pause
+    stopped = _agree(frame)
+    assert not stopped["playing"] and stopped["cursor"] > 1
+    assert_no_exception(page)
 
 
-def test_the_players_frame_shrinks_with_what_it_shows(page: Any, app_url: str) -> None:
+def _gap(page: Any) -> float:
+    """Pixels of the player's element on the page below the player itself (a blank gap when
+    positive)."""
+    return float(page.evaluate(f"""() => {{
+        const player = document.querySelector('{PLAYER}');
+        const box = player.closest('[data-testid="stElementContainer"]');
+        return box.getBoundingClientRect().bottom - player.getBoundingClientRect().bottom;
+    }}"""))
+
+
+def test_the_player_shrinks_with_what_it_shows(page: Any, app_url: str) -> None:
     page.goto(f"{app_url}/explorer?n_chunks=60&chunk=40")
     settle(page, EXPLORER)
     frame = wait_for_player(page, 59)
     assert _agree(frame)["cursor"] == 40
     page.wait_for_timeout(500)
     tall = page.locator(PLAYER).bounding_box()["height"]
-    assert abs(_frame_gap(page, frame)) <= 16
-    page.frame_locator(PLAYER).get_by_role("button", name="Reset", exact=True).click()
+    assert abs(_gap(page)) <= 16
+    page.locator(PLAYER).get_by_role("button", name="Reset", exact=True).click()
     assert _agree(frame)["cursor"] == 1  # chunk 1: nothing tested yet, no windows to show
     page.wait_for_timeout(500)
     assert page.locator(PLAYER).bounding_box()["height"] < tall - 200  # it shrank
-    assert abs(_frame_gap(page, frame)) <= 16
+    assert abs(_gap(page)) <= 16
     note = frame.locator("#no-test")
     assert note.is_visible() and "was tested up to chunk 1" in note.inner_text()
     assert not frame.locator("#detail-label").is_visible()  # one setting: nothing to choose
@@ -340,7 +365,7 @@ def test_explorer_plays_to_the_end_and_keeps_its_place_across_pages(
     page.goto(f"{app_url}/explorer?n_chunks=20&chunk=15")
     settle(page, EXPLORER)
     frame = wait_for_player(page, 19)
-    player = page.frame_locator(PLAYER)
+    player = page.locator(PLAYER)
     player.locator("#speed").select_option("10")
     player.get_by_role("button", name="▶ Play").click()
     frame.wait_for_function("() => !__player.playing", timeout=10_000)
@@ -365,15 +390,13 @@ def test_a_settings_change_keeps_the_players_chunk(page: Any, app_url: str) -> N
     frame = wait_for_player(page, 19)
     first = frame.evaluate("() => __player.id")
     for _ in range(4):
-        page.frame_locator(PLAYER).locator("#next").click()
+        page.locator(PLAYER).locator("#next").click()
     assert _agree(frame)["cursor"] == 7
     yates = page.locator('[data-testid="stCheckbox"]').filter(has_text="Yates").first
     yates.click()  # new runs: the same chunk, not the one the page opened at
     page.wait_for_function(
-        "(first) => { const f = [...document.querySelectorAll('iframe')]"
-        ".find(i => i.title.includes('pudd_player'));"
-        " const p = f && f.contentWindow && f.contentWindow.__player;"
-        " return !!p && p.id !== first; }", arg=first, timeout=90_000)
+        "(first) => { const p = window.__player; return !!p && p.id !== first; }",
+        arg=first, timeout=90_000)
     frame = wait_for_player(page, 19)
     assert _agree(frame)["cursor"] == 7
     expect(page).to_have_url(re.compile(r"chunk=7(&|$)"))
@@ -381,10 +404,8 @@ def test_a_settings_change_keeps_the_players_chunk(page: Any, app_url: str) -> N
     yates.click()  # and back: still there
     frame = wait_for_player(page, 19)
     page.wait_for_function(
-        "(first) => { const f = [...document.querySelectorAll('iframe')]"
-        ".find(i => i.title.includes('pudd_player'));"
-        " const p = f && f.contentWindow && f.contentWindow.__player;"
-        " return !!p && p.id === first; }", arg=first, timeout=90_000)
+        "(first) => { const p = window.__player; return !!p && p.id === first; }",
+        arg=first, timeout=90_000)
     assert _agree(wait_for_player(page, 19))["cursor"] == 7
 
 
@@ -397,9 +418,9 @@ def test_two_sessions_on_the_same_link_keep_their_own_place(browser: Any, app_ur
         p.goto(f"{app_url}/explorer?n_chunks=40&chunk=3")
         settle(p, EXPLORER)
         frames.append(wait_for_player(p, 39))
-    pages[0].frame_locator(PLAYER).locator("#jump").fill("30")
+    pages[0].locator(PLAYER).locator("#jump").fill("30")
     for _ in range(2):
-        pages[1].frame_locator(PLAYER).locator("#next").click()
+        pages[1].locator(PLAYER).locator("#next").click()
     assert (_agree(frames[0])["cursor"], _agree(frames[1])["cursor"]) == (30, 5)
     for p in pages:
         p.reload()
@@ -414,7 +435,7 @@ def test_explorer_screenshot_at_an_alarm(page: Any, app_url: str) -> None:
     page.goto(f"{app_url}/explorer?chunk=39&pudd={quote(SCREENSHOT_SETTINGS)}")
     settle(page, EXPLORER)
     frame = wait_for_player(page, 99)
-    page.frame_locator(PLAYER).get_by_role("button", name="Next chunk ▶").click()
+    page.locator(PLAYER).get_by_role("button", name="Next chunk ▶").click()
     st = _agree(frame)  # chunk 40: PUDD-3 alarms on the third drift
     assert st["cursor"] == 40
     assert frame.locator("#m-alarm").inner_text() == "alarm"
@@ -452,7 +473,7 @@ def test_explorer_compares_four_settings_over_three_seeds_and_a_link_reopens_it(
     frame.locator("#detail").select_option(label="PUDD-5 (all cuts)")
     assert_no_exception(page)
     for _ in range(3):
-        page.frame_locator(PLAYER).locator("#next").click()
+        page.locator(PLAYER).locator("#next").click()
         assert_no_exception(page)
     st = _agree(frame)
     assert st["cursor"] == 4 and frame.evaluate("() => __player.detail") == 2
@@ -610,7 +631,7 @@ def test_random_interaction_never_shows_an_error(page: Any, app_url: str,
         if page.locator(PLAYER).count() == 0:
             return "explorer without a player"
         frame = wait_for_player(page, timeout=60_000)
-        player = page.frame_locator(PLAYER)
+        player = page.locator(PLAYER)
         what = rng.choice(["next", "back", "reset", "play", "jump", "key", "speed"])
         if frame.evaluate("() => __player.playing"):
             press(page, "#play")  # pause first: every action then starts from a still player
@@ -752,9 +773,9 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     assert main.get_by_text("2 alarms at chunks 19, 39").count() == 1
     assert main.locator('[data-testid="stDataFrame"]').count() >= 1  # the alarm table
     alarms_so_far = "() => document.getElementById('m-alarms').textContent"
-    page.frame_locator(PLAYER).locator("#jump").fill("19")
+    page.locator(PLAYER).locator("#jump").fill("19")
     assert _agree(frame)["cursor"] == 19 and frame.evaluate(alarms_so_far) == "0"
-    page.frame_locator(PLAYER).locator("#jump").fill("20")  # log chunk 19: PUDD's alarm
+    page.locator(PLAYER).locator("#jump").fill("20")  # log chunk 19: PUDD's alarm
     assert _agree(frame)["cursor"] == 20 and frame.evaluate(alarms_so_far) == "1"
     assert_no_exception(page)
     _screenshot(page, "monitor")

@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from harness.apptest import figures, open_page
-from harness.browser import CHART_LOADING, assert_no_exception, settle
+from harness.browser import (
+    CHART_LOADING,
+    EXPLORER,
+    assert_no_exception,
+    settle,
+    wait_for_player,
+)
 from pudd_core.plots.bundle import CARTESIAN, chart_js
 
 pytestmark = pytest.mark.browser
@@ -149,4 +155,13 @@ def test_another_page_in_the_session_reuses_the_loaded_bundle(
     settle(page, "Theorem 2, step by step")
     assert page.locator(".pudd-chart").count() == len(drawn)
     assert page.locator(CHART_LOADING).count() == 0
+    _check(page, seen)
+    # the explorer's player draws with the same bundle, in the page: no plotly.js, no frame
+    # of its own (it loaded the basic bundle in an iframe after the page; issue 34 item 10)
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=EXPLORER).click()
+    settle(page, EXPLORER)
+    wait_for_player(page, timeout=300_000)
+    plotly = [u for u in seen["requests"] if "plotly" in u.rsplit("/", 1)[-1].lower()]
+    assert len(plotly) == 1 and plotly[0].endswith(BUNDLE), plotly
+    assert page.locator("iframe").count() == 0
     _check(page, seen)

@@ -79,12 +79,12 @@ def _chunk_accuracy(right: pd.Series) -> float:
 
 
 _LAYOUT = """() => [document.querySelector('[data-testid="stMain"]')?.scrollHeight ?? 0,
-    ...[...document.querySelectorAll('iframe')].map(f => f.getBoundingClientRect().height)]"""
+    ...[...document.querySelectorAll('.pudd-player')].map(f => f.getBoundingClientRect().height)]"""
 
 
 def _still(page: Any) -> int:
-    """Wait until the page and its frames keep their heights (plotly and the player's frame
-    redraw after a resize); return the main container's height."""
+    """Wait until the page and its player keep their heights (plotly and the player redraw
+    after a resize); return the main container's height."""
     last, stable = None, 0
     for _ in range(80):
         page.wait_for_timeout(250)
@@ -100,8 +100,7 @@ def _charts_keep_their_height(page: Any) -> None:
     """Each chart of the player takes its figure's height on the page, so none overlaps the
     caption and table under it (after a window was made narrower the cut chart's box was 0 px
     tall and its figure hid the table of every cut's test)."""
-    frame = next(f for f in page.frames if "pudd_player" in f.url)
-    boxes = frame.evaluate("""() => [...document.querySelectorAll('.chart.js-plotly-plot')]
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.chart.js-plotly-plot')]
         .filter(g => g.offsetParent !== null)
         .map(g => [g.id, g.getBoundingClientRect().height, g._fullLayout.height])""")
     assert boxes and all(abs(box - fig) < 1 for _, box, fig in boxes), boxes
@@ -140,6 +139,26 @@ def _summary_table(page: Any) -> pd.DataFrame:
                         columns=rows[0][1:])
 
 
+def test_the_monitor_player_steps_plays_and_pauses_in_the_page(page: Any, app_url: str) -> None:
+    """The Monitor page's player is the explorer's, in the page (issue 34 item 10)."""
+    from harness.browser import press
+
+    page.goto(f"{app_url}/monitor?chunk=3")
+    settle(page, MONITOR)
+    frame = wait_for_player(page, 49)  # the example log
+    assert _agree(frame)["cursor"] == 3
+    press(page, "#next")
+    assert _agree(frame)["cursor"] == 4
+    page.locator(PLAYER).locator("#speed").select_option("10")
+    press(page, "#play")
+    frame.wait_for_function("() => __player.cursor >= 8")
+    press(page, "#play")  # Pause
+    stopped = _agree(frame)
+    assert not stopped["playing"] and stopped["cursor"] >= 8
+    page.wait_for_function(f"() => location.search.includes('chunk={stopped['cursor']}')")
+    assert_no_exception(page)
+
+
 def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: str,
                                                             tmp_path: Path) -> None:
     page.set_viewport_size(SCREENS["1280"])
@@ -168,9 +187,9 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
                             "chunk 6.").count() == 1
     assert main.locator('[data-testid="stDataFrame"]').count() >= 1  # the alarm table
     alarms_so_far = "() => document.getElementById('m-alarms').textContent"
-    page.frame_locator(PLAYER).locator("#jump").fill("6")  # the player's 6 is the log's 5
+    page.locator(PLAYER).locator("#jump").fill("6")  # the player's 6 is the log's 5
     assert _agree(frame)["cursor"] == 6 and frame.evaluate(alarms_so_far) == "0"
-    page.frame_locator(PLAYER).locator("#jump").fill("7")
+    page.locator(PLAYER).locator("#jump").fill("7")
     assert _agree(frame)["cursor"] == 7 and frame.evaluate(alarms_so_far) == "1"
     assert_no_exception(page)
     # the accuracy is the model's decisions', not P > 0.5's (hand-computed from the log)
@@ -194,9 +213,9 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert ("12,500 rows: 11,000 in 11 tested chunks, 1,500 rows pending (no label yet: chunks "
             "11–12, not tested); PUDD at α = 0.001: 1 alarm at chunk 5.") in text
     assert "pending: the last 1,500 rows (2 chunk(s) from row 11,000)" in text
-    page.frame_locator(PLAYER).locator("#jump").fill("5")
+    page.locator(PLAYER).locator("#jump").fill("5")
     assert _agree(frame)["cursor"] == 5 and frame.evaluate(alarms_so_far) == "0"
-    page.frame_locator(PLAYER).locator("#jump").fill("6")
+    page.locator(PLAYER).locator("#jump").fill("6")
     assert _agree(frame)["cursor"] == 6 and frame.evaluate(alarms_so_far) == "1"
     assert_no_exception(page)
     # the per-chunk CSV lists the pending chunks as pending, with their rows
@@ -259,7 +278,7 @@ def test_explorer_downloads_hold_every_setting_and_seed_and_name_them(
         assert set(frame_["setting"]) == set(FOUR_LABELS) and set(frame_["seed"]) == {0, 1, 2}
     # a setting's chart is saved under the setting's and the seed's name, at the cursor
     frame.locator("#detail").select_option(label="PUDD-5 (all cuts)")
-    page.frame_locator(PLAYER).locator("#jump").fill("4")
+    page.locator(PLAYER).locator("#jump").fill("4")
     assert_no_exception(page)
     chart = frame.locator("#c-cuts")
     chart.hover()

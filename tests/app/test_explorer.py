@@ -457,3 +457,19 @@ def test_a_failure_at_once_falls_back_to_one_by_one(
     assert not at.exception and not at.error
     assert len(at_once["one_by_one"]) == 5
     assert _chunk(at) == "1 / 29"
+
+
+def test_the_code_is_built_when_its_expander_opens() -> None:
+    """Issue 34 item 10: built with the page, the collapsed code loaded Streamlit's 1.6 MB
+    highlighter into every visit of the explorer."""
+    at = _open({"seed": "4"})
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    assert not box.code  # nothing of it sent while it is closed
+    at.session_state["explorer_code_open"] = True  # a click on it
+    at.run(timeout=TIMEOUT)
+    assert not at.exception
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    [code] = box.code
+    compile(code.value, "shown", "exec")  # Python as shown
+    calls = [line for line in code.value.splitlines() if "RunConfig(" in line]
+    assert calls and all("seed=4" in c and "n_chunks=30" in c for c in calls), calls

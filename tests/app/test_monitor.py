@@ -267,6 +267,19 @@ def test_a_compressed_json_lines_log_of_arrays_is_guessed_and_read(tmp_path: Pat
     assert player(at)["spec"]["last"] == expected.n_chunks
 
 
+def test_the_code_is_built_when_its_expander_opens() -> None:
+    at = _open()
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    assert not box.code  # nothing of it sent while it is closed (issue 34 item 10)
+    at.session_state["monitor_code_open"] = True  # a click on it
+    at.run(timeout=TIMEOUT)
+    [box] = [e for e in at.expander if e.label == "Show the code"]
+    [code] = box.code
+    compile(code.value, "shown", "exec")
+    assert "monitor(" in code.value and "label='label'" in code.value
+    assert "chunk_size=300" in code.value
+
+
 def test_the_column_controls_are_the_tables_entries_for_the_chosen_form() -> None:
     """Each form shows the controls of the LOG_FIELDS entries shown with it, labelled by them."""
     from pudd_core.monitoring import LOG_FIELDS, log_forms
@@ -341,6 +354,8 @@ def test_the_cli_the_page_and_the_library_read_one_log_alike(
     at.radio(key="w_monitor_chunking").set_value("Time windows").run(timeout=TIMEOUT)
     at.text_input(key="w_monitor_time_format").set_value(when).run(timeout=TIMEOUT)
     assert not at.exception and not at.error
+    at.session_state["monitor_code_open"] = True  # a click on "Show the code"
+    at.run(timeout=TIMEOUT)
     shown = {}
     exec(at.code[0].value, shown)  # the page's "Show the code"
     results["page's code"] = shown["result"]

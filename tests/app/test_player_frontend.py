@@ -1,62 +1,89 @@
-"""The player component's folder: its files and plotly.js, assembled in a cache folder."""
+"""The player's component: in the page, with the charts' plotly.js, its style kept to itself."""
 
 from __future__ import annotations
 
-import shutil
+import json
+import re
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+import ui.chart
 import ui.player as player
+from harness.apptest import open_page
 from pudd_core.plots.bundle import player_js
 
 
-@pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The component's own files in a folder of their own, and an empty cache."""
-    src = tmp_path / "component"
-    shutil.copytree(player.FRONTEND, src, ignore=shutil.ignore_patterns(player.SERVED_JS))
-    monkeypatch.setattr(player, "FRONTEND", src)
-    monkeypatch.setenv("PUDD_CACHE_DIR", str(tmp_path / "cache"))
-    return src
+def _selectors(css: str) -> list[str]:
+    """Every selector of every rule of ``css``, inside ``@media`` blocks too."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    found, depth, head = [], 0, ""
+    for char in css:
+        if char == "{":
+            if not head.strip().startswith("@"):
+                found += [s.strip() for s in head.split(",")]
+            depth, head = depth + 1, ""
+        elif char == "}":
+            depth, head = depth - 1, ""
+        else:
+            head += char
+    assert depth == 0, "unbalanced braces"
+    return found
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
+def test_the_players_style_touches_nothing_outside_it() -> None:
+    """Drawn in the page, not in a frame: a rule for ``button`` or ``table`` would restyle
+    Streamlit's own buttons and tables on every page the player visits."""
+    selectors = _selectors(player.CSS)
+    assert len(selectors) > 20
+    outside = [s for s in selectors if not s.startswith(".pudd-player")]
+    assert outside == []
+    assert _selectors(".a { x: 1 } @media (max-width: 9px) { b, .c d { y: 2 } }") == [
+        ".a", "b", ".c d"]  # the reading itself
 
 
-def test_the_player_is_assembled_in_the_cache_never_in_the_source_tree(checkout: Path,
-                                                                       tmp_path: Path) -> None:
-    """Issue 25, item 11: the app wrote plotly.min.js into ui/player_component/ at run time."""
-    before = _tree(checkout)
-    folder = player._frontend()
-    assert _tree(checkout) == before  # the source folder untouched
-    assert folder.is_relative_to(tmp_path / "cache" / "player")
-    served = _tree(folder)
-    assert served[player.SERVED_JS] == player_js().read_bytes()
-    assert {k: v for k, v in served.items() if k != player.SERVED_JS} == before
-    assert player._frontend() == folder  # the next server start reuses it
+def test_every_element_the_script_reads_is_in_the_markup_once() -> None:
+    ids = re.findall(r'\$\("([\w-]+)"\)', player.JS)
+    charts = re.search(r"const CHARTS = \[(.*?)\]", player.JS)
+    assert charts is not None
+    ids += re.findall(r'"([\w-]+)"', charts.group(1))
+    assert {"play", "next", "prev", "reset", "jump", "speed", "c-trace", "c-hist"} <= set(ids)
+    for name in set(ids):
+        assert len(re.findall(rf'id="{name}"', player.HTML)) == 1, name
+    assert player.HTML.count('class="pudd-player"') == 1
 
 
-def test_another_bundle_gets_its_own_folder(checkout: Path, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    first = player._frontend()
-    other = tmp_path / "other.min.js"
-    other.write_bytes(b"/* another plotly.js */")
-    monkeypatch.setattr(player, "player_js", lambda: other)
-    second = player._frontend()
-    assert second != first
-    assert (second / player.SERVED_JS).read_bytes() == other.read_bytes()
-    assert (first / player.SERVED_JS).read_bytes() == player_js().read_bytes()  # kept whole
+def _explorer() -> AppTest:
+    return open_page("pages/explorer.py", {"n_chunks": "12", "chunk": "4"}, timeout=300,
+                     via_home=False)
 
 
-def test_an_unwritable_cache_gets_the_player_assembled_elsewhere(
-    checkout: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_the_player_is_in_the_page_and_loads_the_charts_plotly_js() -> None:
+    """Issue 34 item 10: the player's iframe loaded its own plotly.js after the page."""
+    at = _explorer()
+    assert not at.exception
+    assert not [e for e in at.get("component_instance")]  # no iframe component on the page
+    [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "pudd_player"]
+    assert not el.proto.isolate_styles  # plotly.js's own style sheet reaches its charts
+    data = json.loads(el.proto.json)
+    assert data["src"] == ui.chart.PLOTLY_SRC
+    if ui.chart._SRC is not None:  # set-up fetched the charts' bundle: the same file
+        assert data["src"] == ui.chart._SRC
+    spec = json.loads(data["spec"])
+    assert (data["id"], data["start"], data["detail"]) == (spec["id"], 4, 1)
+    assert spec["last"] == 11
+
+
+def test_without_the_charts_bundle_the_player_loads_its_own_from_the_app(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    blocked = tmp_path / "blocked"
-    blocked.write_text("a file where the cache folder should be")
-    monkeypatch.setenv("PUDD_CACHE_DIR", str(blocked))
-    folder = player._frontend()
-    assert not folder.is_relative_to(blocked) and not folder.is_relative_to(checkout)
-    assert {"index.html", "player.js", "player.css"} <= {p.name for p in folder.iterdir()}
-    assert (folder / player.SERVED_JS).stat().st_size == player_js().stat().st_size
+    kept = "component/ui.chart.pudd_plotly/plotly-cartesian.min.js"
+    assert ui.chart.player_src(kept) == kept
+    declared: dict[str, str] = {}
+    monkeypatch.setattr(ui.chart.components, "declare_component",
+                        lambda name, path: declared.setdefault(name, path))
+    bundle = player_js()  # the basic bundle when kept, else the plotly package's full one
+    # the app serves a declared component's folder at component/<module>.<name>/
+    assert ui.chart.player_src(None) == f"component/ui.chart.pudd_plotly_player/{bundle.name}"
+    assert Path(declared["pudd_plotly_player"], bundle.name).samefile(bundle)

@@ -77,6 +77,10 @@ def test_the_committed_headline_is_computed_from_the_committed_report(store: Pat
     assert f"`results/{name}`" in " ".join(md.value for md in at.markdown)
     # results/README.md as committed, without its generated blocks' comment lines (escaped
     # HTML would show them as text) but with their findings
+    assert not [e for e in at.expander if e.label == "results/README.md, as committed"][0
+                ].markdown  # built when opened, not with the page
+    at.session_state["reproduction_open_README.md"] = True  # a click on it
+    at.run(timeout=TIMEOUT)
     shown = " ".join(" ".join(md.value for md in e.markdown) for e in at.expander
                      if e.label == "results/README.md, as committed")
     assert "acceptance" in shown.lower()

@@ -1,25 +1,8 @@
 // One chart of ui/chart.py, drawn in the page (a custom component of st.components.v2,
 // no iframe) by plotly.js's cartesian bundle. The bundle is loaded once per page, by one
-// <script>, and every chart (of this page and of the pages opened after it) awaits it.
+// <script>, and every chart (of this page and of the pages opened after it) awaits it:
+// ui/chart.py puts plotly_loader.js (plotlyFrom) before this module, and before the player's.
 // data: {spec: the figure's JSON (plotly.io.to_json), config, height, src: the bundle's URL}.
-
-const LOADS = (window.__puddPlotlyLoads ??= {});
-
-function plotlyFrom(src) {
-  const url = new URL(src, document.baseURI).href; // under the app's URL path
-  LOADS[url] ??= new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = url;
-    script.async = true;
-    script.onload = () => resolve(window.Plotly);
-    script.onerror = () => {
-      delete LOADS[url]; // the next chart tries again
-      reject(new Error(`plotly.js could not be loaded from ${url}`));
-    };
-    document.head.appendChild(script);
-  });
-  return LOADS[url];
-}
 
 // Streamlit's chart had a fullscreen button in its modebar; so has this one (own icons).
 const EXPAND = { width: 24, height: 24,

@@ -2,11 +2,21 @@
 // chunk cursor that the browser moves itself. Stepping and playing never ask the server for a
 // frame, so Pause stops at once and a class of players costs the server nothing.
 //
-// It speaks Streamlit's component protocol directly (componentReady, render, setFrameHeight);
-// the cursor goes to the page's address (?chunk=) when the player stops, so links follow it.
-"use strict";
-(function () {
-  const $ = (id) => document.getElementById(id);
+// A custom component of st.components.v2 (ui/player.py): it is drawn in the page, not in an
+// iframe, and draws with the plotly.js that the page's charts load (one load per page and
+// bundle, ui/chart_component/plotly_loader.js), so a page with the player loads no plotly.js
+// of its own. The cursor goes to the page's address (?chunk=) when the player stops,
+// so links follow it. data: {spec: the spec's JSON, id: its id, start, detail, src: plotly.js}.
+
+// plotlyFrom: ui/chart_component/plotly_loader.js, put before this module by ui/player.py
+
+const CHARTS = ["c-trace", "c-minp", "c-cuts", "c-hist"];
+
+function mount(root) {
+  const byId = {};
+  const $ = (id) => (byId[id] ??= root.querySelector("#" + id));
+  let Plotly = null;      // set once plotly.js has loaded
+  let dead = false;
   // the toolbar saves each figure as it is shown at the cursor, as PNG or SVG
   function plotConfig(id) {
     return {
@@ -30,21 +40,17 @@
   let timer = null;
   let clock = null;       // {t0, k0}: when and where the current play (or speed) started
   let shownHist = undefined;
-  let frameHeight = 0;
   // read by the browser tests and the benchmark: frames drawn and due while playing
   const stats = { plays: 0, drawn: 0, renders: 0, lastRenderMs: 0, lastPause: null,
                   lastStep: null };
   const shown = [];  // [time, chunk] of the latest frames: which chunk a click saw
-  window.__player = {
+  const api = {
     get cursor() { return k; }, get playing() { return playing; }, get last() {
-      return spec ? spec.last : 0; }, get speed() { return speed; }, stats,
+      return spec && Plotly ? spec.last : 0; }, get speed() { return speed; }, stats,
     get id() { return spec ? spec.id : null; }, get detail() { return d + 1; },
     get names() { return spec ? spec.names : []; },
   };
-
-  function send(type, data) {
-    window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type: type }, data), "*");
-  }
+  window.__player = api;
 
   // --- figures ------------------------------------------------------------------------------
   function clone(obj) { return JSON.parse(JSON.stringify(obj)); }
@@ -111,15 +117,23 @@
 
   const shows = {};  // chart id -> () => the figure it shows now, for the export buttons
 
-  function draw(id, figure) {
+  // the heading and the box's height, which need no plotly.js: the page keeps its layout
+  // while plotly.js loads
+  function frameOf(id, figure) {
     const f = prepare(figure);
     const heading = $(id + "-title");
     if (heading && heading.textContent !== f.title) heading.textContent = f.title;
-    shows[id] = () => figure;
-    // the chart's box holds the figure's height: plotly's responsive resize (a window made
-    // narrower) autosizes the height from the box, which otherwise measures 0 and lets the
+    // the chart's box holds the figure's height: plotly's responsive resize (a narrower
+    // column) autosizes the height from the box, which otherwise measures 0 and lets the
     // figure overlap what follows it (the cut table, the windows)
     $(id).style.height = f.layout.height + "px";
+    return f;
+  }
+
+  function draw(id, figure) {
+    const f = frameOf(id, figure);
+    shows[id] = () => figure;
+    if (!Plotly) return null;
     return Plotly.react($(id), f.data, f.layout, plotConfig(id));
   }
 
@@ -134,7 +148,7 @@
     }
     return name + "_chunk" + k;
   }
-  window.__player.imageName = imageName;  // read by the browser tests
+  api.imageName = imageName;  // read by the browser tests
 
   // what is on screen, never the run's future: the growing charts are saved cut at the cursor
   function saveImage(id, format) {
@@ -157,6 +171,7 @@
 
   function showGrowing(id, figure) {
     const gd = $(id);
+    if (!Plotly) { frameOf(id, figure); return; }
     if (drawnRun[id] !== spec.id) {
       const f = clone(figure);
       for (const s of f.layout.shapes || []) { if (s.name === "alarm") s.visible = s.x0 <= k; }
@@ -194,7 +209,7 @@
       const layer = group && group.querySelector(".scatterlayer");
       if (!layer || !plot.xaxis) continue;
       const clipId = `pudd-cursor-${gd.id}-${name}`;
-      let clip = document.getElementById(clipId);
+      let clip = svg.querySelector(`clipPath[id="${clipId}"]`);
       if (!clip) {
         clip = defs.appendChild(document.createElementNS(SVG, "clipPath"));
         clip.id = clipId;
@@ -276,7 +291,7 @@
     $("stats").innerHTML = statsTable(rows);
 
     const at = s.hist.at[i];
-    const shownKey = d + ":" + at;
+    const shownKey = d + ":" + at + ":" + !!Plotly;
     $("no-test").hidden = at !== null;
     $("no-test").textContent = at !== null ? "" : `No cut of ${s.label} was tested up to `
       + `chunk ${k}: the windows and the contingency table appear with its first test.`;
@@ -293,19 +308,20 @@
     shown.push([performance.now(), k]);
     if (shown.length > 64) shown.shift();
     remember();
-    resize();
   }
 
   function controls() {
-    $("prev").disabled = playing || k <= 1;
-    $("next").disabled = playing || k >= spec.last;
-    $("reset").disabled = playing || k <= 1;
+    const still = !Plotly;  // nothing to press until the charts can follow
+    $("prev").disabled = still || playing || k <= 1;
+    $("next").disabled = still || playing || k >= spec.last;
+    $("reset").disabled = still || playing || k <= 1;
+    $("play").disabled = still;
     $("play").textContent = playing ? "❚❚ Pause" : "▶ Play";
     $("play").setAttribute("aria-pressed", playing ? "true" : "false");
     $("play").classList.toggle("primary", playing);
     $("jump").max = String(spec.last);
     $("jump").value = String(k);
-    $("jump").disabled = spec.last < 2;
+    $("jump").disabled = still || spec.last < 2;
     $("jump-label").textContent = playing ? `Playing: chunk ${k} of ${spec.last}`
       : `Chunk ${k} of ${spec.last}`;
     const s = spec.settings[d];
@@ -316,23 +332,11 @@
     $("l-alarms").textContent = `${s.label} alarms so far`;
   }
 
-  function resize() {
-    // the player's own height: the document's scrollHeight is never below the frame's, so
-    // a frame measured that way could grow but never shrink (a blank gap after Reset)
-    const height = Math.ceil($("player").getBoundingClientRect().bottom + window.scrollY);
-    if (height !== frameHeight) {
-      frameHeight = height;
-      send("streamlit:setFrameHeight", { height: height });
-    }
-  }
-
   // --- where we are: the session (coming back to the page) and the address bar (links) -------
   // one place per tab, not per runs: a settings change brings new runs (a new spec) while the
   // page still says the chunk it opened at, and the player must stay where it was (README)
   function storageKey() {
-    let page = "";
-    try { page = window.parent.location.pathname; } catch (e) { /* another origin */ }
-    return "pudd-player:place:" + page;
+    return "pudd-player:place:" + window.location.pathname;
   }
 
   function remember() {
@@ -343,19 +347,19 @@
   }
 
   function syncAddress() {
-    try {
-      const loc = window.parent.location;
-      const params = new URLSearchParams(loc.search);
-      if (params.get("chunk") === String(k) && params.get("detail") === String(d + 1)) return;
-      params.set("chunk", String(k));
-      params.set("detail", String(d + 1));
-      window.parent.history.replaceState(window.parent.history.state, "",
-                                         loc.pathname + "?" + params.toString() + loc.hash);
-    } catch (e) { /* another origin hosts the page: its link keeps the chunk it opened at */ }
+    if (dead || !root.isConnected) return;  // another page's address is not ours
+    const loc = window.location;
+    const params = new URLSearchParams(loc.search);
+    if (params.get("chunk") === String(k) && params.get("detail") === String(d + 1)) return;
+    params.set("chunk", String(k));
+    params.set("detail", String(d + 1));
+    window.history.replaceState(window.history.state, "",
+                                loc.pathname + "?" + params.toString() + loc.hash);
   }
 
   // --- moving the cursor ----------------------------------------------------------------------
   function go(to, ev) {
+    if (!spec || !Plotly) return;
     const target = Math.min(Math.max(Math.round(to), 1), spec.last);
     if (target === k && !playing) { controls(); return; }
     k = target;
@@ -368,7 +372,7 @@
   }
 
   function play() {
-    if (!spec || playing) return;
+    if (!spec || !Plotly || playing) return;
     if (k >= spec.last) { k = 1; }
     playing = true;
     stats.plays++;
@@ -406,6 +410,7 @@
 
   function tick() {
     if (!playing) return;
+    if (!root.isConnected) { destroy(); return; }  // the page went: stop playing
     k += 1;
     stats.drawn++;
     render();
@@ -465,25 +470,89 @@
   $("speed").addEventListener("change", (ev) => setSpeed(ev.target.value));
   $("detail").addEventListener("change", (ev) => setDetail(ev.target.value));
   $("jump").addEventListener("input", (ev) => { if (playing) pause(ev); go(Number(ev.target.value)); });
-  document.addEventListener("keydown", (ev) => {
+  // the keys act while the focus is in the player (as they did in its frame): the page's
+  // own fields keep their arrow keys
+  root.addEventListener("keydown", (ev) => {
     if (!spec || ev.target.tagName === "SELECT") return;
     if (ev.key === "ArrowRight" && !playing) { go(k + 1); ev.preventDefault(); }
     else if (ev.key === "ArrowLeft" && !playing) { go(k - 1); ev.preventDefault(); }
     else if (ev.key === " ") { (playing ? pause(ev) : play()); ev.preventDefault(); }
     else if (ev.key === "Home" && !playing) { go(1); ev.preventDefault(); }
   });
-  new ResizeObserver(resize).observe($("player"));
+  // the column's width changes without a window resize (the sidebar folds): follow it
+  let width = 0;
+  const observer = new ResizeObserver(() => {
+    const now = root.clientWidth;
+    if (!Plotly || now === width || now === 0) return;
+    width = now;
+    for (const id of CHARTS) {
+      const gd = $(id);
+      if (gd._fullLayout && gd.offsetParent !== null) {
+        requestAnimationFrame(() => Plotly.Plots.resize(gd));
+      }
+    }
+  });
+  observer.observe(root);
   // Streamlit writes the address it knows (the chunk the page opened at) when a rerun ends,
   // after the player has loaded the new runs: keep the chunk on screen in the address
-  setInterval(() => { if (spec && !playing) syncAddress(); }, 300);
+  const addressTimer = setInterval(() => {
+    if (!root.isConnected) { destroy(); return; }
+    if (spec && !playing) syncAddress();
+  }, 300);
 
-  window.addEventListener("message", (ev) => {
-    const msg = ev.data;
-    if (!msg || msg.type !== "streamlit:render") return;
-    const args = msg.args || {};
-    // the same run again (any rerun of the page): keep playing where it is
-    if (!args.spec || (spec && args.spec.id === spec.id)) return;
-    load(args.spec, Number(args.start) || 1, Number(args.detail) || 1);
-  });
-  send("streamlit:componentReady", { apiVersion: 1 });
-})();
+  function destroy() {
+    if (dead) return;
+    dead = true;
+    playing = false;
+    clearTimeout(timer);
+    clearInterval(addressTimer);
+    observer.disconnect();
+    if (Plotly) for (const id of CHARTS) Plotly.purge($(id));
+    if (window.__player === api) delete window.__player;
+  }
+
+  // one call of the component: the same runs again (any rerun of the page) keep playing
+  // where they are; new runs are loaded, drawn once plotly.js is there
+  function update(data) {
+    if (dead) return;
+    window.__player = api;
+    if (spec && data.id === spec.id) return;
+    load(JSON.parse(data.spec), Number(data.start) || 1, Number(data.detail) || 1);
+    if (Plotly) return;
+    plotlyFrom(data.src).then((loaded) => {
+      if (dead || Plotly) return;
+      Plotly = loaded;
+      render();
+      root.dataset.puddChart = "drawn";
+    }).catch((err) => {
+      root.dataset.puddChart = "failed";
+      $("no-test").hidden = false;
+      $("no-test").textContent = `The player's charts could not be drawn: ${err.message}`;
+    });
+  }
+
+  return { update, destroy, root };
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const root = parentElement.querySelector(".pudd-player");
+  if (!root) return undefined;
+  if (parentElement.__puddPlayer && parentElement.__puddPlayer.root !== root) {
+    parentElement.__puddPlayer.destroy();  // Streamlit put new markup in: start again
+    delete parentElement.__puddPlayer;
+  }
+  const player = (parentElement.__puddPlayer ??= mount(root));
+  player.update(data);
+  // Streamlit calls the latest call's cleanup when the element leaves the page, but also a
+  // call's own when a newer call came before its module loaded: only a player whose
+  // markup has left the page stops (its timers check the same, in case)
+  return () => {
+    setTimeout(() => {
+      if (!root.isConnected && parentElement.__puddPlayer === player) {
+        player.destroy();
+        delete parentElement.__puddPlayer;
+      }
+    }, 0);
+  };
+}
