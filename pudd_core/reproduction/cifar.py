@@ -619,7 +619,9 @@ def read_comparison(csv: str | os.PathLike[str]) -> tuple[CifarComparison, str]:
     if cells["detector"].duplicated().any():
         raise ValueError(f"{what}: a detector has several rows")
     if "delay" not in cells:  # written before reports kept the mean delay
-        cells.insert(list(cells.columns).index("false_alarms") + 1, "delay", math.nan)
+        names = list(cells.columns)
+        cells.insert(names.index("false_alarms") + 1 if "false_alarms" in names else len(names),
+                     "delay", math.nan)
     seeds, n_chunks = _read_stream(cells, what)
     md = path.with_suffix(".md")
     text = md.read_text(encoding="utf-8", errors="replace") if md.is_file() else ""

@@ -207,3 +207,13 @@ def test_the_mean_delay_is_over_every_detected_drift_and_an_old_report_says_it_l
     assert "not recorded, this report was written before reports kept it" in text
     assert not math.isnan(read_comparison(report.save(tmp_path / "new")[1])[0].cells.loc[
         0, "delay"])
+
+
+def test_a_report_without_false_alarms_or_delay_reads_back_without_a_raw_error(tmp_path):
+    """Hypothesis found it (test_surfaces): a report lacking both columns raised
+    "'false_alarms' is not in list", a ValueError that named neither the file nor the cause."""
+    csv = tmp_path / "cifar10_cd.csv"
+    csv.write_text("detector,accuracy,classifier,n_chunks,seeds,seed_accuracy\n"
+                   "pudd-1,80,pretrained-cnn,100,0 1,80 81\n", encoding="utf-8")
+    report, _ = read_comparison(csv)
+    assert report.cells["delay"].isna().all() and report.seeds == (0, 1)
