@@ -67,10 +67,13 @@ LOGS: dict[str, tuple[Maker, dict[str, object]]] = {
 
 
 #: (row label, monitor variant, detector options): the default, the default as it was
-#: before ``refit="doubling"`` (a fit for every old window), the authors'
+#: before the threshold studies (the authors' accuracy skip rule, issue 35), the default as it
+#: was before ``refit="doubling"`` (that skip rule and a fit for every old window), the authors'
 SETTINGS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("calibrated", "calibrated", {}),
-    ("calibrated, refit=every", "calibrated", {"refit": "every"}),
+    ("calibrated, skip rule", "calibrated", {"skip_rule": "accuracy"}),
+    ("calibrated, skip rule, refit=every", "calibrated",
+     {"skip_rule": "accuracy", "refit": "every"}),
     ("authors", "authors", {}),
 )
 
@@ -109,8 +112,11 @@ def main() -> None:
           f"{args.seed} (healthy: one model throughout) and {args.seed + 1} (drifting: a less "
           "accurate model from the middle row on). `monitor(...)` with its default α = 1e-3 "
           "and `variant=\"calibrated\"` (the default: `clamp_min=0, min_expected=5`, "
-          "`max_chunks=128`, `refit=\"doubling\"`), the same with `refit=\"every\"` (the "
-          "default before: buckets fitted for every old window), or `variant=\"authors\"` "
+          "`max_chunks=128`, `refit=\"doubling\"`, every cut tested: `skip_rule=None`), the "
+          "same with the authors' accuracy skip rule (`skip_rule=\"accuracy\"`, the default "
+          "before the threshold studies of issue 35), that with `refit=\"every\"` as well "
+          "(buckets fitted for every old window, the default before that), or "
+          "`variant=\"authors\"` "
           "(every cell raised to 5, the history unbounded, every old window fitted: the lab's "
           "reproduction).\n")
     print("| log | variant | accuracy | alarms on the healthy log | chunks | alarms per tested "
