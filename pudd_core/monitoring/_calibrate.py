@@ -694,23 +694,65 @@ def calibrate_log(
             "rows or resamples" + ("; the authors' count floor invents counts that no alpha "
                                   "may tame: try the calibrated variant"
                                   if variant == "authors" else ""))
+    # The stretch is the monitor's reference (as NannyML's reference period): its whole
+    # chunks, ending at the stretch's end, feed the detector's history, so the first chunk
+    # after it is tested against them; their alarms are kept apart, not reported.
+    begin = stop - (stop - first) // chunk_size * chunk_size
     m = monitor_at(best.alpha)
     m.start(names)
-    m.next_row = stop  # rows keep the log's numbers; chunks start at the stretch's end
+    m.next_row = begin  # rows keep the log's numbers
     seen = 0
     for n, frame in parts():
-        skip = max(0, stop - seen)
+        skip = max(0, begin - seen)
         seen += n
         if skip >= n:
             continue
         m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
     m.finish()
-    result = m.result(name_of(source), time.perf_counter() - start)
+    result = after_reference(m.result(name_of(source), time.perf_counter() - start), stop)
     if join is not None:  # what the join found (the rows' count is the monitored rows')
-        from dataclasses import replace
-
-        result = replace(result, notes=(*result.notes, *join.notes(result)[1:]))
+        result = dataclasses.replace(result,
+                                     notes=(*result.notes, *join.notes(result)[1:]))
     return cal, result
+
+
+def after_reference(result: MonitorResult, stop: int) -> MonitorResult:
+    """``result``'s chunks from row ``stop`` on, renumbered from 0; those before: its reference.
+
+    The chunks before ``stop`` (the reference) fed the detector's history: the chunks after
+    are the whole log's chunk for chunk. Their alarms are kept in ``reference_alarms`` (0-based
+    among the reference's chunks), not in :attr:`~MonitorResult.alarms`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pudd_core.monitoring import monitor
+    >>> rng = np.random.default_rng(0)
+    >>> p = np.r_[rng.uniform(0.8, 1, 1000), rng.uniform(0.5, 0.7, 400)]
+    >>> log = pd.DataFrame({"proba_1": p, "proba_0": 1 - p, "label": 1})
+    >>> whole = monitor(log, label="label", proba_prefix="proba_", chunk_size=100,
+    ...                 detector_options={"skip_rule": None})
+    >>> rest = after_reference(whole, 1000)
+    >>> rest.reference_chunks, rest.n_chunks, rest.alarms[:1], rest.spans[0].first_row
+    (10, 4, (0,), 1000)
+    """
+    n_ref = sum(s.last_row < stop for s in result.spans)
+    if n_ref == len(result.spans):
+        raise ParameterError("label", f"no row of {result.source} after the stretch (from row "
+                                      f"{stop}) has a label yet: there is nothing to monitor")
+
+    def span(s: Any) -> Any:
+        return dataclasses.replace(s, index=s.index - n_ref)
+
+    return dataclasses.replace(
+        result, spans=tuple(span(s) for s in result.spans[n_ref:]),
+        records=tuple(dataclasses.replace(r, chunk_index=r.chunk_index - n_ref)
+                      for r in result.records[n_ref:]),
+        baselines={k: v[n_ref:] for k, v in result.baselines.items()},
+        pending=tuple(span(s) for s in result.pending),
+        reference_chunks=n_ref,
+        reference_alarms=tuple(r.chunk_index for r in result.records[:n_ref] if r.alarm))
+
 
 def parse_time_range(text: str) -> tuple[str, str]:
     """``"START..END"`` as its two ends (text, read later as the time column is read).
