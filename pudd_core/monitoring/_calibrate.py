@@ -574,16 +574,21 @@ def calibrate_log(
     id_column: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
-    """α chosen on a stable stretch of the log, then the monitor at that α on the rows after it.
+    """α chosen on a stable stretch of the log, then the log monitored at it from that stretch.
 
     ``calibrate_on`` is the stretch: a number of rows (the first ones, a whole number of
     chunks, at least two), or a time range ``(start, end)`` of the ``time_column``: the rows
     whose time is at least ``start`` and before ``end`` (read as the column is read:
     ISO 8601 text, ``time_format``, or numbers in ``time_unit``; the column sorted), their
     whole chunks used. :func:`calibrate` estimates each α's false-alarm rate on the stretch
-    and recommends the largest α whose interval stays at or below ``false_alarm_rate``; the
-    rows after the stretch are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s
-    result, its rows numbered as in the log, its chunks from 0). The other parameters are
+    and recommends the largest α whose interval stays at or below ``false_alarm_rate``. The
+    log is then monitored at that α with the stretch as its reference (as NannyML's reference
+    period): the stretch's whole chunks, ending at its end, feed PUDD's history, so the first
+    chunk after it is tested against them. The result (:func:`after_reference`) holds the
+    chunks after the stretch, chunk for chunk those of :func:`~pudd_core.monitoring.monitor`
+    on the whole log at that α (rows numbered as in the log, chunks from 0 after the
+    stretch); the stretch's chunks and alarms are in ``reference_chunks`` and
+    ``reference_alarms``, not in its alarms. The other parameters are
     :func:`calibrate`'s and :func:`~pudd_core.monitoring.monitor`'s.
     ``labels`` with ``id_column``: labels in a second file, joined by id to every pass over
     the log.
