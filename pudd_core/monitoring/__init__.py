@@ -15,7 +15,8 @@ PU-indices and correctness, ``_windows`` cuts time into windows, ``_incremental`
 incremental monitor (:class:`Monitor`: rows fed as they come, saved and restored), ``_batch``
 the batch monitor (:func:`monitor`: a file's batches fed to a :class:`Monitor`), ``_follow``
 a log that keeps growing (:class:`Follower`: ``monitor --follow``), ``_calibrate`` the
-choice of α from a stable stretch of the log (:func:`calibrate`, :func:`calibrate_log`) and
+choice of α from a stable stretch (:func:`calibrate`) and ``_calibrate_log`` that choice on a
+log, monitored after it (:func:`calibrate_log`),
 ``_result`` what they return (:class:`MonitorResult`: per-chunk records, frames, JSON),
 ``_report`` what the HTML report says of it (:func:`report_view`: the state in words, the
 periods, the chunks' times, which classes' PU-index moved) and ``_labels`` labels that come
@@ -89,10 +90,9 @@ if TYPE_CHECKING:
         CalibrationResult,
         alarm_chunks,
         calibrate,
-        calibrate_log,
         inject_change,
-        parse_time_range,
     )
+    from pudd_core.monitoring._calibrate_log import calibrate_log, parse_time_range
     from pudd_core.monitoring._follow import Follower, chunk_json
     from pudd_core.monitoring._incremental import VARIANTS, Monitor, RecordWindows, Variant
     from pudd_core.monitoring._labels import LabelJoin
@@ -111,8 +111,8 @@ if TYPE_CHECKING:
 #: loading the monitor (numpy's kernels, the detector, river's base classes).
 _LAZY = {
     "monitor": "_batch", "AlphaCalibration": "_calibrate", "CalibrationResult": "_calibrate",
-    "calibrate": "_calibrate", "alarm_chunks": "_calibrate", "calibrate_log": "_calibrate",
-    "inject_change": "_calibrate", "parse_time_range": "_calibrate",
+    "calibrate": "_calibrate", "alarm_chunks": "_calibrate", "calibrate_log": "_calibrate_log",
+    "inject_change": "_calibrate", "parse_time_range": "_calibrate_log",
     "Follower": "_follow", "chunk_json": "_follow", "VARIANTS": "_incremental",
     "Monitor": "_incremental", "RecordWindows": "_incremental", "Variant": "_incremental",
     "BATCH_ROWS": "_log", "LogFormat": "_log", "estimate_rows": "_log",
