@@ -31,14 +31,21 @@ with st.container(border=True):
     except (ValueError, OSError) as err:
         monitor.show_error(err)
         st.stop()
-    mapping = monitor.map_columns(log, head)
+    try:
+        labels = monitor.choose_labels(log, head)
+    except monitor.LabelsRefused:
+        st.stop()
+    mapping = monitor.map_columns(log, head, labels)
 if mapping is None:
     st.stop()
 try:
     outcome = progress.run_tasks(state.MONITOR_JOB, [monitor.task(log, mapping)],
                                  what="runs")
 except (ValueError, OSError) as err:
-    monitor.show_error(err)
+    if labels is not None and monitor.about_labels(err):
+        monitor.show_labels_error(labels.slot, err)
+    else:
+        monitor.show_error(err)
     st.stop()
 result = outcome.results[0]
 if result is None:
@@ -104,7 +111,9 @@ cols[0].download_button(
     help="Per chunk: rows, time window, accuracy, PU mean, min p, every cut's p, alarms.")
 cols[1].download_button(
     "Download the HTML report",
-    lambda: monitor_report_html(result, report_view(result, log.source()), name=log.name),
+    lambda: monitor_report_html(result, report_view(
+        result, log.source(), labels=mapping.labels_source(),
+        id_column=mapping.id_column), name=log.name),
     file_name=f"pudd_report_{log.name}.html", mime="text/html", icon=":material/download:",
     on_click="ignore", key="monitor_download_report",
     help="One self-contained file (plotly inline, works offline): the state in words, the "

@@ -212,8 +212,14 @@ UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_
                                "the_file_not_the_chunk_size"],
            "thresholds_calib_upload": [
                "tests/app/test_thresholds.py::test_an_uploaded_log_is_calibrated_as_the_"
-               "library_does_and_bad_files_are_named"]}
-UPLOADS_OWNED_ELSEWHERE = {"ui/monitor.py": "tests/app/test_monitor.py"}
+               "library_does_and_bad_files_are_named"],
+           "monitor_labels_upload": [
+               "tests/app/test_monitor.py::test_labels_in_a_second_file_are_joined_as_the_"
+               "library_and_a_pandas_merge_do",
+               "tests/app/test_monitor.py::test_a_bad_labels_upload_shows_the_librarys_"
+               "message_under_the_uploader"]}
+#: Uploaders (file, widget key) whose bad-input tests are a whole test file (the log's)
+UPLOADS_OWNED_ELSEWHERE = {("ui/monitor.py", "monitor_upload"): "tests/app/test_monitor.py"}
 #: Environment variables the product reads -> the tests that give them bad values (a path
 #: that does not exist or is a file, text where a number is expected) and check the outcome:
 #: a clear message or a logged warning naming the variable, never a traceback, never a
@@ -285,17 +291,26 @@ def _commands() -> list[str]:
 
 def _uploaders() -> list[tuple[str, str]]:
     """(file, widget key) of every ``file_uploader`` call in ui/ and pages/."""
+    def constants(tree: ast.Module) -> dict[str, Any]:
+        return {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                and isinstance(n.value, ast.Constant) for t in n.targets
+                if isinstance(t, ast.Name)}
+
+    in_state = constants(ast.parse((ROOT / "ui/state.py").read_text(encoding="utf-8")))
     found = []
     for path in [*ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
-                     and isinstance(n.value, ast.Constant) for t in n.targets
-                     if isinstance(t, ast.Name)}
+        here = constants(tree)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "file_uploader"):
                 key = next((kw.value for kw in node.keywords if kw.arg == "key"), None)
-                name = (constants.get(key.id, key.id) if isinstance(key, ast.Name)
+                if (isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute)
+                        and key.func.attr == "free_widget_key" and len(key.args) == 1):
+                    key = key.args[0]  # state.free_widget_key(state.NAME): NAME's value
+                name = (here.get(key.id, key.id) if isinstance(key, ast.Name)
+                        else in_state.get(key.attr, ast.unparse(key))
+                        if isinstance(key, ast.Attribute) and ast.unparse(key.value) == "state"
                         else ast.unparse(key) if key is not None else "<no key>")
                 found.append((str(path.relative_to(ROOT)), str(name)))
     return found
@@ -376,7 +391,7 @@ def test_every_input_surface_has_bad_input_cases() -> None:
                and option not in OWNED_OPTIONS.get(command, ())]
     stale = [f"CLI {c} {o}" for c, o in BAD if o not in _options(c)]
     for file, key in _uploaders():
-        if file in UPLOADS_OWNED_ELSEWHERE:
+        if (file, key) in UPLOADS_OWNED_ELSEWHERE:
             continue
         tests = UPLOADS.get(key, [])
         if not tests or not all(_test_exists(t) for t in tests):
@@ -389,8 +404,8 @@ def test_every_input_surface_has_bad_input_cases() -> None:
     stale += [f"environment variable {n}" for n in ENVIRONMENT if n not in read]
     for command, where in OWNED_ELSEWHERE.items():
         assert command in _commands() and (ROOT / where).is_file(), where
-    for file, where in UPLOADS_OWNED_ELSEWHERE.items():
-        assert (ROOT / file).is_file() and (ROOT / where).is_file(), where
+    for (file, key), where in UPLOADS_OWNED_ELSEWHERE.items():
+        assert (file, key) in _uploaders() and (ROOT / where).is_file(), (file, key)
     assert not missing, ("input surfaces without bad-input cases (add them to BAD, UPLOADS or "
                          "ENVIRONMENT here, or to tests/app/test_links.py for a link): "
                          f"{missing}")

@@ -204,6 +204,10 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
                             "chunks after them at it, the first chunks as their reference "
                             "(PUDD's history, their alarms not counted)."):
         return
+    if getattr(mapping, "labels", None) is not None:
+        st.info("Choosing α reads a log that holds its labels: it does not join labels from "
+                "a second file yet.", icon=":material/info:")
+        return
     kwargs = mapping.as_dict()
     if "chunk_size" not in kwargs:
         st.info("Choosing α needs chunks of rows: choose “Chunks of rows” above.",

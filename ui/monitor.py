@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +243,100 @@ def allowed_path(text: str, roots: list[str]) -> Path:
     return resolved
 
 
+def read_upload(file: Any) -> tuple[str, bytes] | None:
+    """An uploaded file's name and bytes (``None``: nothing uploaded)."""
+    return None if file is None else (str(file.name), file.getvalue())
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Labels in a second file: the file, and the id column it shares with the log."""
+
+    log: Log
+    id_column: str
+    head: pd.DataFrame = field(compare=False, hash=False, repr=False)
+    #: Where a refusal of the labels is shown: under their uploader.
+    slot: Any = field(compare=False, hash=False, repr=False, default=None)
+
+
+class LabelsRefused(Exception):
+    """The labels cannot be used (the message is shown under their uploader)."""
+
+
+def choose_labels(log: Log, frame: pd.DataFrame) -> Labels | None:
+    """The optional labels file and its id column; ``None`` when the log holds its labels.
+
+    Raises :class:`LabelsRefused` (after showing why under the uploader) for a labels file
+    that cannot be read or shares no column with the log.
+    """
+    upload = read_upload(st.file_uploader(
+        "Labels in a second file (optional: when the log has no label column)",
+        type=[s.lstrip(".") for s in (*LOG_SUFFIXES, *COMPRESSED_SUFFIXES)],
+        key=state.free_widget_key(state.MONITOR_LABELS_UPLOAD),
+        help="Production labels come later and elsewhere: a file holding each prediction's "
+             "id and its true label, joined to the log's rows by the id (in any order; a "
+             "prediction without a label is pending). The library's `monitor(log, "
+             "labels=..., id_column=...)`, the CLI's `--labels LABELS --id ID`."))
+    if upload is None:
+        return None
+    name, data = upload
+    labels = Log(name, f"labels:{hashlib.sha256(data).hexdigest()[:16]}", data=data)
+    try:
+        lab_head = head(labels.key, labels)
+    except (ValueError, OSError) as err:
+        show_labels_error(st, err)
+        raise LabelsRefused(name) from None
+    ours = [str(c) for c in frame.columns]
+    shared = [c for c in (str(c) for c in lab_head.columns) if c in ours]
+    if not shared:
+        show_labels_error(st, ParameterError(
+            "id_column", f"{name} and {log.name} share no column, so no id can join them; "
+                         f"the labels' columns: {', '.join(map(str, lab_head.columns))}. Give "
+                         "a labels file holding each prediction's id under the log's name for "
+                         "it, and the label"))
+        raise LabelsRefused(name)
+    pair = f"{log.key}|{labels.key}"
+    if state.get(state.MONITOR_ID) not in shared or state.get(state.MONITOR_ID_FOR) != pair:
+        # a new pair of files: a column named like an id, else one not named like a label
+        label = guessed(labels.key, lab_head).get("label")
+        state.set_value(state.MONITOR_ID, next(
+            (c for c in shared if "id" in c.lower()),
+            next((c for c in shared if c != label), shared[0])))
+        state.set_value(state.MONITOR_ID_FOR, pair)
+    id_column = st.selectbox("Id column (in both files)", shared,
+                             help="The column that holds each prediction's id, in the log "
+                                  "and in the labels file.",
+                             **state.bound(state.MONITOR_ID, "index", shared))
+    return Labels(labels, str(id_column), lab_head, st.empty())
+
+
+def show_labels_error(where: Any, err: BaseException) -> None:
+    """A labels file that cannot be used: the library's message, under its uploader."""
+    messages.show_error(where, "The labels cannot be joined", err,
+                        "Fix the labels file, the id column or the label column; the log "
+                        "itself is kept.")
+
+
+def about_labels(err: BaseException) -> bool:
+    """Whether a run's refusal is about the labels file or the join (not the log alone)."""
+    return isinstance(err, ParameterError) and (
+        err.param in ("labels", "id_column") or "labels come from" in str(err))
+
+
+def joined_head(frame: pd.DataFrame, labels: Labels) -> pd.DataFrame:
+    """The log's first rows with the labels' other columns, joined by id (for the guesses).
+
+    Ids are compared as text, as the library does; a label not among the labels' first rows
+    is empty here.
+    """
+    key = labels.id_column
+    extra = [c for c in labels.head.columns if c not in frame.columns]
+    right = (labels.head[[key, *extra]].astype({key: str}).drop_duplicates(key)
+             .rename(columns={key: "__id"}))
+    merged = frame.assign(__id=frame[key].astype(str)).merge(right, on="__id", how="left")
+    return merged.drop(columns="__id")
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def head(key: str, _log: Log) -> pd.DataFrame:
     """The log's first 200 rows (``key``: the log's cache key)."""
@@ -261,14 +355,32 @@ class Mapping:
 
     log_format: LogFormat
     options: tuple[tuple[str, Any], ...]
+    #: Labels in a second file (their cache key is the file's), else None
+    labels: Log | None = None
+    id_column: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """``monitor``'s keyword arguments besides the format."""
-        return dict(self.options)
+        """``monitor``'s keyword arguments besides the format (the labels' a fresh reader)."""
+        out = dict(self.options)
+        if self.labels is not None:
+            out.update(labels=self.labels_source(), id_column=self.id_column)
+        return out
 
-    def as_python(self, source: str) -> str:
-        """The library call that gives the page's result on ``source``."""
+    def labels_source(self) -> Any:
+        """A fresh reader of the labels, named as the file was (in the library's messages)."""
+        if self.labels is None:
+            return None
+        source = self.labels.source()
+        if not isinstance(source, str):
+            source.name = self.labels.name
+        return source
+
+    def as_python(self, source: str, labels: str | None = None) -> str:
+        """The library call that gives the page's result on ``source`` (and ``labels``)."""
         kwargs = "".join(f", {k}={v!r}" for k, v in self.options)
+        if self.labels is not None:
+            name = labels or self.labels.path or self.labels.name
+            kwargs += f", labels={name!r}, id_column={self.id_column!r}"
         return ("from pudd_core.monitoring import LogFormat, monitor\n\n"
                 f"log_format = {self.log_format.as_python()}\n"
                 f"result = monitor({source!r}, log_format{kwargs})\n"
@@ -283,7 +395,7 @@ def _guessed_value(f: LogField, guess: dict[str, Any]) -> Any:
     return value
 
 
-def _reset(log: Log, guess: dict[str, Any]) -> None:
+def _reset(log: Log, guess: dict[str, Any], key: str) -> None:
     """Another log: its own guesses and chunk size, not the last log's choices."""
     form = next((f.name for f in log_forms() if f.guess and guess.get(f.guess) is not None),
                 log_forms()[0].name)
@@ -292,7 +404,7 @@ def _reset(log: Log, guess: dict[str, Any]) -> None:
         state.set_value(state.MONITOR_FIELDS[f.name], _guessed_value(f, guess))
     state.set_value(state.MONITOR_CHUNK_SIZE,
                     EXAMPLE_CHUNK if log.path == str(EXAMPLE) else 1000)
-    state.set_value(state.MONITOR_GUESSED_FOR, log.key)
+    state.set_value(state.MONITOR_GUESSED_FOR, key)
 
 
 def _help(f: LogField) -> str:
@@ -328,17 +440,22 @@ def _control(where: Any, f: LogField, columns: list[str], needed: bool,
     return (value,) if f.kind == "columns" and value is not None else value
 
 
-def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
+def map_columns(log: Log, frame: pd.DataFrame, labels: Labels | None = None) -> Mapping | None:
     """Preview, guesses and the controls; ``None`` (with a message) if incomplete.
 
     The column controls are made from :data:`~pudd_core.monitoring.LOG_FIELDS`: the forms'
     radio, then, for the chosen form, each entry shown with it; the time entries when the
-    chunks are time windows. Their values build the :class:`LogFormat` the run reads.
+    chunks are time windows. Their values build the :class:`LogFormat` the run reads. With
+    ``labels`` (a second file), the columns are the log's and the labels' joined by id.
     """
+    key = log.key
+    if labels is not None:
+        frame = joined_head(frame, labels)
+        key = f"{log.key}|{labels.log.key}|{labels.id_column}"
     columns = [str(c) for c in frame.columns]
-    guess = guessed(log.key, frame)
-    if state.get(state.MONITOR_GUESSED_FOR) != log.key:
-        _reset(log, guess)
+    guess = guessed(key, frame)
+    if state.get(state.MONITOR_GUESSED_FOR) != key:
+        _reset(log, guess, key)
     with st.expander("Preview (first rows) and how the columns were guessed",
                      expanded=log.path != str(EXAMPLE)):
         shown = frame.iloc[:20, :PREVIEW_COLUMNS]
@@ -408,7 +525,8 @@ def map_columns(log: Log, frame: pd.DataFrame) -> Mapping | None:
         st.info(f"No column has a usual name for {what}: choose it above.",
                 icon=":material/label:")
         return None
-    return Mapping(LogFormat.from_options(values), tuple(sorted(options.items())))
+    return Mapping(LogFormat.from_options(values), tuple(sorted(options.items())),
+                   labels.log if labels else None, labels.id_column if labels else None)
 
 
 class NotRun(Exception):

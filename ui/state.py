@@ -375,6 +375,10 @@ MONITOR_SOURCES = ("The example log", "Upload a file", "A path on the server")
 MONITOR_SOURCE = _value("monitor_source", MONITOR_SOURCES[0])
 MONITOR_PATH = _value("monitor_path", "")  # a path on the server, as typed
 MONITOR_UPLOAD = "monitor_upload"  # the file uploader's own key (free_widget_key)
+#: The labels in a second file: its uploader's own key, and the id column joining the two
+MONITOR_LABELS_UPLOAD = "monitor_labels_upload"
+MONITOR_ID = _value("monitor_id", None)
+MONITOR_ID_FOR = _value("monitor_id_for", None)  # the log and labels the id was chosen for
 MONITOR_GUESSED_FOR = _value("monitor_guessed_for", None)  # the log the column values are for
 MONITOR_FORM = _value("monitor_form", None)  # the probability form: a LOG_FIELDS entry's name
 #: One key per entry of LOG_FIELDS (the log's description): its control's value

@@ -120,9 +120,13 @@ def _shot(page: Any, name: str) -> None:
     page.set_viewport_size(SCREENS["1280"])
 
 
-def _upload(page: Any, frame: pd.DataFrame, path: Path) -> None:
+def _upload(page: Any, frame: pd.DataFrame, path: Path, labels: bool = False) -> None:
+    """Upload ``frame`` as the log (the first uploader) or as its labels (the second)."""
     frame.to_csv(path, index=False)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    uploader = page.locator('[data-testid="stFileUploader"]')
+    uploader = (uploader.filter(has_text="Labels in a second file") if labels
+                else uploader.first)
+    uploader.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     _wait_quiet(page)
     assert_no_exception(page)
 
@@ -235,6 +239,48 @@ def test_monitor_page_reads_a_binary_log_and_a_pending_tail(page: Any, app_url: 
     assert all(f'<tr data-class="{c}">' in report.read_text() for c in ("bird", "cat", "dog"))
     assert_no_exception(page)
     _shot(page, "monitor-pending")
+
+
+def test_monitor_page_joins_labels_from_a_second_file_by_id(page: Any, app_url: str,
+                                                             tmp_path: Path) -> None:
+    """The binary model's log as a serving stack writes it (predictions with a request id,
+    labels elsewhere, shuffled, the newest 1,500 not come yet): the page gives the library's
+    labels= result; two labels for one id are refused under the labels' uploader."""
+    from pudd_core import monitor
+
+    log = binary_log().assign(request=lambda f: [f"req-{i}" for i in range(len(f))])
+    predictions = log.drop(columns="y_true")
+    labels = log[["request", "y_true"]].head(10_500).sample(frac=1, random_state=3)
+    page.set_viewport_size(SCREENS["1280"])
+    page.goto(f"{app_url}/monitor")
+    settle(page, MONITOR)
+    wait_for_player(page, 49)
+    page.get_by_text("Upload a file").click()
+    _wait_quiet(page)
+    _upload(page, predictions, tmp_path / "predictions.csv")
+    page.get_by_text("Labels in a second file").wait_for()  # offered once a log is read
+    _upload(page, labels, tmp_path / "labels.csv", labels=True)
+    expected = monitor(tmp_path / "predictions.csv", label="y_true",
+                       proba_columns=["y_pred_proba"], pred="y_pred", chunk_size=CHUNK,
+                       labels=tmp_path / "labels.csv", id_column="request")
+    assert expected.alarms == (6,) and expected.n_chunks == 10  # 10,000 labelled rows tested
+    wait_for_player(page, expected.n_chunks)
+    assert_no_exception(page)
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert (f"12,000 rows: 10,000 in {expected.n_chunks} tested chunks, 2,000 rows pending "
+            "(no label yet: chunks 10–11, not tested); PUDD at α = 0.001: 1 alarm at chunk "
+            "6.") in text
+    _shot(page, "monitor-labels")
+
+    twice = pd.concat([labels, pd.DataFrame({"request": ["req-7"],
+                                             "y_true": [1 - log.loc[7, "y_true"]]})])
+    _upload(page, twice, tmp_path / "labels_twice.csv", labels=True)
+    error = page.locator('[data-testid="stAlert"]').filter(has_text="cannot be joined")
+    error.wait_for()
+    assert "the id 'req-7' has two different labels" in error.inner_text()
+    assert page.locator(PLAYER).count() == 0  # nothing run on a wrong join
+    assert_no_exception(page)
+    page.screenshot(path=str(ARTIFACTS / "monitor-labels-refused.png"), full_page=True)
 
 
 def _saved(page: Any, click: Any) -> tuple[str, Path]:

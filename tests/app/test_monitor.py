@@ -401,3 +401,93 @@ def test_alpha_chosen_on_the_logs_first_chunks_is_the_librarys() -> None:
     first = f"(chunks {rest.alarms[0] + 9}" if rest.alarms else ""
     assert first in text  # counted from the stream's first chunk
     assert rest.alarms and rest.n_chunks == 40  # the SEA drifts after the stretch are seen
+
+
+def _split_log(tmp_path: Path) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
+    """The example log as a serving stack writes it: predictions with an id, and the labels
+    elsewhere, shuffled, the last 250 not come yet and one of an id not in the log."""
+    frame = pd.read_parquet(EXAMPLE).drop(columns="ts")
+    frame.insert(0, "request", [f"r{i:05d}" for i in range(len(frame))])
+    preds = frame.drop(columns="label")
+    labels = frame[["request", "label"]].head(len(frame) - 250).sample(frac=1, random_state=0)
+    labels = pd.concat([labels, pd.DataFrame({"request": ["ghost"], "label": [1]})])
+    path = tmp_path / "predictions.csv"
+    preds.to_csv(path, index=False)
+    return path, preds, labels
+
+
+def _upload_labels(monkeypatch: pytest.MonkeyPatch, name: str, data: bytes) -> None:
+    # AppTest cannot upload files: feed the labels uploader's reader the bytes instead
+    import ui.monitor
+
+    monkeypatch.setattr(ui.monitor, "read_upload", lambda file: (name, data))
+
+
+def test_labels_in_a_second_file_are_joined_as_the_library_and_a_pandas_merge_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page with a labels upload and an id column gives the library's labels= result,
+    which is the monitor's on the log merged with its labels by pandas (chunk for chunk)."""
+    path, preds, labels = _split_log(tmp_path)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    monkeypatch.chdir(tmp_path)  # the page's code names the upload by its file name
+    _upload_labels(monkeypatch, "labels.csv", (tmp_path / "labels.csv").read_bytes())
+    at = _use_path(_open(), path)
+    at.number_input(key="w_monitor_chunk_size").set_value(300).run(timeout=TIMEOUT)
+    assert at.selectbox(key="w_monitor_id").value == "request"  # the shared column
+    assert at.selectbox(key="w_monitor_label").value == "label"  # guessed from the labels
+    assert not at.exception and not at.error
+    at.session_state["monitor_code_open"] = True
+    at.run(timeout=TIMEOUT)
+    code = at.code[0].value
+    assert "labels='labels.csv', id_column='request'" in code
+    shown: dict[str, object] = {}
+    exec(code, shown)
+    page = shown["result"]
+    spec = player(at)["spec"]
+    page_alarms = [i for i, a in enumerate(spec["settings"][0]["metrics"]["alarm"]) if a]
+
+    library = monitor(path, label="label", proba_prefix="proba_", chunk_size=300,
+                      labels=tmp_path / "labels.csv", id_column="request")
+    merged = preds.merge(labels, on="request", how="left")  # ghost dropped, tail unlabelled
+    reference = monitor(merged, label="label", proba_prefix="proba_", chunk_size=300)
+    assert reference.n_chunks > 10 and reference.alarms and reference.pending
+    for name, result in (("page", page), ("library", library)):
+        assert result.n_chunks == reference.n_chunks, name
+        assert result.alarms == reference.alarms, name
+        np.testing.assert_array_equal(result.p_values, reference.p_values, err_msg=name)
+    assert page_alarms == list(reference.alarms) and spec["last"] == reference.n_chunks
+    assert any("ghost" in m.value for m in at.markdown)  # the unknown id is reported
+
+
+@pytest.mark.parametrize("case", ["no shared column", "two labels for one id",
+                                  "log with a label column"])
+def test_a_bad_labels_upload_shows_the_librarys_message_under_the_uploader(
+        case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pudd_core._validation import ParameterError
+
+    path, preds, labels = _split_log(tmp_path)
+    if case == "no shared column":
+        labels = labels.rename(columns={"request": "rid"})
+    elif case == "two labels for one id":
+        labels = pd.concat([labels, pd.DataFrame({"request": ["r00007"], "label": [
+            1 - int(labels.set_index("request").loc["r00007", "label"])]})])
+    else:
+        pd.read_parquet(EXAMPLE).drop(columns="ts").assign(
+            request=preds["request"]).to_csv(path, index=False)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    monkeypatch.chdir(tmp_path)  # the library reads the file by the name the page gives
+    _upload_labels(monkeypatch, "labels.csv", (tmp_path / "labels.csv").read_bytes())
+    at = _use_path(_open(), path)
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith("**The labels cannot be joined**")
+    assert not at.get("component_instance")  # no player: nothing was run on a wrong join
+    if case == "no shared column":
+        assert "share no column" in error.value
+        return
+    with pytest.raises(ParameterError) as err:
+        monitor(path, label="label", proba_prefix="proba_", labels="labels.csv",
+                id_column="request")
+    from ui.messages import reason_markdown
+
+    assert reason_markdown(str(err.value)) in error.value
