@@ -305,3 +305,13 @@ def test_the_monitor_page_keeps_its_session_keys_in_ui_state():
 
     assert set(state.MONITOR_FIELDS) == set(log_field_names())
     assert set(state.MONITOR_FIELDS.values()) <= set(state.DEFAULTS)
+
+
+def test_no_source_file_of_the_library_or_the_app_is_over_800_lines():
+    """Issue 33: a file past 800 lines is cut by concept (docs/architecture.md's picture)."""
+    from pudd_core.plots.house import LINE_LIMIT
+
+    long = {str(p.relative_to(ROOT)): n for p in _python_files("pudd_core", "ui", "pages",
+                                                                  "app.py")
+            if (n := p.read_text(encoding="utf-8").count("\n")) > LINE_LIMIT}
+    assert long == {}

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pudd_core.monitoring import LogFormat
-from pudd_core.monitoring._score import LabelMap, _missing
+from pudd_core.monitoring._score import LabelMap, is_missing
 
 CLASSES = ("cat", "dog", "café", "7", "a b")
 
@@ -50,7 +50,7 @@ def test_text_labels_read_by_their_distinct_values_as_row_by_row(labels, dtype):
     """Object, string and Categorical columns (Parquet text labels come dictionary-encoded)."""
     values = pd.Series(labels, dtype=dtype)
     reference = values.astype(object) if dtype == "category" else values
-    assert _missing(values).tolist() == _missing_by_row(reference).tolist()
+    assert is_missing(values).tolist() == _missing_by_row(reference).tolist()
     labelled = values[~_missing_by_row(reference)]
     want = _indices_by_row(reference[~_missing_by_row(reference)])
     fmt = LogFormat(label="y", proba_columns=tuple(f"p{k}" for k in range(len(CLASSES))),

@@ -157,12 +157,19 @@ def show(cal: CalibrationResult, rest: MonitorResult) -> None:
              "above the interval: the rest of the stream leaves the stretch's null (a drift, "
              "or data unlike the stretch)" if observed > best.ci[1] else
              "below the interval")
+    ref = rest.reference_alarms
     st.markdown(
-        f"The estimate assumes the stream after the stretch is like the stretch. On the "
-        f"{rest.n_chunks} chunk{'s' if rest.n_chunks != 1 else ''} after it, PUDD at "
+        f"The estimate assumes the stream after the stretch is like the stretch. The "
+        f"stretch's {rest.reference_chunks} chunks are the monitor's reference: PUDD's history "
+        f"for the first chunk after it, so a change there is tested at once; "
+        + (f"{len(ref)} alarm{'s' if len(ref) != 1 else ''} inside the stretch (chunk"
+           f"{'s' if len(ref) != 1 else ''} {', '.join(map(str, ref[:12]))}"
+           f"{' …' if len(ref) > 12 else ''}) {'is' if len(ref) == 1 else 'are'} not counted. "
+           if ref else "PUDD raised no alarm inside the stretch. ")
+        + f"On the {rest.n_chunks} chunk{'s' if rest.n_chunks != 1 else ''} after it, PUDD at "
         f"α = {best.alpha:g} raised **{len(rest.alarms)} alarm"
         f"{'s' if len(rest.alarms) != 1 else ''}**"
-        + (f" (chunks {', '.join(str(a + cal.n_chunks) for a in rest.alarms[:12])}"
+        + (f" (chunks {', '.join(str(a + rest.reference_chunks) for a in rest.alarms[:12])}"
            f"{' …' if len(rest.alarms) > 12 else ''}, counted from the stream's first "
            "chunk)" if rest.alarms else "")
         + (f": {observed:.2%} per chunk, {where}." if rest.n_chunks else "."))
@@ -194,7 +201,8 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
     if not st.checkbox("Choose α from a stable stretch of this log", key="monitor_calibrate",
                        help="Estimate each α's false alarms and delay on the log's first "
                             "chunks, pick the largest α within a target, and monitor the "
-                            "chunks after them at it."):
+                            "chunks after them at it, the first chunks as their reference "
+                            "(PUDD's history, their alarms not counted)."):
         return
     kwargs = mapping.as_dict()
     if "chunk_size" not in kwargs:

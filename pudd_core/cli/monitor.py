@@ -148,6 +148,13 @@ def _monitor_calibrated(args: argparse.Namespace, log_format: LogFormat,
         print(f"  delay: a {cal.change} shift of size {cal.size:g} is caught within "
               f"{best.within} chunks in {best.detection_rate:.0%} of resamples; median "
               f"{q[0.5]:g} chunk(s), 90% within {q[0.9]:g}")
+        ref = result.reference_alarms
+        first = result.spans[0].first_row
+        print(f"  reference: the stretch's {result.reference_chunks} chunks (rows "
+              f"{first - result.reference_chunks * cal.chunk_size}..{first - 1}) fed PUDD's "
+              f"history; {len(ref)} alarm(s) there"
+              + (f" (its chunk(s) {', '.join(map(str, ref))})" if ref else "")
+              + ", not reported below; the chunks below are counted from the first after it")
         _print_monitor_summary(result)
     if args.report is None:
         return 0

@@ -574,16 +574,21 @@ def calibrate_log(
     id_column: str | None = None,
     **columns: Any,
 ) -> tuple[CalibrationResult, MonitorResult]:
-    """α chosen on a stable stretch of the log, then the monitor at that α on the rows after it.
+    """α chosen on a stable stretch of the log, then the log monitored at it from that stretch.
 
     ``calibrate_on`` is the stretch: a number of rows (the first ones, a whole number of
     chunks, at least two), or a time range ``(start, end)`` of the ``time_column``: the rows
     whose time is at least ``start`` and before ``end`` (read as the column is read:
     ISO 8601 text, ``time_format``, or numbers in ``time_unit``; the column sorted), their
     whole chunks used. :func:`calibrate` estimates each α's false-alarm rate on the stretch
-    and recommends the largest α whose interval stays at or below ``false_alarm_rate``; the
-    rows after the stretch are monitored at that α (:func:`~pudd_core.monitoring.monitor`'s
-    result, its rows numbered as in the log, its chunks from 0). The other parameters are
+    and recommends the largest α whose interval stays at or below ``false_alarm_rate``. The
+    log is then monitored at that α with the stretch as its reference (as NannyML's reference
+    period): the stretch's whole chunks, ending at its end, feed PUDD's history, so the first
+    chunk after it is tested against them. The result (:func:`after_reference`) holds the
+    chunks after the stretch, chunk for chunk those of :func:`~pudd_core.monitoring.monitor`
+    on the whole log at that α (rows numbered as in the log, chunks from 0 after the
+    stretch); the stretch's chunks and alarms are in ``reference_chunks`` and
+    ``reference_alarms``, not in its alarms. The other parameters are
     :func:`calibrate`'s and :func:`~pudd_core.monitoring.monitor`'s.
     ``labels`` with ``id_column``: labels in a second file, joined by id to every pass over
     the log.
@@ -694,23 +699,65 @@ def calibrate_log(
             "rows or resamples" + ("; the authors' count floor invents counts that no alpha "
                                   "may tame: try the calibrated variant"
                                   if variant == "authors" else ""))
+    # The stretch is the monitor's reference (as NannyML's reference period): its whole
+    # chunks, ending at the stretch's end, feed the detector's history, so the first chunk
+    # after it is tested against them; their alarms are kept apart, not reported.
+    begin = stop - (stop - first) // chunk_size * chunk_size
     m = monitor_at(best.alpha)
     m.start(names)
-    m.next_row = stop  # rows keep the log's numbers; chunks start at the stretch's end
+    m.next_row = begin  # rows keep the log's numbers
     seen = 0
     for n, frame in parts():
-        skip = max(0, stop - seen)
+        skip = max(0, begin - seen)
         seen += n
         if skip >= n:
             continue
         m.feed({c: s.iloc[skip:] for c, s in frame.items()}, n - skip)
     m.finish()
-    result = m.result(name_of(source), time.perf_counter() - start)
+    result = after_reference(m.result(name_of(source), time.perf_counter() - start), stop)
     if join is not None:  # what the join found (the rows' count is the monitored rows')
-        from dataclasses import replace
-
-        result = replace(result, notes=(*result.notes, *join.notes(result)[1:]))
+        result = dataclasses.replace(result,
+                                     notes=(*result.notes, *join.notes(result)[1:]))
     return cal, result
+
+
+def after_reference(result: MonitorResult, stop: int) -> MonitorResult:
+    """``result``'s chunks from row ``stop`` on, renumbered from 0; those before: its reference.
+
+    The chunks before ``stop`` (the reference) fed the detector's history: the chunks after
+    are the whole log's chunk for chunk. Their alarms are kept in ``reference_alarms`` (0-based
+    among the reference's chunks), not in :attr:`~MonitorResult.alarms`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pudd_core.monitoring import monitor
+    >>> rng = np.random.default_rng(0)
+    >>> p = np.r_[rng.uniform(0.8, 1, 1000), rng.uniform(0.5, 0.7, 400)]
+    >>> log = pd.DataFrame({"proba_1": p, "proba_0": 1 - p, "label": 1})
+    >>> whole = monitor(log, label="label", proba_prefix="proba_", chunk_size=100,
+    ...                 detector_options={"skip_rule": None})
+    >>> rest = after_reference(whole, 1000)
+    >>> rest.reference_chunks, rest.n_chunks, rest.alarms[:1], rest.spans[0].first_row
+    (10, 4, (0,), 1000)
+    """
+    n_ref = sum(s.last_row < stop for s in result.spans)
+    if n_ref == len(result.spans):
+        raise ParameterError("label", f"no row of {result.source} after the stretch (from row "
+                                      f"{stop}) has a label yet: there is nothing to monitor")
+
+    def span(s: Any) -> Any:
+        return dataclasses.replace(s, index=s.index - n_ref)
+
+    return dataclasses.replace(
+        result, spans=tuple(span(s) for s in result.spans[n_ref:]),
+        records=tuple(dataclasses.replace(r, chunk_index=r.chunk_index - n_ref)
+                      for r in result.records[n_ref:]),
+        baselines={k: v[n_ref:] for k, v in result.baselines.items()},
+        pending=tuple(span(s) for s in result.pending),
+        reference_chunks=n_ref,
+        reference_alarms=tuple(r.chunk_index for r in result.records[:n_ref] if r.alarm))
+
 
 def parse_time_range(text: str) -> tuple[str, str]:
     """``"START..END"`` as its two ends (text, read later as the time column is read).

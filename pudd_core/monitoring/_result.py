@@ -91,6 +91,10 @@ class MonitorResult:
     #: Labelled rows with both probabilities and decisions, and those where the two disagree.
     n_checked: int = 0
     n_disagree: int = 0
+    #: With a reference (``calibrate_log``'s stretch): its chunks before these, which fed the
+    #: detector's history, and their alarms (0-based among them), not in :attr:`alarms`.
+    reference_chunks: int = 0
+    reference_alarms: tuple[int, ...] = ()
 
     @property
     def n_pending_rows(self) -> int:
@@ -202,6 +206,9 @@ class MonitorResult:
             "disagreement": {"n_checked": self.n_checked, "n_disagree": self.n_disagree},
             "notes": list(self.notes),
             "elapsed_s": self.elapsed_s,
+            **({"reference": {"n_chunks": self.reference_chunks,
+                              "alarms": list(self.reference_alarms)}}
+               if self.reference_chunks else {}),
         }
 
     def runs(self) -> list[RunResult]:

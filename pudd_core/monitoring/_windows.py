@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pudd_core._validation import ParameterError
-from pudd_core.monitoring._score import plain
+from pudd_core.monitoring._arrays import plain
 
 if TYPE_CHECKING:
     import pandas as pd

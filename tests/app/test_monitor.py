@@ -396,4 +396,8 @@ def test_alpha_chosen_on_the_logs_first_chunks_is_the_librarys() -> None:
                for c in at.caption)
     text = " ".join(m.value for m in at.markdown)
     assert f"On the {rest.n_chunks} chunks after it" in text
+    assert (f"The stretch's {rest.reference_chunks} chunks are the monitor's reference"
+            in text and rest.reference_chunks == 9)
+    first = f"(chunks {rest.alarms[0] + 9}" if rest.alarms else ""
+    assert first in text  # counted from the stream's first chunk
     assert rest.alarms and rest.n_chunks == 40  # the SEA drifts after the stretch are seen

@@ -258,7 +258,8 @@ def test_lesson5_sweep_has_every_alpha_and_the_largest_alarms_at_least_as_often(
 @pytest.mark.parametrize("seed", [0, 2])
 def test_lesson5_calibration_is_the_logs_and_its_sentence_says_its_numbers(seed: int) -> None:
     # the oracle: the lesson's stream exported as a log and calibrated by the library, the
-    # rest monitored separately from the stretch's end at the alpha chosen
+    # whole log monitored at the alpha chosen (the stretch its reference), its chunks after
+    # the stretch the lesson's
     from pudd_core.experiments.export import export_predictions
     from pudd_core.experiments.runner import RunConfig
     from pudd_core.monitoring import calibrate, monitor
@@ -273,9 +274,11 @@ def test_lesson5_calibration_is_the_logs_and_its_sentence_says_its_numbers(seed:
                     variant="authors")
     assert c.calibration.to_json() == lib.to_json()
     best = lib.recommended
-    rest = monitor(log.iloc[rows:], label="label", proba_prefix="proba_", chunk_size=1000,
-                   alpha=best.alpha, variant="authors", seed=seed)
-    assert c.alarms == tuple(a + c.stretch + 1 for a in rest.alarms)
+    whole = monitor(log, label="label", proba_prefix="proba_", chunk_size=1000,
+                    alpha=best.alpha, variant="authors", seed=seed)
+    assert c.stretch == 9 and c.rest.reference_chunks == c.stretch  # the drift's eve
+    np.testing.assert_array_equal(c.rest.p_values, whole.p_values[c.stretch:])
+    assert c.alarms == tuple(a + 1 for a in whole.alarms if a >= c.stretch)
     text = c.text()
     assert f"**α = {best.alpha:g}**: {best.n_alarms} false alarm" in text
     assert f"alarm at: {', '.join(map(str, c.alarms)) or 'none'} (true drifts at 10, 20)" in text

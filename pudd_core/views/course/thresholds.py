@@ -165,7 +165,9 @@ CALIB_TARGET, CALIB_RESAMPLES = 0.02, 50
 class LessonCalibration:
     """α chosen on the drifting stream's chunks before its first drift, and the rest at it.
 
-    Chunks are the runner's (chunk 0 trains the model; the log starts at chunk 1).
+    Chunks are the runner's (chunk 0 trains the model; the log starts at chunk 1). The
+    stretch is the monitor's reference: its chunks are PUDD's history for the first test
+    after it (``rest.reference_chunks``), their alarms kept apart.
     """
 
     calibration: CalibrationResult = field(repr=False)
@@ -186,7 +188,7 @@ class LessonCalibration:
         q = best.delay_quantiles()
         alarms = ", ".join(map(str, self.alarms)) or "none"
         return (
-            f"Chunks 1 to {self.stretch} come well before the first drift (chunk "
+            f"Chunks 1 to {self.stretch} come before the first drift (chunk "
             f"{self.drift_chunks[0]}): resampled {cal.n_resamples} times, they give each α's "
             f"false alarms per chunk. The largest α whose 95 % interval stays under "
             f"{cal.target:g} is **α = {best.alpha:g}**: {best.n_alarms} false alarm"
@@ -194,7 +196,8 @@ class LessonCalibration:
             f"{best.n_chunks} resampled chunks ({best.false_alarm_rate:.1%}, interval "
             f"{best.ci[0]:.1%} to {best.ci[1]:.1%}), and a confidence shift injected half-way "
             f"is caught within {best.within} chunks in {best.detection_rate:.0%} of the "
-            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α, chunks "
+            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α, the stretch "
+            f"its reference (PUDD's history for the first chunk after it), chunks "
             f"{self.stretch + 1} to {self.stretch + self.rest.n_chunks} alarm at: {alarms} "
             f"(true drifts at {', '.join(map(str, self.drift_chunks))}).")
 
@@ -204,14 +207,15 @@ def calibrated_alpha(seed: int = 0, *, n_resamples: int = CALIB_RESAMPLES,
     """α calibrated on :data:`SWEEP_DATASET`'s chunks before its first drift (Gaussian NB).
 
     The lesson's drifting stream as a prediction log (``export_predictions``), its chunks
-    before the first drift the stable stretch of ``monitoring.calibrate_log``, the rest
-    monitored at the α chosen for ``target`` false alarms per chunk.
+    before the first drift the stable stretch of ``monitoring.calibrate_log`` and the
+    monitor's reference, the rest monitored at the α chosen for ``target`` false alarms per
+    chunk.
 
     Examples
     --------
     >>> c = calibrated_alpha(0, n_resamples=20, target=0.05)
-    >>> c.stretch, c.drift_chunks, c.rest.n_chunks
-    (6, (10, 20), 23)
+    >>> c.stretch, c.drift_chunks, c.rest.n_chunks, c.rest.reference_chunks
+    (9, (10, 20), 20, 9)
     >>> c.calibration.recommended.ci[1] <= 0.05
     True
     """
@@ -222,7 +226,7 @@ def calibrated_alpha(seed: int = 0, *, n_resamples: int = CALIB_RESAMPLES,
     log = export_predictions(cfg)
     drifts = tuple(run_stream(cfg).drift_chunks or ())
     chunk_size = int((log["chunk"] == 1).sum())
-    stretch = drifts[0] - 4  # three chunks before the drift: history for its first test
+    stretch = drifts[0] - 1  # every chunk before the drift: the reference of its first test
     cal, rest = calibrate_log(log, label="label", proba_prefix="proba_",
                               chunk_size=chunk_size, calibrate_on=stretch * chunk_size,
                               false_alarm_rate=target, n_resamples=n_resamples, seed=seed,
