@@ -44,7 +44,10 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
                             ["--n-chunks", "x"]],
     ("run", "--chunk-size"): [["--chunk-size", "0"], ["--chunk-size", "100000000000"]],
     ("run", "--detector-option"): [["--detector-option", "cut_points=some"],
-                                   ["--detector-option", "nonsense"]],
+                                   ["--detector-option", "nonsense"],
+                                   ["--detector-option", "alpha=0.01"],  # PUDD's is --alpha
+                                   ["--detector", "kswin", "--detector-option", "alpha=2"],
+                                   ["--detector", "kswin", "--detector-option", "seed=3"]],
     ("run", "--classifier-option"): [["--classifier-option", "grace_period=0"],
                                      ["--classifier-option", "speed=9"]],
     ("run", "--executor"): [["--executor", "spark"]],

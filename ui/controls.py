@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from pudd_core._format import power_of_ten
 from pudd_core._validation import ParameterError
 from pudd_core.views.illustration import FIG1_SIZES, Theorem1Config, Theorem2Config
 from ui import messages, state
@@ -17,12 +18,11 @@ PAPER = (
     "Uncertainty*, AAAI 2025"
 )
 PAPER_VARIANTS = {1: "PUDD-1", 3: "PUDD-3", 5: "PUDD-5"}  # the paper's thresholds (Table 1)
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def alpha_label(exponent: int) -> str:
     """``10⁻⁵ (PUDD-5)``: a threshold on the log scale, the paper's variants named."""
-    text = f"10{f'-{exponent}'.translate(_SUPERSCRIPT)}"
+    text = power_of_ten(-exponent)
     return f"{text} ({PAPER_VARIANTS[exponent]})" if exponent in PAPER_VARIANTS else text
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol
@@ -31,8 +31,8 @@ from pudd_core.experiments.records import CutTest, WindowRecord, cut_tests, wind
 __all__ = [
     "DETECTORS", "KINDS", "BaselineAdapter", "ChunkDetector", "ChunkPUDDAdapter", "ChunkVerdict",
     "DetectorSpec", "FeatureAdapter", "FixedAlarms", "Kind", "chunk_detector",
-    "detector_colours", "detector_names", "detector_spec", "make_detector", "needs_drifts",
-    "option_names",
+    "check_options", "detector_colours", "detector_names", "detector_spec", "make_detector",
+    "needs_drifts", "option_names", "run_detector",
     "option_target", "takes_alpha",
 ]
 
@@ -411,8 +411,42 @@ def needs_drifts(name: str) -> bool:
     return spec is not None and spec.needs_drifts
 
 
-def _reserved(spec: DetectorSpec) -> set[str]:
-    return {"seed", *spec.fixed, *(("alpha",) if spec.alpha else ())}
+def _reserved(spec: DetectorSpec) -> dict[str, str]:
+    """The class's parameters a run sets itself, each with what to do instead."""
+    reserved = {"seed": "the run's seed sets it; set RunConfig.seed (--seeds) instead"}
+    reserved.update({k: f"this detector fixes it to {v!r}" for k, v in spec.fixed.items()})
+    if spec.alpha:
+        reserved["alpha"] = "it is the run's threshold; set RunConfig.alpha (--alpha) instead"
+    return reserved
+
+
+def check_options(name: str, given: Iterable[str]) -> None:
+    """Refuse an option detector ``name`` does not take, naming a run's own setting as such.
+
+    A run sets a detector's ``seed`` (and PUDD's and EK's ``alpha``, its threshold) itself;
+    given as an option, such a name is refused with the run's setting to use instead. A river
+    detector's own ``alpha`` (EDDM, KSWIN, PH) is an option like any other.
+
+    Examples
+    --------
+    >>> check_options("kswin", ["alpha", "window_size"])
+    >>> check_options("pudd", ["alpha"])
+    Traceback (most recent call last):
+    ...
+    pudd_core._validation.ParameterError: detector 'pudd' takes no option 'alpha': it is the ...
+    """
+    given, spec = list(given), detector_spec(name)
+    params = inspect.signature(spec.target).parameters if spec.target is not None else {}
+    reserved = {k: why for k, why in _reserved(spec).items() if k in params}
+    for option in given:
+        if option in reserved:
+            raise _validation.ParameterError(
+                "detector_options",
+                f"detector {name!r} takes no option {option!r}: {reserved[option]}"
+                + (f"; valid options: {', '.join(option_names(name))}"
+                   if option in spec.fixed else ""))
+    _validation.check_option_names("detector_options", f"detector {name!r}", given,
+                                   option_names(name))
 
 
 def option_names(name: str) -> list[str]:
@@ -448,24 +482,27 @@ def option_target(name: str) -> Callable[..., Any]:
     return target
 
 
-def make_detector(name: str, *, alpha: float = 1e-3, seed: int | None = None,
-                  **options: Any) -> Any:
+def make_detector(name: str, /, *, seed: int | None = None, **options: Any) -> Any:
     """Build detector ``name`` with ``options`` (None for a reference: no detector).
 
-    ``alpha`` goes to the detectors that take it, ``seed`` to those whose class has one.
-    An unknown option raises :class:`~pudd_core._validation.ParameterError`; a bad value
-    whatever the detector's class raises.
+    ``options`` are keyword parameters of the detector's class: ``alpha`` is PUDD's and EK's
+    threshold, and EDDM's, KSWIN's and PH's own option (river's). ``seed`` goes to those whose
+    class has one. An unknown option raises :class:`~pudd_core._validation.ParameterError`;
+    a bad value whatever the detector's class raises. A run builds its detector with
+    :func:`run_detector`.
 
     Examples
     --------
     >>> make_detector("ek", alpha=1e-5).clamp_min, make_detector("kswin", seed=3).seed
     (0, 3)
+    >>> make_detector("kswin", alpha=0.01).alpha, make_detector("ph", alpha=0.5).alpha
+    (0.01, 0.5)
     >>> make_detector("none") is None
     True
     """
     spec = detector_spec(name)
-    _validation.check_option_names("detector_options", f"detector {name!r}", options,
-                                   option_names(name))
+    run_alpha = {"alpha": options.pop("alpha")} if spec.alpha and "alpha" in options else {}
+    check_options(name, options)
     if spec.target is None:
         return None
     name = ALIASES.get(name, name)
@@ -473,12 +510,30 @@ def make_detector(name: str, *, alpha: float = 1e-3, seed: int | None = None,
         baselines.check_params(name, options, seed)
     else:
         _validation.check_seed("seed", seed)
-    kwargs: dict[str, Any] = {**spec.defaults, **options, **spec.fixed}
-    if spec.alpha:
-        kwargs["alpha"] = alpha
+    kwargs: dict[str, Any] = {**spec.defaults, **options, **spec.fixed, **run_alpha}
     if "seed" in inspect.signature(spec.target).parameters:
         kwargs["seed"] = seed
     return spec.target(**kwargs)
+
+
+def run_detector(config: RunSettings, seed: int | None) -> Any:
+    """The detector a run of ``config`` builds: its options, and its ``alpha`` where it has one.
+
+    The run's ``alpha`` is PUDD's and EK's threshold; the other detectors ignore it, and
+    take their own ``alpha`` (EDDM, KSWIN, PH) from ``config.detector_options``.
+
+    Examples
+    --------
+    >>> from pudd_core.experiments.runner import RunConfig
+    >>> run_detector(RunConfig(detector="pudd", alpha=1e-5), 0).alpha
+    1e-05
+    >>> run_detector(RunConfig(detector="kswin", alpha=1e-5,
+    ...                        detector_options={"alpha": 0.01}), 0).alpha
+    0.01
+    """
+    run_alpha = {"alpha": config.alpha} if detector_spec(config.detector).alpha else {}
+    return make_detector(config.detector, seed=seed, **dict(config.detector_options),
+                         **run_alpha)
 
 
 def chunk_detector(
@@ -497,6 +552,5 @@ def chunk_detector(
     >>> chunk_detector(RunConfig(detector="oracle"), 0, (10, 20))
     FixedAlarms(chunks=frozenset({10, 20}))
     """
-    detector = make_detector(config.detector, alpha=config.alpha, seed=seed,
-                             **dict(config.detector_options))
+    detector = run_detector(config, seed)
     return detector_spec(config.detector).adapter(detector, config, drift_chunks)

@@ -79,14 +79,12 @@ def parse_option_pairs(
             raise _validation.ParameterError(
                 "detector", f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}",
                 tuple(DETECTORS))
-        valid = detectors.option_names(name)
     else:
         if name not in CLASSIFIERS:
             raise _validation.ParameterError(
                 "classifier",
                 f"unknown classifier {name!r}; choose one of {', '.join(CLASSIFIERS)}",
                 tuple(CLASSIFIERS))
-        valid = classifiers.option_names(name)
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -94,7 +92,11 @@ def parse_option_pairs(
         if not sep or not key:
             raise _validation.ParameterError(
                 param, f"{kind} options are written KEY=VALUE, got {pair!r}")
-        _validation.check_option_names(param, f"{kind} {name!r}", (key,), valid)
+        if kind == "detector":
+            detectors.check_options(name, (key,))
+        else:
+            _validation.check_option_names(param, f"{kind} {name!r}", (key,),
+                                           classifiers.option_names(name))
         out[key] = _options.parse_option(_option_target(kind, name), key, raw)
     return tuple(sorted(out.items()))
 
@@ -202,9 +204,7 @@ class RunConfig:
         _validation.check_option_names(
             "classifier_options", f"classifier {self.classifier!r}",
             (k for k, _ in self.classifier_options), classifiers.option_names(self.classifier))
-        _validation.check_option_names(
-            "detector_options", f"detector {self.detector!r}",
-            (k for k, _ in self.detector_options), detectors.option_names(self.detector))
+        detectors.check_options(self.detector, (k for k, _ in self.detector_options))
         _validation.check_open_unit("alpha", self.alpha)
         _validation.check_choice("regime", self.regime, REGIMES)
         _validation.check_choice("adaptation", self.adaptation, ("window", "chunk"))
@@ -215,8 +215,7 @@ class RunConfig:
         _validation.check_bool("double_initial_fit", self.double_initial_fit)
         _validation.check_bool("record_windows", self.record_windows)
         try:  # the detector's own checks of its option values, before any work
-            detectors.make_detector(self.detector, alpha=self.alpha, seed=0,
-                                    **dict(self.detector_options))
+            detectors.run_detector(self, 0)
         except _validation.ParameterError:
             raise
         except (TypeError, ValueError) as exc:  # a class that raises its own errors (river)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pudd_core._validation import ParameterError
 from pudd_core.classifiers import SEEDED_CLASSIFIERS
 from pudd_core.detector import ChunkPUDD
-from pudd_core.experiments.detectors import detector_spec, make_detector
+from pudd_core.experiments.detectors import detector_spec, run_detector
 from pudd_core.streams import StreamInfo, get_info
 
 if TYPE_CHECKING:
@@ -138,8 +138,7 @@ def _detector_uses_seed(config: RunConfig, largest: int | None) -> tuple[bool, i
     target = detector_spec(config.detector).target
     if target is None or "seed" not in inspect.signature(target).parameters:
         return False, None  # a reference (no detector, the oracle) or a deterministic baseline
-    detector = make_detector(config.detector, alpha=config.alpha, seed=0,
-                             **dict(config.detector_options))
+    detector = run_detector(config, 0)
     if not isinstance(detector, ChunkPUDD):
         return True, None  # KSWIN's and MCD-DD's samples
     if detector.partition != "pu":  # the EK ablation fits the first values: no draw

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pudd_core._format import power_of_ten
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
@@ -583,8 +584,8 @@ def _obs4(cells: pd.DataFrame, evidence: str) -> list[ClaimCheck]:
     statements = {
         "4a": "Fig. 5: PUDD (Adaptive PU-index Bucketing) surpasses Ei-kMeans (EK) across "
               "datasets, training regimes and thresholds",
-        "4b": "Appendix CD diagram: the improvement over EK at 10^-3 and 10^-5 is "
-              "statistically significant",
+        "4b": f"Appendix CD diagram: the improvement over EK at {power_of_ten(-3)} and "
+              f"{power_of_ten(-5)} is statistically significant",
     }
     ek = cells[cells["detector"].isin(EK_DETECTORS) & cells["accuracy"].notna()]
     if ek.empty:

@@ -52,8 +52,7 @@ SWEEPS: dict[str, tuple[str, tuple[float, ...], float]] = {
     "eddm": ("beta", (0.94, 0.92, 0.9, 0.85, 0.8, 0.7, 0.6), 0.9),
     "hddma": ("drift_confidence", (0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-5, 1e-7), 1e-3),
     "hddmw": ("drift_confidence", (0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-5, 1e-7), 1e-3),
-    # KSWIN's alpha cannot be swept through a run's configuration: make_detector's own
-    # ``alpha`` keyword takes it (the run's alpha, which KSWIN ignores); its default only.
+    # KSWIN: its default only (the stored study has no sweep of its alpha).
     "kswin": ("alpha", (0.005,), 0.005),
     "pagehinkley": ("threshold", (5.0, 10.0, 20.0, 35.0, 50.0, 75.0, 100.0, 150.0), 50.0),
 }
@@ -68,6 +67,8 @@ class Setting:
     ('PUDD-5', 'pudd-5', 1e-05)
     >>> Setting.of("pagehinkley", 20.0).config("sea0", 0).detector_options
     (('threshold', 20.0),)
+    >>> Setting.of("kswin", 0.005).config("sea0", 0).detector_options
+    (('alpha', 0.005),)
     """
 
     detector: str
@@ -112,8 +113,7 @@ class Setting:
         if self.detector == "pudd":
             return RunConfig(dataset, fields.pop("classifier", "gnb"), "pudd", alpha=self.value,
                              seed=seed, **fields)
-        options: tuple[tuple[str, Any], ...] = (
-            () if self.detector == "kswin" else ((self.option, self.value),))
+        options: tuple[tuple[str, Any], ...] = ((self.option, self.value),)
         if self.detector in ("hddma", "hddmw"):  # the warning level must stay above the drift's
             options += (("warning_confidence", max(0.005, 5 * self.value)),)
         return RunConfig(dataset, fields.pop("classifier", "gnb"), self.detector, seed=seed,

@@ -35,6 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pudd_core._format import power_of_ten
 from pudd_core.paper import (
     CLASSIC_DETECTORS,
     DISPLAY_NAMES,
@@ -573,7 +574,7 @@ def fig5(r: Reports) -> str:
     cells = r.ours[(r.ours["table"] == FIG5)]
     gnb = cells[(cells["classifier"] == "gnb") & (cells["regime"] == "incremental")]
     means = gnb.groupby("detector")["accuracy"].mean()
-    gnb_text = ", ".join(f"{means[f'pudd-{x}']:.2f} vs {means[f'ek-{x}']:.2f} at 10^-{x}"
+    gnb_text = ", ".join(f"{means[f'pudd-{x}']:.2f} vs {means[f'ek-{x}']:.2f} at {power_of_ten(-x)}"
                          for x in (1, 3, 5))
     wide = _fig5_table(r)
     pairs = [wilcoxon_pair(wide, f"pudd-{x}", f"ek-{x}", "greater") for x in (1, 3, 5)]
@@ -587,8 +588,9 @@ def fig5(r: Reports) -> str:
     no_dnn = wide[wide.index.get_level_values("classifier") != "dnn"]
     nd = [wilcoxon_pair(no_dnn, f"pudd-{x}", f"ek-{x}", "greater") for x in (3, 5)]
     return (f"GNB -I means over the datasets, PUDD vs EK: {gnb_text}. Over the {len(wide)} "
-            f"cases, one-sided Wilcoxon (wins-losses): {pair_text}; at 10^-3 and 10^-5 "
-            f"Holm-adjusted p = {adjusted[0]:.2g} and {adjusted[1]:.2g}. The test behind the "
+            f"cases, one-sided Wilcoxon (wins-losses): {pair_text}; at {power_of_ten(-3)} and "
+            f"{power_of_ten(-5)} Holm-adjusted p = {adjusted[0]:.2g} and {adjusted[1]:.2g}. The "
+            f"test behind the "
             f"CD diagram: Friedman p = {res.p_value:.2g}, Nemenyi differences {nemenyi} "
             f"{'both under' if under else 'against'} CD = {res.critical_difference:.2f}. Without "
             f"the DNN ({len(no_dnn)} cases): PUDD-3 vs EK-3 p = {nd[0].p_value:.2g}, PUDD-5 vs "

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pudd_core._format import power_of_ten
+
 STATIONARY_CSV = "stationary_false_alarms.csv"
 SKIP_CSV = "skip_rule.csv"
 CHUNK_SIZE_CSV = "chunk_size.csv"
@@ -62,7 +64,7 @@ CLASSIFIER_NAMES = {"gnb": "GNB", "vfdt": "VFDT", "dnn": "DNN"}
 
 
 def _alpha(a: float) -> str:
-    return f"10^-{round(-math.log10(a))}" if math.log10(a).is_integer() else f"{a:g}"
+    return power_of_ten(round(math.log10(a))) if math.log10(a).is_integer() else f"{a:g}"
 
 
 def _ci(low: float, high: float) -> str:
@@ -350,7 +352,7 @@ def variant_scores(stationary: pd.DataFrame, skip: pd.DataFrame,
 
     At each variant's recommended α per classifier (:func:`recommended`), the mean share of
     changes detected within :data:`WITHIN` chunks over classifiers and changes
-    (``detected``), and its pooled false alarms per chunk at α = 10^-3 (``rate_1e3``).
+    (``detected``), and its pooled false alarms per chunk at α = 10⁻³ (``rate_1e3``).
 
     Examples
     --------
@@ -381,7 +383,7 @@ def variant_scores(stationary: pd.DataFrame, skip: pd.DataFrame,
     out["detected_1e3"] = [float(at_1e3.get(v, math.nan)) for v in out["variant"]]
     matched = sorted(rec.dropna(subset=["alpha"])["classifier"].unique())
     out["matched_on"] = ", ".join(CLASSIFIER_NAMES.get(c, c) for c in matched)
-    # the best detection at matched false alarms first; then the fewer false alarms at 10^-3
+    # the best detection at matched false alarms first; then the fewer false alarms at 10⁻³
     return out.sort_values(["detected", "rate_1e3"], ascending=[False, True],
                            kind="stable").reset_index(drop=True)
 
@@ -445,12 +447,12 @@ def _finding_false_alarms(folder: Path) -> str:
              / max(skip.get("calibrated, skip rule", 0), 1))
     return ("False alarms per chunk on SEA without drift, over the four variants: "
             + "; ".join(parts) + f". Without the skip rule the calibrated floor raises "
-            f"{ratio:.1f} times as many false alarms at 10^-1 (all classifiers pooled); at "
-            "10^-5 no variant raised one.") if not (p[np.isclose(p["alpha"], 1e-5)][
-                "alarms"].sum()) else (
+            f"{ratio:.1f} times as many false alarms at {_alpha(1e-1)} (all classifiers "
+            f"pooled); at {_alpha(1e-5)} no variant raised one.") if not (
+                p[np.isclose(p["alpha"], 1e-5)]["alarms"].sum()) else (
             "False alarms per chunk on SEA without drift, over the four variants: "
             + "; ".join(parts) + f". Without the skip rule the calibrated floor raises "
-            f"{ratio:.1f} times as many false alarms at 10^-1 (all classifiers pooled).")
+            f"{ratio:.1f} times as many false alarms at {_alpha(1e-1)} (all classifiers pooled).")
 
 
 def _finding_skip_rule(folder: Path) -> str:
@@ -478,13 +480,13 @@ def _finding_skip_rule(folder: Path) -> str:
     scores = variant_scores(st, sk)
     best = scores.iloc[0]
     listing = "; ".join(f"{r.variant} {r.detected:.0%}" for r in scores.itertuples())
-    return (f"Changes caught within {WITHIN} chunks at α = 10^-3 (calibrated floor, all "
+    return (f"Changes caught within {WITHIN} chunks at α = {_alpha(1e-3)} (calibrated floor, all "
             "classifiers pooled): " + "; ".join(parts) + f". The false alarms this costs on "
-            f"the stationary stream at 10^-3: {cost[0]} chunks with the skip rule, {cost[1]} "
-            f"without. On the same footing (each variant at the largest α whose false-alarm "
-            f"interval stays at or below {TARGET:g} per chunk, per classifier), the mean share "
-            f"detected within {WITHIN} chunks over the classifiers and changes: {listing}; "
-            f"first: {best['variant']}.")
+            f"the stationary stream at {_alpha(1e-3)}: {cost[0]} chunks with the skip rule, "
+            f"{cost[1]} without. On the same footing (each variant at the largest α whose "
+            f"false-alarm interval stays at or below {TARGET:g} per chunk, per classifier), "
+            f"the mean share detected within {WITHIN} chunks over the classifiers and "
+            f"changes: {listing}; first: {best['variant']}.")
 
 
 def _finding_chunk_size(folder: Path) -> str:
@@ -513,7 +515,7 @@ def _finding_chunk_size(folder: Path) -> str:
         for name, g in real.groupby("dataset", sort=False))
     return (f"Means over the synthetic streams run ({_names(sorted(syn['dataset'].unique()))}"
             f"; drifts every 10,000 rows), by chunk size, " + "; ".join(parts)
-            + (f". The real streams' accuracy at 10^-3 by chunk size: {real_text}."
+            + (f". The real streams' accuracy at {_alpha(1e-3)} by chunk size: {real_text}."
                if real_text else "."))
 
 
@@ -532,23 +534,23 @@ def _finding_defaults(folder: Path) -> str:
         "the authors' accuracy rule"
     floor = ("the calibrated count floor (`clamp_min=0, min_expected=5`)"
              if chosen.get("clamp_min") == 0 else "the authors' count floor of 5")
-    others = "; ".join(f"{r.variant} {r.detected:.0%} ({r.detected_1e3:.0%} at 10^-3, "
+    others = "; ".join(f"{r.variant} {r.detected:.0%} ({r.detected_1e3:.0%} at {_alpha(1e-3)}, "
                        f"{r.rate_1e3:.4f} false alarms per chunk)"
                        for r in scores.iloc[1:].itertuples())
     return (f"The committed studies choose {floor} with skip rule {skip} ({best['variant']}). "
             f"At matched false alarms (each variant at the largest α whose interval stays at "
             f"or below {TARGET:g} per chunk; only {best['matched_on'] or 'no classifier'} ran "
             f"enough chunks to show one) it catches {best['detected']:.0%} of the injected "
-            f"changes within {WITHIN} chunks; at the monitor's α = 10^-3, over every "
+            f"changes within {WITHIN} chunks; at the monitor's α = {_alpha(1e-3)}, over every "
             f"classifier and change, {best['detected_1e3']:.0%}, with {best['rate_1e3']:.4f} "
             f"false alarms per chunk. The others: {others}. A tie in detection goes to the "
-            "fewer false alarms at 10^-3. " + _floors_at_1e3(st, sk) + " "
+            f"fewer false alarms at {_alpha(1e-3)}. " + _floors_at_1e3(st, sk) + " "
             + ("The monitor's default variant is this one."
                if agree else "The monitor's default variant is not (yet) this one."))
 
 
 def _floors_at_1e3(stationary: pd.DataFrame, skip: pd.DataFrame) -> str:
-    """The two floors without the skip rule at α = 10^-3, classifier by classifier."""
+    """The two floors without the skip rule at α = 10⁻³, classifier by classifier."""
     a, c = "authors, no skip", "calibrated, no skip"
     d = pooled_delays(skip)
     d = d[np.isclose(d["alpha"], 1e-3)].groupby(["classifier", "variant"], sort=False)[
@@ -562,7 +564,7 @@ def _floors_at_1e3(stationary: pd.DataFrame, skip: pd.DataFrame) -> str:
     more = [k for k in p.index.get_level_values(0).unique()
             if (k, a) in d and (k, c) in d and d[(k, a)] > d[(k, c)]]
     costly = all(p.loc[(k, a), "alarms"] >= p.loc[(k, c), "alarms"] for k in more)
-    return ("Without the skip rule at α = 10^-3, the changes caught within "
+    return (f"Without the skip rule at α = {_alpha(1e-3)}, the changes caught within "
             f"{WITHIN} chunks with the authors' floor against the calibrated one (mean over "
             "the changes): " + "; ".join(parts) + "." + (
                 f" Where the authors' floor catches more "

@@ -28,6 +28,7 @@ from pudd_core.experiments.detectors import (
     detector_names,
     make_detector,
     option_names,
+    run_detector,
 )
 from pudd_core.experiments.mcdd import MCDDD
 from pudd_core.experiments.runner import RunConfig, parse_option_pairs, run_experiment
@@ -208,3 +209,53 @@ def test_the_references_run_from_the_command_line(detector, tmp_path, capsys):
     again = run_experiment(RunConfig("sea0", detector=detector, n_chunks=25))
     assert code == 0 and out["runs"][0]["accuracy"] == again.accuracy
     assert out["runs"][0]["n_alarms"] == len(again.alarms) == (2 if detector == "oracle" else 0)
+
+
+#: A run's own settings that a detector class may also name as a parameter: ``alpha`` (the
+#: run's threshold) and ``seed``; and ``make_detector``'s ``name``.
+_RUN_KEYWORDS = ("alpha", "seed", "name")
+_CLASHES = [(name, p) for name in detector_names()
+            if (target := detectors.detector_spec(name).target) is not None
+            for p in inspect.signature(target).parameters if p in _RUN_KEYWORDS]
+
+
+def test_the_clash_list_holds_the_river_alphas():
+    # EDDM, KSWIN and PH take their own alpha; PUDD's and EK's is the run's threshold
+    alphas = {name for name, p in _CLASHES if p == "alpha"}
+    assert alphas == {"pudd", "ek", "eddm", "kswin", "pagehinkley"}
+
+
+@pytest.mark.parametrize(("name", "option"), _CLASHES)
+def test_an_option_named_as_a_run_keyword_reaches_the_detector_or_is_refused_by_name(name,
+                                                                                     option):
+    # a river detector's own alpha ran into make_detector's alpha keyword: every run was
+    # refused with "got multiple values for keyword argument 'alpha'"
+    if option not in option_names(name):  # the run sets it: refused, naming what to set
+        with pytest.raises(ParameterError, match=rf"detector '{name}' takes no option "
+                                                 rf"'{option}': .*instead"):
+            RunConfig(detector=name, detector_options={option: 1}).validate()
+        with pytest.raises(ParameterError, match=rf"takes no option '{option}'"):
+            parse_option_pairs("detector", name, [f"{option}=1"])
+        return
+    default = inspect.signature(detectors.detector_spec(name).target).parameters[option].default
+    value = (default + 1) / 2  # each is a level in (0, 1), EDDM's above its beta (0.9)
+    assert value != default
+    config = RunConfig(detector=name, alpha=1e-5, detector_options={option: value})
+    config.validate()
+    assert getattr(run_detector(config, 0), option) == value
+    assert getattr(make_detector(name, **{option: value}), option) == value
+    cli = parse_option_pairs("detector", name, [f"{option}={value!r}"])
+    assert cli == ((option, value),)
+    # the run's threshold does not reach a detector that does not take it
+    assert getattr(run_detector(RunConfig(detector=name, alpha=1e-5), 0), option) == default
+
+
+def test_the_runs_alpha_is_pudds_and_eks_threshold():
+    for name in ("pudd", "ek"):
+        assert run_detector(RunConfig(detector=name, alpha=1e-5), 0).alpha == 1e-5
+        assert make_detector(name, alpha=1e-5).alpha == 1e-5
+
+
+def test_a_kswin_run_with_its_own_alpha_runs():
+    config = RunConfig("sea0", "gnb", "kswin", n_chunks=4, detector_options={"alpha": 0.2})
+    assert run_experiment(config).config.detector_options == (("alpha", 0.2),)

@@ -55,6 +55,13 @@ def test_every_finding_is_used_and_renders(reports):
         assert render(name, reports).strip(), name
 
 
+def test_no_finding_writes_a_power_of_ten_with_a_caret(reports):
+    # the studies', Fig. 5's and claim 4b's prose wrote "10^-3" where the app writes 10⁻³
+    carets = [name for name in FINDINGS if "10^" in render(name, reports)]
+    assert carets == []
+    assert "10⁻³" in render("fig5", reports) and "10⁻³" in render("claims", reports)
+
+
 def _outside_blocks(text: str) -> str:
     text = re.sub(r"<!-- finding: \S+ -->\n.*?<!-- /finding -->", " ", text, flags=re.S)
     return re.sub(r"`[^`]*`", " ", text)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pudd_core._format import power_of_ten
 from pudd_core.experiments.studies import clopper_pearson
 from pudd_core.monitoring import VARIANTS
 from pudd_core.reproduction import studies
@@ -49,7 +50,8 @@ def test_the_false_alarm_table_pools_the_seeds_as_counted_by_hand():
     names = {"GNB": "gnb", "VFDT": "vfdt", "DNN": "dnn"}
     for cells in rows:
         clf, variant, alpha = names[cells[0].strip()], cells[4].strip(), cells[5].strip()
-        a = 10.0 ** -int(alpha.split("^-")[1])
+        exponents = {power_of_ten(-x): x for x in range(1, 11)}
+        a = 10.0 ** -exponents[alpha]
         mine = raw[(raw["classifier"] == clf) & (raw["alpha"] == a)
                    & (raw["variant"] == variant)]
         k, n = int(mine["alarms"].sum()), int(mine["chunks"].sum())
@@ -70,3 +72,13 @@ def test_the_findings_say_so_where_a_study_is_missing(tmp_path):
         assert "scripts/threshold_studies.py" in finding(tmp_path), name
     assert chosen_defaults(tmp_path) is None
     assert render_all(tmp_path, command="-", written="-") == {}
+
+
+@needs_results
+def test_the_reports_and_findings_write_alpha_as_the_rest_of_the_project():
+    # they wrote "10^-3" where the app, the plots and the course write 10⁻³
+    texts = {**render_all(RESULTS, command="-", written="-"),
+             **{name: finding(RESULTS) for name, finding in studies.STUDY_FINDINGS.items()}}
+    for name, text in texts.items():
+        assert "10^" not in text, name
+        assert "10⁻³" in text, name
