@@ -34,8 +34,8 @@ def main() -> None:
     from pudd_core.monitoring import VARIANTS, calibrate
     from pudd_core.monitoring._calibrate import (
         DEFAULT_ALPHAS,
-        _alarm_chunks,
         _cut,
+        alarm_chunks,
         block_resample,
         inject_change,
     )
@@ -87,10 +87,10 @@ def main() -> None:
                     return ChunkPUDD(alpha, seed=seed, **VARIANTS[variant])
 
                 idx = block_resample(u.size, u.size, args.chunk_size, rng_rows)
-                _alarm_chunks(_cut(u[idx], ok[idx], args.chunk_size), grid, fresh)
+                alarm_chunks(_cut(u[idx], ok[idx], args.chunk_size), grid, fresh)
                 cu, cok = inject_change(u[idx], ok[idx], after * args.chunk_size, "confidence",
                                         0.5, rng_change)
-                _alarm_chunks(_cut(cu, cok, args.chunk_size), grid, fresh, stop_from=after)
+                alarm_chunks(_cut(cu, cok, args.chunk_size), grid, fresh, stop_from=after)
             unshared, unshared_cpu = time.perf_counter() - t, time.process_time() - cpu
             n_unshared = updates()
             # one null resample both ways: a shared run, and a run per alpha
@@ -100,11 +100,11 @@ def main() -> None:
                 return ChunkPUDD(alpha, seed=0, **VARIANTS[variant])
 
             t = time.perf_counter()
-            _alarm_chunks(chunks, grid, make)
+            alarm_chunks(chunks, grid, make)
             shared = time.perf_counter() - t
             t = time.perf_counter()
             for a in grid:
-                _alarm_chunks(chunks, [a], make)
+                alarm_chunks(chunks, [a], make)
             alone = time.perf_counter() - t
             best = res.recommended
             rows.append((n_chunks, variant, f"{total:.1f} ({total_cpu:.1f})", n_shared,

@@ -85,7 +85,7 @@ def test_every_name_in_all_resolves_and_all_is_sorted(module):
 # --- private names (docs/architecture.md, "Private names") ----------------------------------
 #: Package-private modules that the whole project may import: ``ParameterError`` and the
 #: option parser are the library's error and option types (README: "The library").
-_SHARED_PRIVATE_MODULES = ("pudd_core._validation", "pudd_core._options")
+_SHARED_PRIVATE_MODULES = ("pudd_core._validation", "pudd_core._options", "pudd_core._format")
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -115,7 +115,7 @@ def private_uses(source: str, importer: str) -> list[str]:
 
     A module's own underscore names are its own business; another module's are not, with one
     exception: a private module (``pkg._impl``) may be imported by the modules of its own
-    package ``pkg`` (and ``pudd_core._validation``, ``pudd_core._options`` by anyone), and
+    package ``pkg`` (and ``pudd_core._validation``, ``_options``, ``_format`` by anyone), and
     then only its public names. Reported as dotted names: ``"pkg.mod._name"``.
     """
     tree = ast.parse(source)
@@ -204,7 +204,7 @@ def test_benchmarks_and_the_harness_use_no_private_helper_of_the_tests():
 # --- layers (docs/architecture.md, "Layers") -------------------------------------------------
 #: Module prefix -> layer, bottom up; a module may import its own layer and those below.
 LAYERS: dict[str, int] = {
-    "pudd_core._validation": 0, "pudd_core._options": 0,
+    "pudd_core._validation": 0, "pudd_core._options": 0, "pudd_core._format": 0,
     **{f"pudd_core.{m}": 1 for m in ("pu_index", "bucketing", "chi2", "detector", "online",
                                       "theorems", "_scan")},
     "pudd_core": 1,  # the package's own namespace re-exports the paper's method

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pudd_core._format import power_of_ten
 from pudd_core.paper import DISPLAY_NAMES, PUDD_DETECTORS, paper_table
 
 if TYPE_CHECKING:
@@ -262,7 +263,45 @@ def _delays_paired(r: Reports) -> str:
     return " ".join(out)
 
 
+def _fig5_table(r: Reports) -> pd.DataFrame:
+    from pudd_core.reproduction.claims import comparison_table
+
+    return comparison_table(r.ours, "fig5")[0]
+
+
+def fig5(r: Reports) -> str:
+    """The EK ablation: GNB means, the paired tests, the Friedman/Nemenyi test."""
+    from pudd_core.reproduction.claims import FIG5
+    from pudd_core.reproduction.significance import friedman_nemenyi, holm, wilcoxon_pair
+
+    cells = r.ours[(r.ours["table"] == FIG5)]
+    gnb = cells[(cells["classifier"] == "gnb") & (cells["regime"] == "incremental")]
+    means = gnb.groupby("detector")["accuracy"].mean()
+    gnb_text = ", ".join(f"{means[f'pudd-{x}']:.2f} vs {means[f'ek-{x}']:.2f} at {power_of_ten(-x)}"
+                         for x in (1, 3, 5))
+    wide = _fig5_table(r)
+    pairs = [wilcoxon_pair(wide, f"pudd-{x}", f"ek-{x}", "greater") for x in (1, 3, 5)]
+    adjusted = holm([p.p_value for p in pairs[1:]])
+    pair_text = "; ".join(f"PUDD-{x} against EK-{x} {p.wins}-{p.losses} (p = {p.p_value:.2g})"
+                          for x, p in zip((1, 3, 5), pairs, strict=True))
+    res = friedman_nemenyi(wide, blocks="cases")
+    nemenyi = ", ".join(f"PUDD-{x}/EK-{x} {abs(res.ranks[f'pudd-{x}'] - res.ranks[f'ek-{x}']):.2f}"
+                        for x in (3, 5))
+    under = all(not res.differs(f"pudd-{x}", f"ek-{x}") for x in (3, 5))
+    no_dnn = wide[wide.index.get_level_values("classifier") != "dnn"]
+    nd = [wilcoxon_pair(no_dnn, f"pudd-{x}", f"ek-{x}", "greater") for x in (3, 5)]
+    return (f"GNB -I means over the datasets, PUDD vs EK: {gnb_text}. Over the {len(wide)} "
+            f"cases, one-sided Wilcoxon (wins-losses): {pair_text}; at {power_of_ten(-3)} and "
+            f"{power_of_ten(-5)} Holm-adjusted p = {adjusted[0]:.2g} and {adjusted[1]:.2g}. The "
+            f"test behind the "
+            f"CD diagram: Friedman p = {res.p_value:.2g}, Nemenyi differences {nemenyi} "
+            f"{'both under' if under else 'against'} CD = {res.critical_difference:.2f}. Without "
+            f"the DNN ({len(no_dnn)} cases): PUDD-3 vs EK-3 p = {nd[0].p_value:.2g}, PUDD-5 vs "
+            f"EK-5 p = {nd[1].p_value:.2g}.")
+
+
 MORE: dict[str, Callable[[Reports], str]] = {
+    "fig5": fig5,
     "mcdd-note": _mcdd_note,
     "oracle-policies": _oracle_policies,
     "timelines": _timelines,
