@@ -500,7 +500,7 @@ def map_columns(log: Log, frame: pd.DataFrame, labels: Labels | None = None) -> 
         for where, f in zip(cols[1:], more, strict=True):
             values[f.name] = _control(where, f, columns, False, guess)
     cols = st.columns(3)
-    exponent = cols[0].slider("PUDD's threshold α = 10^-x: x", 1, 10,
+    exponent = cols[0].slider("PUDD's threshold α = 10⁻ˣ: x", 1, 10,
                               **state.bound(state.MONITOR_ALPHA_EXP, "value"))
     options["alpha"] = float(10.0 ** -exponent)
     options["baselines"] = tuple(cols[1].multiselect(
