@@ -755,7 +755,8 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     page.get_by_text("Upload a file").click()
     _wait_quiet(page)
     assert_no_exception(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+    log_upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first  # the log's
+    log_upload.set_input_files(str(upload))  # (its labels' uploader, the second, stays empty)
     _wait_quiet(page)
     # another log: the chunk size shown is the one used (1000: 15 chunks), not the example's
     # hidden 300 (issue 25); typing 300 then cuts it as the example
@@ -784,7 +785,7 @@ def test_monitor_page_takes_an_uploaded_log_and_shows_its_alarms(page: Any, app_
     frame_bad.loc[1500, "proba_0"] = -0.25
     bad = tmp_path / "broken.csv"
     frame_bad.to_csv(bad, index=False)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    log_upload.set_input_files(str(bad))
     _wait_quiet(page)
     alert = main.locator('[data-testid="stAlertContentError"]')
     alert.first.wait_for()
