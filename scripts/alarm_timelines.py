@@ -34,8 +34,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=Path("results"))
     args = parser.parse_args(argv)
     datasets = args.datasets.split(",")
+    try:  # every run checked before any work
+        configs = timeline_configs(datasets, classifier=args.classifier, seed=args.seed)
+        for cfg in configs:
+            cfg.validate()
+    except ValueError as err:
+        parser.error(str(err))
     rows = []
-    for cfg in timeline_configs(datasets, classifier=args.classifier, seed=args.seed):
+    for cfg in configs:
         start = time.perf_counter()
         res = run_experiment(cfg)
         rows.append({"dataset": cfg.dataset, "classifier": cfg.classifier, "seed": cfg.seed,

@@ -60,9 +60,17 @@ def main(argv: list[str]) -> int:
     if unknown:
         parser.error(f"--detectors: no sweep for {', '.join(unknown)}; choose among "
                      f"{', '.join(SWEEPS)}")
+    datasets = args.datasets.split(",")
+    try:  # every run's stream, classifier, seed and length checked before any work
+        for dataset in datasets:
+            for seed in args.seeds:
+                RunConfig(dataset, args.classifier, "none", seed=seed,
+                          n_chunks=args.n_chunks).validate()
+    except ValueError as err:
+        parser.error(str(err))
     args.cache.mkdir(parents=True, exist_ok=True)
     rows = []
-    for dataset in args.datasets.split(","):
+    for dataset in datasets:
         for seed in args.seeds:
             path = args.cache / f"{dataset}-{args.classifier}-{args.n_chunks}-{seed}.npz"
             start = time.perf_counter()

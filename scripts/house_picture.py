@@ -48,6 +48,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument("--html", type=Path, default=None, help="also keep the page")
     args = parser.parse_args()
+    known = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{args.rev}^{{commit}}"],
+                           cwd=ROOT, capture_output=True, text=True, check=False)
+    if known.returncode != 0:
+        parser.error(f"--rev: {args.rev!r} names no commit of this repository")
+    if not args.out.parent.is_dir():
+        parser.error(f"--out: no folder {str(args.out.parent)!r} to write the picture in")
     lines = file_lines(args.rev)
     sha = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()

@@ -147,3 +147,39 @@ def test_bench_follow_appends_exactly_the_rows_asked_at_any_rate(rate: int) -> N
     assert burst >= 1 and burst / interval == pytest.approx(rate)
     if rows <= bench_follow.POOL:
         assert len(written) == -(-rows // burst)  # bursts of `burst` rows, the last shorter
+
+
+SCRIPT_CASES = [
+    ("delay_study", ["--datasets", "sea0,nowhere", "--cache", "CACHE"], "unknown stream 'nowhere'"),
+    ("delay_study", ["--datasets", "sea0", "--n-chunks", "-3", "--cache", "CACHE"], "n_chunks"),
+    ("delay_study", ["--datasets", "sea0", "--classifier", "nope", "--cache", "CACHE"],
+     "unknown classifier 'nope'"),
+    ("alarm_timelines", ["--seed", "-1"], "seed must be"),
+    ("alarm_timelines", ["--datasets", "nowhere"], "unknown stream 'nowhere'"),
+    ("house_picture", ["--rev", "no-such-commit", "--out", "OUT"], "--rev"),
+]
+
+
+@pytest.mark.parametrize("script, argv, message", SCRIPT_CASES,
+                         ids=[f"{s} {' '.join(a)}" for s, a, _ in SCRIPT_CASES])
+def test_a_scripts_bad_option_is_refused_by_name_before_any_work(
+        script: str, argv: list[str], message: str, tmp_path: Path, monkeypatch: Any,
+        capsys: Any) -> None:
+    """Every run's stream, classifier, seed and length are checked before the first run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(script, ROOT / "scripts" / f"{script}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    places = {"CACHE": str(tmp_path / "cache"), "OUT": str(tmp_path / "h.png")}
+    argv = [places.get(a, a) for a in argv]
+    if "--out" not in argv:
+        argv += ["--out", str(tmp_path)]
+    monkeypatch.setattr(sys, "argv", [script, *argv])
+    with pytest.raises(SystemExit) as exit_:
+        module.main(argv) if script != "house_picture" else module.main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err, err
+    assert not (tmp_path / "cache").exists() and not list(tmp_path.glob("*.csv"))
