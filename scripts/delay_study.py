@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -50,6 +51,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--classifier", default="gnb")
     parser.add_argument("--n-chunks", type=int, default=None)
     parser.add_argument("--detectors", default=",".join(SWEEPS))
+    parser.add_argument("--values", default=None,
+                        help="only these thresholds (comma-separated, each one of the sweep's) "
+                             "of the one detector in --detectors: to add a sweep's new values "
+                             "with --add")
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=Path("results"))
     parser.add_argument("--add", action="store_true",
@@ -60,6 +65,20 @@ def main(argv: list[str]) -> int:
     if unknown:
         parser.error(f"--detectors: no sweep for {', '.join(unknown)}; choose among "
                      f"{', '.join(SWEEPS)}")
+    settings = sweep_settings(detectors)
+    if args.values is not None:
+        if len(detectors) != 1:
+            parser.error("--values: give exactly one detector in --detectors")
+        try:
+            wanted = [float(v) for v in args.values.split(",")]
+        except ValueError:
+            parser.error(f"--values: not numbers: {args.values!r}")
+        sweep = SWEEPS[detectors[0]][1]
+        outside = [v for v in wanted if not any(math.isclose(v, s) for s in sweep)]
+        if outside:
+            parser.error(f"--values: {', '.join(f'{v:g}' for v in outside)} not in "
+                         f"{detectors[0]}'s sweep ({', '.join(f'{s:g}' for s in sweep)})")
+        settings = [s for s in settings if any(math.isclose(s.value, v) for v in wanted)]
     datasets = args.datasets.split(",")
     try:  # every run's stream, classifier, seed and length checked before any work
         for dataset in datasets:
@@ -81,7 +100,7 @@ def main(argv: list[str]) -> int:
                                                     n_chunks=args.n_chunks))
                 pred.save(path)
             model_s = time.perf_counter() - start
-            for setting in sweep_settings(detectors):
+            for setting in settings:
                 t0 = time.perf_counter()
                 alarms = replay_alarms(pred, setting)
                 rows.append({"dataset": dataset, "classifier": args.classifier, "seed": seed,
@@ -92,7 +111,7 @@ def main(argv: list[str]) -> int:
                              "n_chunks": pred.n_chunks,
                              "run_s": round(time.perf_counter() - t0, 3)})
             print(f"{dataset} seed {seed}: model {model_s:.1f} s, sweep "
-                  f"{sum(r['run_s'] for r in rows[-len(sweep_settings(detectors)):]):.1f} s",
+                  f"{sum(r['run_s'] for r in rows[-len(settings):]):.1f} s",
                   flush=True)
     frame = pd.DataFrame(rows)
     out = args.out / RUNS

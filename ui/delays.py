@@ -10,9 +10,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from pudd_core.plots.delays import alarm_timeline_figure, delay_ecdf_figure, trade_off_figure
+from pudd_core.plots.delays import (
+    alarm_timeline_figure,
+    delay_ecdf_figure,
+    near_spread_figure,
+    trade_off_figure,
+)
 from pudd_core.reproduction.delays import read_runs, study_tables
 from pudd_core.reproduction.findings import Reports, render
+from pudd_core.reproduction.timelines import timeline_summary
 from ui import cache, chart
 
 _GROUPS = {"The synthetic streams (GNB-I)": False, "CIFAR-10-CD (pretrained CNN)": True}
@@ -53,7 +59,7 @@ def show(results: Path) -> None:
         st.caption("Left: the share of all true drifts detected within d chunks (a curve below "
                    "100 % at the right is the share missed). Right: each detector over its "
                    "threshold (PUDD: alpha; the large markers are the tables' thresholds); up "
-                   "and left is better. KSWIN runs at its default only. On CIFAR-10-CD the "
+                   "and left is better; KSWIN's threshold is its alpha. On CIFAR-10-CD the "
                    "open diamonds are the comparison's own runs (`results/cifar10_cd.csv`, "
                    "each adapting after its alarms), one per detector.")
         st.markdown(render("delays-table", reports))
@@ -66,9 +72,37 @@ def show(results: Path) -> None:
                 "`scripts/alarm_timelines.py` writes them.", icon=":material/inventory_2:")
         return
     events = events.fillna({"events": ""})
-    stream = st.radio("Stream", list(runs_tl["dataset"].unique()), horizontal=True,
-                      key="timeline_stream")
-    chart.draw(alarm_timeline_figure, runs_tl, events, stream,
-               title=f"{stream}: GNB-I alarms and the known events",
-               key=f"timeline_{stream}")
-    st.markdown(render("timelines", Reports(results)))
+    if "same_every_seed" not in runs_tl:  # a file from before the seeds were added
+        runs_tl = runs_tl.assign(same_every_seed=False)
+    left, mid, right = st.columns([3, 2, 2])
+    with left:
+        stream = st.radio("Stream", list(runs_tl["dataset"].unique()), horizontal=True,
+                          key="timeline_stream")
+    on_stream = runs_tl[runs_tl["dataset"] == stream]
+    with mid:
+        classifier = st.radio("Classifier", list(on_stream["classifier"].unique()),
+                              horizontal=True, key="timeline_classifier",
+                              format_func=lambda c: c.upper())
+    mine = on_stream[on_stream["classifier"] == classifier]
+    seeds = sorted(int(x) for x in mine["seed"].unique())
+    with right:
+        seed = (st.select_slider("Seed", seeds, key="timeline_seed") if len(seeds) > 1
+                else seeds[0])
+    chart.draw(alarm_timeline_figure, mine[mine["seed"] == seed], events, stream,
+               title=f"{stream}: {classifier.upper()}-I alarms at seed {seed} and the known "
+                     "events", key=f"timeline_{stream}")
+    summary = timeline_summary(runs_tl, events)
+    if (summary[summary["dataset"] == stream]["events"] > 0).any():
+        chart.draw(near_spread_figure, summary, stream,
+                   title=f"{stream}: the share of each run's alarms near an event, one dot a "
+                         "seed", key=f"timeline_spread_{stream}")
+        varying = sorted(set(runs_tl.loc[~runs_tl["same_every_seed"].astype(bool),
+                                         "detector"]))
+        st.caption("One dot per seed and classifier (runs without alarms have no share); the "
+                   "dashed line is what as many alarms on random chunks would give. "
+                   + (f"Only {', '.join(v.upper() if v.startswith('pudd') else v for v in varying)}"
+                      " change with the seed here: the others are one run, a single dot."
+                      if varying else ""))
+    reports = Reports(results)
+    st.markdown(render("timelines", reports))
+    st.markdown(render("timelines-table", reports))

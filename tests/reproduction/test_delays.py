@@ -137,3 +137,25 @@ def test_the_committed_delay_table_counts_a_second_way():
                 detected += bool(hits)
                 early += bool(hits) and hits[0] - start <= 2
         assert f"| the synthetic streams | {name} | {drifts} | {detected} | {early} |" in table
+
+
+def test_each_kswin_alpha_of_the_sweep_admits_another_smallest_statistic() -> None:
+    # KSWIN tests 30 recent 0/1 errors against 30 older ones: its statistic is k/30 and the
+    # p-value falls with k, so a threshold is which k it first admits (and D > 0.1, k >= 4)
+    from scipy import stats
+
+    from pudd_core.reproduction.delays import SWEEPS
+
+    option, values, default = SWEEPS["kswin"]
+    assert option == "alpha" and default in values
+    p = {k: stats.ks_2samp([0] * 30, [1] * k + [0] * (30 - k), method="auto").pvalue
+         for k in range(4, 31)}
+    smallest = [min(k for k in p if p[k] <= alpha) for alpha in values]
+    assert smallest == sorted(set(smallest)), smallest  # most alarms first, none the same
+
+
+def test_kswins_alpha_reaches_the_detector(sine):
+    many = replay_alarms(sine, Setting.of("kswin", 0.05))
+    few = replay_alarms(sine, Setting.of("kswin", 1e-6))
+    assert len(many) > len(few)
+    assert Setting.of("kswin", 1e-4).label == "KSWIN (alpha=0.0001)"
