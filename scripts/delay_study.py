@@ -28,6 +28,7 @@ from pudd_core.experiments.runner import RunConfig
 from pudd_core.reproduction.delays import (
     SWEEPS,
     Predictions,
+    read_runs,
     record_predictions,
     replay_alarms,
     sweep_settings,
@@ -46,7 +47,7 @@ def _seeds(text: str) -> list[int]:
 def main(argv: list[str]) -> int:
     """Run the sweep; the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", required=True)
+    parser.add_argument("--datasets")
     parser.add_argument("--seeds", default="0-9", type=_seeds)
     parser.add_argument("--classifier", default="gnb")
     parser.add_argument("--n-chunks", type=int, default=None)
@@ -55,11 +56,19 @@ def main(argv: list[str]) -> int:
                         help="only these thresholds (comma-separated, each one of the sweep's) "
                              "of the one detector in --detectors: to add a sweep's new values "
                              "with --add")
-    parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument("--cache", type=Path)
     parser.add_argument("--out", type=Path, default=Path("results"))
     parser.add_argument("--add", action="store_true",
                         help="keep the runs already in OUT/delays_runs.csv (others replaced)")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="RUNS_CSV",
+                        help="run nothing: add these files' runs to OUT/delays_runs.csv in "
+                             "order, as --add would (runs made apart, e.g. seeds in parallel)")
     args = parser.parse_args(argv)
+    if args.merge:
+        return _merge_files(parser, args.merge, args.out / RUNS)
+    for name in ("datasets", "cache"):
+        if getattr(args, name) is None:
+            parser.error(f"--{name} is required (unless --merge)")
     detectors = args.detectors.split(",")
     unknown = [d for d in detectors if d not in SWEEPS]
     if unknown:
@@ -116,11 +125,36 @@ def main(argv: list[str]) -> int:
     frame = pd.DataFrame(rows)
     out = args.out / RUNS
     if args.add and out.exists():
-        old = pd.read_csv(out)
-        keys = ["dataset", "classifier", "seed", "detector", "value"]
-        new_keys = set(map(tuple, frame[keys].astype(str).values.tolist()))
-        old = old[[tuple(k) not in new_keys for k in old[keys].astype(str).values.tolist()]]
-        frame = pd.concat([old, frame], ignore_index=True)
+        frame = merge_runs(pd.read_csv(out), frame)
+    frame.to_csv(out, index=False)
+    print(f"wrote {out} ({len(frame)} runs)")
+    return 0
+
+
+KEYS = ["dataset", "classifier", "seed", "detector", "value"]
+
+
+def merge_runs(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """``old``'s runs that ``new`` does not redo, then ``new``'s.
+
+    A run is its stream, classifier, seed, detector and threshold.
+    """
+    redone = set(map(tuple, new[KEYS].astype(str).values.tolist()))
+    keep = old[[tuple(k) not in redone for k in old[KEYS].astype(str).values.tolist()]]
+    return pd.concat([keep, new], ignore_index=True)
+
+
+def _merge_files(parser: argparse.ArgumentParser, paths: list[Path], out: Path) -> int:
+    frames = []
+    for path in paths:
+        try:
+            read_runs(path)  # a runs file, or a clear error naming what is missing
+        except (OSError, ValueError) as err:
+            parser.error(f"--merge {path}: {err}")
+        frames.append(pd.read_csv(path))
+    frame = pd.read_csv(out) if out.exists() else frames.pop(0)
+    for new in frames:
+        frame = merge_runs(frame, new)
     frame.to_csv(out, index=False)
     print(f"wrote {out} ({len(frame)} runs)")
     return 0

@@ -160,6 +160,8 @@ SCRIPT_CASES = [
                      "--cache", "CACHE"], "exactly one detector"),
     ("delay_study", ["--datasets", "sea0", "--detectors", "kswin", "--values", "lots",
                      "--cache", "CACHE"], "--values: not numbers"),
+    ("delay_study", ["--merge", "CACHE"], "--merge"),
+    ("delay_study", ["--cache", "CACHE"], "--datasets is required"),
     ("alarm_timelines", ["--seeds", "-1"], "seed must be"),
     ("alarm_timelines", ["--seeds", "0-x"], "give seeds as a range"),
     ("alarm_timelines", ["--seeds", "0-9", "--classifiers", "gnb,nope"],
