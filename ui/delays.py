@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from pudd_core.paper import DISPLAY_NAMES
 from pudd_core.plots.delays import (
     alarm_timeline_figure,
     delay_ecdf_figure,
@@ -96,13 +97,13 @@ def show(results: Path) -> None:
         chart.draw(near_spread_figure, summary, stream,
                    title=f"{stream}: the share of each run's alarms near an event, one dot a "
                          "seed", key=f"timeline_spread_{stream}")
-        varying = sorted(set(runs_tl.loc[~runs_tl["same_every_seed"].astype(bool),
-                                         "detector"]))
+        varying = list(dict.fromkeys(runs_tl.loc[~runs_tl["same_every_seed"].astype(bool),
+                                                 "detector"]))
         st.caption("One dot per seed and classifier (runs without alarms have no share); the "
                    "dashed line is what as many alarms on random chunks would give. "
-                   + (f"Only {', '.join(v.upper() if v.startswith('pudd') else v for v in varying)}"
-                      " change with the seed here: the others are one run, a single dot."
-                      if varying else ""))
+                   + (f"Only {', '.join(DISPLAY_NAMES.get(v, v.upper()) for v in varying)} "
+                      "draw on the seed here: each other detector is one run, the same dot at "
+                      "every seed." if varying else ""))
     reports = Reports(results)
     st.markdown(render("timelines", reports))
     st.markdown(render("timelines-table", reports))

@@ -154,11 +154,18 @@ def _timelines(r: Reports) -> str:
     per = [f"{_name(c)} on {', '.join(_name(d) for d in part['dataset'].unique())}"
            f" ({_seeds_of(part)})" for c, part in by_classifier.items()]
     same = runs.groupby("detector")["same_every_seed"].all() if "same_every_seed" in runs else None
-    varying = [d for d in runs["detector"].unique() if same is not None and not same[d]]
+    drawing = [d for d in runs["detector"].unique() if same is not None and not same[d]]
+    differ = (runs[runs["detector"].isin(drawing)].groupby(["detector", "classifier", "dataset"],
+                                                           sort=False)["alarms"].nunique())
+    moved = _words([f"{_name(d)} with {_name(c)} on {_name(ds)} ({n} different sets)"
+                    for (d, c, ds), n in differ[differ > 1].items()])
     out = [f"Incremental (-I) runs of {_words(per)}, PUDD-1/3/5 and the seven classic detectors. "
            + (f"On these streams the data are never drawn and the classifiers ignore the seed, "
-              f"so only {_words([_name(d) for d in varying])} change from seed to seed; each "
-              "other detector is one run, the same at every seed. " if varying else "")
+              f"so only {_words([_name(d) for d in drawing])} draw on it (PUDD its bucketing "
+              "sample, KSWIN its window sample); each other detector is one run, the same at "
+              "every seed. Over the seeds the alarms differ "
+              + (f"only for {moved}" if moved else "for none of them")
+              + "; every other run gives the same alarms at every seed. " if drawing else "")
            + "An alarm is near an event when it is on the event's chunk or the next; chance is "
            "what as many alarms on random tested chunks would give, and p the chance of at "
            "least as many near (hypergeometric)."]
@@ -213,7 +220,7 @@ def _timelines(r: Reports) -> str:
                     f"{100 * classic['share'].max():.0f} % of their alarms near one, against "
                     f"{100 * rows['chance_share'].iloc[0]:.0f} % by chance, p < 0.05 at "
                     f"{int(classic['significant'].sum())} of {int(classic['seeds'].sum())} "
-                    "runs")
+                    f"({len(classic)} detectors × {seeds} seeds)")
             text += ". Medians over the seeds (the range in brackets): " + "; ".join(parts) + "."
         out.append(text)
     return " ".join(out)
