@@ -383,8 +383,10 @@ def report_stamps(folder: Path, changed: Collection[str], *, command: str,
         said = (re.search(r"^Command: `([^`]*)` \(written ([^;)]+)[;)]",
                           file.read_text(encoding="utf-8"), re.MULTILINE)
                 if file.is_file() else None)
-        fresh = said is None or set(sources) & set(changed)
-        out[name] = (command, now) if fresh else (said.group(1), said.group(2))
+        if said is None or set(sources) & set(changed):
+            out[name] = (command, now)
+        else:
+            out[name] = (said.group(1), said.group(2))
     return out
 
 
