@@ -140,3 +140,38 @@ def test_the_script_copies_only_the_runs_that_ignore_the_seed(script: Any, tmp_p
     assert both[both["classifier"] == "gnb"].reset_index(drop=True).equals(runs)
     assert not math.isnan(float(both["accuracy"].min()))
     capsys.readouterr()
+
+
+def test_the_findings_give_the_spread_over_seeds_from_the_files(tmp_path: Path) -> None:
+    from pudd_core.reproduction.findings import Reports
+    from pudd_core.reproduction.findings_more import MORE
+
+    # stream x: 11 chunks, an event at chunk 4 (near: 4, 5); stream y has no events
+    rows = []
+    for seed, (pudd, kswin) in enumerate([([4, 9], [2]), ([4, 5], [2]), ([1], [3])]):
+        rows += [("x", seed, "pudd-1", pudd, False), ("x", seed, "pudd-3", pudd, False),
+                 ("x", seed, "pudd-5", pudd, False), ("x", seed, "kswin", kswin, False),
+                 ("x", seed, "adwin", [4, 6], True)]
+    rows += [("y", 0, d, [2], d == "adwin") for d in ("pudd-1", "pudd-3", "pudd-5", "adwin")]
+    pd.DataFrame([{"dataset": d, "classifier": "gnb", "seed": s, "detector": det,
+                   "n_chunks": 11, "alarms": json.dumps(a), "same_every_seed": same}
+                  for d, s, det, a, same in rows]).to_csv(tmp_path / "timelines_runs.csv",
+                                                          index=False)
+    pd.DataFrame({"dataset": ["x"] * 11 + ["y"] * 11, "chunk": list(range(11)) * 2,
+                  "first": "a", "last": "b",
+                  "events": [""] * 4 + ["e"] + [""] * 6 + [""] * 11}).to_csv(
+        tmp_path / "timelines_events.csv", index=False)
+    reports = Reports(tmp_path)
+    text = MORE["timelines"](reports)
+    assert "GNB on x, y (seeds 0-2)" in text
+    assert ("the alarms differ only for PUDD-1 with GNB on x (3 different sets), PUDD-3 with GNB "
+            "on x (3 different sets), PUDD-5 with GNB on x (3 different sets) and KSWIN with "
+            "GNB on x (2 different sets)") in text
+    # PUDD-3 near 1, 2, 0 (median 1) of 2, 2, 1 alarms (median 2); chance 0.4, 0.4, 0.2;
+    # p: 2 of 2 near is 1/45 < 0.05 at seed 1 only
+    assert ("PUDD-3 has 1 (0-2) of 2 (1-2) alarms near an event (0.40 by chance; p < 0.05 at "
+            "1 of 3 seeds)") in text
+    table = MORE["timelines-table"](reports).splitlines()
+    assert "| x | GNB | PUDD-3 | 3 | 2 (1-2) | 1 (0-2) | 0.40 | 60 % (20 %) | 1 |" in table
+    assert "| x | GNB | ADWIN | 3 | 2 | 1 | 0.40 | 50 % (20 %) | 0 |" in table
+    assert not any(line.startswith("| y ") for line in table)  # y has no events
