@@ -20,18 +20,14 @@ import argparse
 
 import numpy as np
 
+from benchmarks.bench_calibration import _stretch
 from pudd_core.detector import ChunkPUDD
 from pudd_core.monitoring import VARIANTS, alarm_chunks, calibrate
 
 CHUNK, N_CHUNKS, ALPHAS = 100, 40, (0.1, 0.05)
-
-
-def stream(n_rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The generator of tests/test_calibration.py's ``_stream``: u and correctness."""
-    rng = np.random.default_rng(seed)
-    p_top = np.round(rng.uniform(0.51, 1.0, n_rows), 2)
-    ok = rng.random(n_rows) < p_top
-    return np.where(ok, 1 - p_top, p_top), ok
+#: The generator of tests/test_calibration.py's ``_stream`` (and of the calibration's
+#: benchmark): u and correctness of i.i.d. rows.
+stream = _stretch
 
 
 def main() -> None:
