@@ -22,7 +22,7 @@ def _question_radio(at: AppTest, key: str):  # noqa: ANN202
 
 def _again(at: AppTest, key: str) -> str:
     """The key of the question's "Answer again" button (shown once it is answered)."""
-    return f"{_question_radio(at, key).key.removesuffix('_done')}_again"
+    return f"{_question_radio(at, key).key}_again"
 
 
 def _feedback(at: AppTest) -> list[str]:
