@@ -297,7 +297,9 @@ def test_right_answer_again_wrong_with_clicks_during_held_reruns_keeps_the_last_
                 assert main.get_by_text("You chose:").count() == 0
             else:
                 _assert_committed(page, question, choice, asked.options[choice])
-                assert main.locator('[data-testid="stAlert"]:has-text("Not quite")').count() == 1
+                hint = main.locator('[data-testid="stAlert"]:has-text("Not quite")')
+                assert hint.count() == 1
+                assert "*" not in hint.inner_text()  # the hints' Markdown is rendered
         assert [_ticks(page, q) for q in range(_questions(page).count())
                 if q != question] == others  # the page's other question untouched
         for target in (other, spec):  # to the lesson before and back: the answer is kept

@@ -196,8 +196,8 @@ class LessonCalibration:
             f"{best.n_chunks} resampled chunks ({best.false_alarm_rate:.1%}, interval "
             f"{best.ci[0]:.1%} to {best.ci[1]:.1%}), and a confidence shift injected half-way "
             f"is caught within {best.within} chunks in {best.detection_rate:.0%} of the "
-            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α, the stretch "
-            f"its reference (PUDD's history for the first chunk after it), chunks "
+            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α with the "
+            f"stretch as its reference (PUDD's history for the first chunk after it), chunks "
             f"{self.stretch + 1} to {self.stretch + self.rest.n_chunks} alarm at: {alarms} "
             f"(true drifts at {', '.join(map(str, self.drift_chunks))}).")
 
