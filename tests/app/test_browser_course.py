@@ -264,9 +264,10 @@ def test_right_answer_again_wrong_with_clicks_during_held_reruns_keeps_the_last_
     browser: Any, held_app: tuple[str, RunGate], lesson: int, question: int, make: Any  
 ) -> None:
     """Issue 34 item 3: right, "Answer again", wrong, each click made while the run of the
-    one before is still running (held at its end, as on a loaded server). "Answer again"
-    clicked during the commit's rerun was lost before: the first answer's radio, replaced
-    by another, stayed on the page while it had the focus, and vanished under the pointer."""
+    one before is still running (held at its end, as on a loaded server), then to another
+    lesson and back, also while the runs are held. "Answer again" clicked during the
+    commit's rerun was lost before: the first answer's radio, replaced by another, stayed
+    on the page while it had the focus, and vanished under the pointer."""
     url, gate = held_app
     asked = make()
     right = asked.answers[0]
@@ -302,13 +303,22 @@ def test_right_answer_again_wrong_with_clicks_during_held_reruns_keeps_the_last_
                 assert "*" not in hint.inner_text()  # the hints' Markdown is rendered
         assert [_ticks(page, q) for q in range(_questions(page).count())
                 if q != question] == others  # the page's other question untouched
+        links = page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]')
         for target in (other, spec):  # to the lesson before and back: the answer is kept
-            page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]').filter(
-                has_text=target.title).click()
+            links.filter(has_text=target.title).click()
             _idle(page, target.title)
             assert_no_exception(page)
         _assert_committed(page, question, wrong, asked.options[wrong])
         assert main.locator('[data-testid="stAlert"]:has-text("Not quite")').count() == 1
+        gate.hold()  # again, back to this lesson while the other lesson's run is held
+        links.filter(has_text=other.title).click()
+        page.get_by_role("heading", name=other.title, level=1).wait_for()
+        assert page.evaluate(SCRIPT_STATE) == "running"
+        links.filter(has_text=spec.title).click()
+        gate.release()
+        _idle(page, spec.title)
+        assert_no_exception(page)
+        _assert_committed(page, question, wrong, asked.options[wrong])
     finally:
         gate.release()
         context.close()
