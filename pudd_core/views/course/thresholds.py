@@ -199,7 +199,9 @@ class LessonCalibration:
             f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α with the "
             f"stretch as its reference (PUDD's history for the first chunk after it), chunks "
             f"{self.stretch + 1} to {self.stretch + self.rest.n_chunks} alarm at: {alarms} "
-            f"(true drifts at {', '.join(map(str, self.drift_chunks))}).")
+            f"(true drifts at {', '.join(map(str, self.drift_chunks))}): a monitor only "
+            f"watches, so this model, updated on every chunk, is never retrained at an alarm, "
+            f"unlike the sweep's runs above.")
 
 
 def calibrated_alpha(seed: int = 0, *, n_resamples: int = CALIB_RESAMPLES,
