@@ -9,6 +9,7 @@ takes them, so the oracle does not depend on how resamples are built).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 
@@ -59,7 +60,10 @@ def test_the_runs_alarm_chunk_for_chunk_as_one_plain_detector_per_resample_and_a
         variant: str, skip_rule: str | None, monkeypatch: pytest.MonkeyPatch):
     chunk, after = 100, 14
     grid = [0.2, 0.05, 1e-2, 1e-3]  # decisions part often at these
-    options = {**VARIANTS[variant], "skip_rule": skip_rule}
+    # bucketing samples of 150 rows: every reference of two chunks or more is subsampled, so
+    # a run that drew from another's generator would fit other buckets
+    extra = {"skip_rule": skip_rule, "sample_size": 150}
+    options = {**VARIANTS[variant], **extra}
     taken: list[cal._Resample] = []
     run = cal._run_resample
 
@@ -71,7 +75,7 @@ def test_the_runs_alarm_chunk_for_chunk_as_one_plain_detector_per_resample_and_a
     for seed in (0, 1, 2):
         u, ok = _stream(28 * chunk, 20 + seed)
         kw = dict(n_resamples=4, size=0.4, after=after, seed=seed, variant=variant,
-                  detector_options={"skip_rule": skip_rule})
+                  detector_options=extra)
         taken.clear()
         with monkeypatch.context() as m:
             m.setattr(cal, "_run_resample", recording)
@@ -123,3 +127,34 @@ def test_a_bad_worker_count_is_refused_by_name(n_jobs: object):
     u, ok = _stream(4 * 100, 6)
     with pytest.raises(ParameterError, match="n_jobs"):
         calibrate(u, ok, 100, [0.1], n_resamples=2, n_jobs=n_jobs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_pages_calibration_reports_progress_and_stops_here_and_on_workers(
+        workers: str, monkeypatch: pytest.MonkeyPatch):
+    # the Threshold lab's and the Monitor page's call (ui.calibration.run, given the page's
+    # progress callback): worker processes on (PUDD_WORKERS unset, as a served app) or off
+    import pandas as pd
+
+    from ui import calibration
+    from ui.progress import Stopped
+
+    monkeypatch.setenv("PUDD_WORKERS", workers)
+    monkeypatch.setattr(cal, "WORKER_CHUNKS", 1)  # a small stretch goes to workers too
+    u, ok = _stream(16 * 100, 8)
+    p1 = np.round(1 - u, 2)
+    log = pd.DataFrame({"label": 1, "proba_0": np.round(1 - p1, 2), "proba_1": p1})
+    settings = calibration.Settings(chunks=12, target=0.1, n_resamples=6, change="confidence",
+                                    size=0.5, within=3, baselines=())
+    seen: list[tuple[int, int]] = []
+    cal_res, _ = calibration.run(log, 100, settings, progress=lambda d, t: seen.append((d, t)),
+                                 label="label", proba_prefix="proba_")
+    assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted({d for d, _ in seen})
+    assert cal_res.n_resamples == 6
+
+    def stop(done: int, total: int) -> None:
+        raise Stopped
+
+    with pytest.raises(Stopped):
+        calibration.run(log, 100, dataclasses.replace(settings, n_resamples=60),
+                        progress=stop, label="label", proba_prefix="proba_")
