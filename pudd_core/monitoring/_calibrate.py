@@ -9,10 +9,11 @@ rest of the stream is like the stretch; where it is not (a drift), alarms are wh
 The block is as long as the stretch's rows are dependent (:func:`block_length`), not a whole
 chunk: with chunk-long blocks every resampled chunk is one window of the stretch, so the
 resamples replay the stretch's few chunks, and the rate inherits their luck. On i.i.d. rows
-(40 chunks of 100, α = 0.1, no skip rule) the estimate then spread from 0.08 to 0.16 between
-stretches (sd 0.025 against 0.007 with the rows' own blocks) around the fresh streams' 0.116,
-and its interval, which counts only the resampling's error, held that rate for 22 of 40
-stretches (40 of 40 with the rows' blocks; tests/test_calibration.py).
+(40 chunks of 100, α = 0.1, no skip rule) the estimate then spread from 0.062 to 0.168 over 40
+stretches (sd 0.025, against 0.009 with the stretch's own blocks of 1 to 5 rows) around the
+fresh streams' 0.116, and its interval, which counts only the resampling's error, held that
+rate for 22 of 40 stretches (38 of 40 with the stretch's own blocks;
+scripts/calibration_coverage.py, tests/test_calibration.py).
 
 Delay and power come from the same resamples with a change injected after a chosen chunk.
 A changed resample is its null resample up to that chunk, so its run is the null run's
