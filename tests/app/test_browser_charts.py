@@ -1,8 +1,10 @@
-"""The pages' charts in a real browser: drawn by plotly.js's cartesian bundle (ui/chart.py).
+"""The pages' charts in a real browser: drawn by plotly.js's partial bundles (ui/chart.py).
 
 Each chart of a page is drawn in the page with the figure's traces and the modebar's PNG
-and Fullscreen buttons, the bundle is loaded once for every chart and every page after it,
-and Streamlit's 4.7 MB ``PlotlyChart`` chunk is never requested. After every action: no
+and Fullscreen buttons, by the basic bundle where its traces are scatter and bar (the
+cartesian one where the page has loaded that already), the bundle is loaded once for every
+chart and every page after it, and Streamlit's 4.7 MB ``PlotlyChart`` chunk is never
+requested. After every action: no
 exception box, no server traceback, no console error.
 """
 
@@ -21,11 +23,12 @@ from harness.browser import (
     settle,
     wait_for_player,
 )
-from pudd_core.plots.bundle import CARTESIAN, chart_js
+from pudd_core.plots.bundle import BASIC, CARTESIAN, chart_js, kept_bundle
 
 pytestmark = pytest.mark.browser
 
 BUNDLE = f"plotly-cartesian-{CARTESIAN.version}.min.js"
+BASIC_BUNDLE = f"plotly-basic-{BASIC.version}.min.js"
 #: Streamlit's own chart element: the lazily loaded chunk with the full plotly.js
 STREAMLIT_CHUNK = "/PlotlyChart."
 #: Streamlit's frontend probes its base path at each page's URL first; these 404s are its own
@@ -55,9 +58,9 @@ def seen(page: Any) -> Iterator[dict[str, list[str]]]:
 
     page.on("console", console)
     page.on("pageerror", lambda err: log["errors"].append(str(err)))
-    if chart_js() is None:
-        pytest.skip(f"the {BUNDLE} is not fetched (scripts/fetch_plotly_bundle.py): the charts "
-                    "are st.plotly_chart's")
+    if chart_js() is None or kept_bundle(BASIC) is None:
+        pytest.skip(f"the {BUNDLE} or the {BASIC_BUNDLE} is not fetched (scripts/"
+                    "fetch_plotly_bundle.py): the charts are st.plotly_chart's")
     yield log
 
 
@@ -67,7 +70,7 @@ def _check(page: Any, seen: dict[str, list[str]]) -> None:
     assert not [u for u in seen["requests"] if STREAMLIT_CHUNK in u], "Streamlit's chunk loaded"
 
 
-def test_fig1s_charts_are_drawn_by_the_cartesian_bundle_with_their_traces_and_png_button(
+def test_fig1s_charts_are_drawn_by_the_basic_bundle_with_their_traces_and_png_button(
     page: Any, app_url: str, seen: dict[str, list[str]]
 ) -> None:
     # the figures of the same page and seed, as the server sends them
@@ -96,9 +99,10 @@ def test_fig1s_charts_are_drawn_by_the_cartesian_bundle_with_their_traces_and_pn
         assert png.count() == 1, key
         assert chart.locator('.modebar-btn[data-title="Fullscreen"]').count() == 1, key
     assert len(shown) == 4  # the notebook's histogram is in a closed expander
-    # one load of the bundle served every chart
-    assert [u for u in seen["requests"] if u.endswith(BUNDLE)] == [
-        f"{app_url}/component/ui.chart.pudd_plotly/{BUNDLE}"]
+    # one load of the basic bundle served every chart (their traces: scatter and bar)
+    assert [u for u in seen["requests"] if u.endswith(BASIC_BUNDLE)] == [
+        f"{app_url}/component/ui.chart.pudd_plotly/{BASIC_BUNDLE}"]
+    assert not [u for u in seen["requests"] if u.endswith(BUNDLE)]
     _check(page, seen)
 
     # a PNG is saved, named after its chart (not plotly's newplot.png for every chart)
@@ -146,7 +150,7 @@ def test_another_page_in_the_session_reuses_the_loaded_bundle(
     drawn = page.evaluate("() => [...document.querySelectorAll('.pudd-chart')].map(b => "
                           "[b.dataset.puddChart, b.querySelectorAll('.main-svg').length])")
     assert len(drawn) >= 2 and all(state == "drawn" and svg >= 1 for state, svg in drawn), drawn
-    assert len([u for u in seen["requests"] if u.endswith(BUNDLE)]) == 1  # loaded once
+    assert len([u for u in seen["requests"] if u.endswith(BASIC_BUNDLE)]) == 1  # loaded once
     _check(page, seen)
     # a slider moved: the page reruns and its charts are drawn again, no error
     slider = page.get_by_role("slider").first
@@ -162,6 +166,24 @@ def test_another_page_in_the_session_reuses_the_loaded_bundle(
     settle(page, EXPLORER)
     wait_for_player(page, timeout=300_000)
     plotly = [u for u in seen["requests"] if "plotly" in u.rsplit("/", 1)[-1].lower()]
-    assert len(plotly) == 1 and plotly[0].endswith(BUNDLE), plotly
+    assert len(plotly) == 1 and plotly[0].endswith(BASIC_BUNDLE), plotly
     assert page.locator("iframe").count() == 0
+    _check(page, seen)
+
+
+def test_after_a_page_with_the_cartesian_bundle_the_basic_charts_use_it(
+    page: Any, app_url: str, seen: dict[str, list[str]]
+) -> None:
+    # lesson 6's interest timeline is a heatmap: the cartesian bundle; then Fig. 1's
+    # scatter and bar charts are drawn by it, with no load of the basic bundle
+    page.goto(f"{app_url}/course-cifar")
+    settle(page, "6. A real demo on CIFAR images")
+    _check(page, seen)
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Fig. 1").click()
+    settle(page, "Fig. 1: the illustrative example")
+    drawn = page.evaluate("() => [...document.querySelectorAll('.pudd-chart')].map(b => "
+                          "[b.dataset.puddChart, b.querySelectorAll('.main-svg').length])")
+    assert len(drawn) == 5 and all(state == "drawn" and svg >= 1 for state, svg in drawn), drawn
+    plotly = [u for u in seen["requests"] if "plotly" in u.rsplit("/", 1)[-1].lower()]
+    assert len(plotly) == 1 and plotly[0].endswith(BUNDLE), plotly
     _check(page, seen)

@@ -2,7 +2,8 @@
 // no iframe) by plotly.js's cartesian bundle. The bundle is loaded once per page, by one
 // <script>, and every chart (of this page and of the pages opened after it) awaits it:
 // ui/chart.py puts plotly_loader.js (plotlyFrom) before this module, and before the player's.
-// data: {spec: the figure's JSON (plotly.io.to_json), config, height, src: the bundle's URL}.
+// data: {spec: the figure's JSON (plotly.io.to_json), config, height, src: the bundle's URL,
+// wider: a bundle that may serve instead when loaded already (plotly_loader.js)}.
 
 // Streamlit's chart had a fullscreen button in its modebar; so has this one (own icons).
 const EXPAND = { width: 24, height: 24,
@@ -64,7 +65,7 @@ export default function (component) {
   chart.data = data;
   chart.box.dataset.puddChart = "loading";
   chart.plot.style.height = `${data.height}px`;
-  plotlyFrom(data.src)
+  plotlyFrom(data.src, data.wider)
     .then((Plotly) => {
       if (gen !== chart.gen || chart.dead) return null;
       chart.Plotly = Plotly;
