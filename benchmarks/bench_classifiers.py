@@ -76,6 +76,7 @@ def main() -> None:
     import sklearn
     import torch
 
+    print("## Classifiers and error-rate baselines: time per chunk\n")
     print(f"Command: `{COMMAND}`\n")
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, torch threads "

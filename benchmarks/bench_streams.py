@@ -59,6 +59,7 @@ def run() -> None:
 
     from pudd_core.streams import get_info, load_stream
 
+    print("## Streams: generating and loading\n")
     print(f"Command: `{COMMAND}`\n")
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores; Python "

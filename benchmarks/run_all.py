@@ -10,6 +10,7 @@ Run: .venv/bin/python -m benchmarks.run_all [--only NAME ... | --app | --assembl
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import time
@@ -49,16 +50,35 @@ def main() -> None:
              if (SECTIONS / f"{n}.md").exists()]
     extra = sorted(p for p in SECTIONS.glob("*.md") if p.stem not in SCRIPTS)
     parts += [p.read_text() for p in extra]
-    header = (
-        "# Benchmarks\n\nEvery number below was measured by the command printed with it; "
-        "`make bench` (`.venv/bin/python -m benchmarks.run_all`) re-runs them all and rewrites "
-        "this file. Timings are wall-clock on the machine named in each section; they are "
-        "never asserted in tests. The development machine is a shared 2-core VM whose speed "
-        "drifts: the same code measured up to 1.5x slower at one hour than at another of the "
-        "same day (e.g. `pu_chi2_test` with a 100,000-value reference: 0.87 ms, then 1.2-1.4 "
-        "ms), so compare rows measured in the same run.\n\n"
-    )
-    OUT.write_text(header + "\n".join(parts))
+    OUT.write_text(assemble(parts))
+
+
+HEADER = (
+    "# Benchmarks\n\nEvery number below was measured by the command printed with it; "
+    "`make bench` (`.venv/bin/python -m benchmarks.run_all`) re-runs them all and rewrites "
+    "this file. Timings are wall-clock on the machine named in each section; they are "
+    "never asserted in tests. The development machine is a shared 2-core VM whose speed "
+    "drifts: the same code measured up to 1.5x slower at one hour than at another of the "
+    "same day (e.g. `pu_chi2_test` with a 100,000-value reference: 0.87 ms, then 1.2-1.4 "
+    "ms), so compare rows measured in the same run. Each section holds its current figures "
+    "only: a re-measured section replaces the old one (`benchmarks/results/NAME.md`), and "
+    "earlier runs are in git's history.\n\n"
+)
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to
+    hyphens (letters such as α kept); tests/test_docs.py holds it to examples."""
+    text = heading.lstrip("#").strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def assemble(parts: list[str]) -> str:
+    """BENCHMARKS.md from its sections: the header, one line of contents linking their ``##``
+    headings, then the sections in order with a blank line between two."""
+    headings = [line for part in parts for line in part.splitlines() if line.startswith("## ")]
+    toc = " · ".join(f"[{h[3:]}](#{anchor(h)})" for h in headings)
+    return HEADER + f"Contents: {toc}\n\n" + "\n".join(parts)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "CONTRIBUTING.md", "docs/architecture.md", "docs/teaching.md",
+DOCS = ["README.md", "CONTRIBUTING.md", "BENCHMARKS.md", "docs/architecture.md", "docs/teaching.md",
         "docs/sota-procedures.md", "results/README.md"]
 _LINK = re.compile(r"\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
 
@@ -73,3 +73,35 @@ def test_the_doctest_count_sees_a_definitions_own_docstring_only(tmp_path):
     got = script["public_definitions"](pkg, root=tmp_path)
     assert got == [("pkg/mod.py:1 shown", True), ("pkg/mod.py:8 bare", False),
                    ("pkg/mod.py:18 Shown", True)]
+
+
+# --- BENCHMARKS.md: current figures only, a contents line of its sections ---------------------
+def test_benchmark_anchors_are_githubs():
+    from benchmarks.run_all import anchor
+
+    assert anchor("## Detector (issue 2)") == "detector-issue-2"
+    assert (anchor("## App: CIFAR-10-CD's first visit from an empty cache (issue 34)")
+            == "app-cifar-10-cds-first-visit-from-an-empty-cache-issue-34")
+    assert (anchor("## Choosing α on a stable stretch: the calibration's time (issue 35)")
+            == "choosing-α-on-a-stable-stretch-the-calibrations-time-issue-35")
+    assert anchor("## Monitoring a prediction log (issue 12, issue 22)") == (
+        "monitoring-a-prediction-log-issue-12-issue-22")
+
+
+def test_assemble_writes_the_header_a_contents_line_then_the_sections():
+    from benchmarks.run_all import HEADER, assemble
+
+    got = assemble(["## A (issue 1)\n\nx\n\n### not listed\n", "## B: b\n"])
+    assert got == (HEADER + "Contents: [A (issue 1)](#a-issue-1) · [B: b](#b-b)\n\n"
+                   "## A (issue 1)\n\nx\n\n### not listed\n\n## B: b\n")
+
+
+def test_benchmarks_contents_link_every_section_once():
+    from benchmarks.run_all import anchor
+
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    contents = next(line for line in text.splitlines() if line.startswith("Contents: "))
+    links = re.findall(r"\[([^\]]+)\]\(#([^)]+)\)", contents)
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert links == [(h[3:], anchor(h)) for h in headings]
+    assert len({a for _, a in links}) == len(links), "two sections share a heading"

@@ -49,7 +49,7 @@ Variant = Literal["calibrated", "authors"]
 #: (BENCHMARKS.md, "Bounded history"); the authors' variant keeps their unbounded history.
 #: And it fits buckets only on old windows of 1, 2, 4, ... chunks (``refit="doubling"``): a
 #: fit per doubling of the history instead of one per chunk, the same test on old-window
-#: buckets (BENCHMARKS.md, "Monitor: chunk scan"); the authors' variant fits every old window.
+#: buckets (BENCHMARKS.md, "Bounded history"); the authors' variant fits every old window.
 #: And it tests every cut (``skip_rule=None``): the authors' accuracy rule skips the cuts of a
 #: confidence shift at flat accuracy about half the time, and at matched false alarms every
 #: cut tested catches more injected changes early (results/skip_rule.md, issue 35).
