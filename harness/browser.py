@@ -179,12 +179,22 @@ def settle(page: Any, heading: str) -> None:
     if not page.evaluate(_DEFERRED_SHOWN):
         return
     deadline = time.monotonic() + 60
-    while page.evaluate(_DEFERRED_SHOWN) and time.monotonic() < deadline:
-        page.evaluate(_SCROLL_TO_DEFERRED)
+    while scroll_to_deferred(page) and time.monotonic() < deadline:
         page.wait_for_timeout(250)
         _still(page, heading)
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)")
     _still(page, heading)
+
+
+def scroll_to_deferred(page: Any) -> bool:
+    """Scroll to the first chart out of sight that a visitor can reach, so that it is drawn.
+
+    As a visitor would. False when there is none (those in a closed expander or tab aside).
+    """
+    if not page.evaluate(_DEFERRED_SHOWN):
+        return False
+    page.evaluate(_SCROLL_TO_DEFERRED)
+    return True
 
 
 def _still(page: Any, heading: str) -> None:
