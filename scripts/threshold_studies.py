@@ -40,11 +40,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: learns incrementally: trained on chunk 0 alone, river's Hoeffding tree is one naive-Bayes
 #: leaf, whose decisions are GNB's.
 STATIONARY_GRID: dict[str, tuple[tuple[int, ...], int, str]] = {
-    "gnb": ((0, 1), 1000, "train-once"), "vfdt": ((0,), 300, "incremental"),
-    "dnn": ((0,), 240, "train-once")}
-#: The changes injected for the delay: (kind, size).
+    "gnb": ((0, 1), 1000, "train-once"), "vfdt": ((0, 1, 2), 300, "incremental"),
+    "dnn": ((0, 1, 2, 3), 240, "train-once")}
+#: The changes injected for the delay: (kind, size). The small confidence shifts (0.05,
+#: 0.02) are where the skip rule's delay shows (results/skip_rule.md, by shift size).
 CHANGES: tuple[tuple[str, float], ...] = (("confidence", 0.5), ("confidence", 0.1),
-                                          ("error_rate", 0.1))
+                                          ("error_rate", 0.1), ("confidence", 0.05),
+                                          ("confidence", 0.02))
 CHUNK_SIZES = (250, 500, 1000, 2000, 5000)
 SIZE_ALPHAS = (1e-1, 1e-3, 1e-5)
 SYNTHETIC = ("sea0", "sea10", "sea20", "sine", "mixed")
@@ -54,6 +56,13 @@ DRIFT_ROWS = 10_000  # the synthetic streams' drift period: 10 chunks of 1,000 r
 
 def _append(path: Path, rows: pd.DataFrame) -> None:
     rows.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+CSVS = (report.STATIONARY_CSV, report.SKIP_CSV, report.CHUNK_SIZE_CSV)
+
+
+def _rows(path: Path) -> int:
+    return len(pd.read_csv(path)) if path.is_file() else 0
 
 
 def _done(path: Path, keys: list[str]) -> set[tuple[object, ...]]:
@@ -68,44 +77,47 @@ def stationary(out: Path) -> None:
     fa_path, skip_path = out / report.STATIONARY_CSV, out / report.SKIP_CSV
     fa_done = _done(fa_path, ["classifier", "seed"])
     skip_done = _done(skip_path, ["classifier", "seed", "change", "size"])
-    for classifier, (seeds, n_chunks, regime) in STATIONARY_GRID.items():
-        for seed in seeds:
-            todo = [(k, s) for k, s in CHANGES
-                    if (classifier, str(seed), k, str(s)) not in skip_done]
-            if (classifier, str(seed)) in fa_done and not todo:
-                continue
-            start = time.perf_counter()
-            pred = prediction_chunks("sea0", classifier, n_chunks=n_chunks + 1, seed=seed,
-                                     regime=regime)  # type: ignore[arg-type]
-            record_s = time.perf_counter() - start
-            print(f"{classifier} seed {seed}: {n_chunks} chunks predicted in {record_s:.0f} s, "
-                  f"accuracy {pred.accuracy:.4f}", file=sys.stderr, flush=True)
-            if (classifier, str(seed)) not in fa_done:
-                t0 = time.perf_counter()
-                rates = false_alarm_rates(pred.chunks, seed=seed)
-                rates.insert(0, "regime", regime)
-                rates.insert(0, "seed", seed)
-                rates.insert(0, "classifier", classifier)
-                rates["accuracy"] = pred.accuracy
-                rates["run_s"] = record_s + time.perf_counter() - t0
-                _append(fa_path, rates)
-                print(f"  false alarms: {time.perf_counter() - t0:.0f} s", file=sys.stderr,
-                      flush=True)
-            for kind, size in todo:
-                t0 = time.perf_counter()
-                delays = shift_delays(pred.chunks, episode=report.EPISODE, after=report.AFTER,
-                                      change=kind,
-                                      size=size, seed=seed)  # type: ignore[arg-type]
-                cells = report.delay_counts(delays)
-                cells.insert(0, "size", size)
-                cells.insert(0, "change", kind)
-                cells.insert(0, "regime", regime)
-                cells.insert(0, "seed", seed)
-                cells.insert(0, "classifier", classifier)
-                cells["run_s"] = time.perf_counter() - t0
-                _append(skip_path, cells)
-                print(f"  {kind} {size}: {time.perf_counter() - t0:.0f} s", file=sys.stderr,
-                      flush=True)
+    # seed by seed over the classifiers, so that a run cut short still covers them all
+    order = sorted(((seed, classifier) for classifier, (seeds, _, _) in STATIONARY_GRID.items()
+                    for seed in seeds), key=lambda p: p[0])
+    for seed, classifier in order:
+        _, n_chunks, regime = STATIONARY_GRID[classifier]
+        todo = [(k, s) for k, s in CHANGES
+                if (classifier, str(seed), k, str(s)) not in skip_done]
+        if (classifier, str(seed)) in fa_done and not todo:
+            continue
+        start = time.perf_counter()
+        pred = prediction_chunks("sea0", classifier, n_chunks=n_chunks + 1, seed=seed,
+                                 regime=regime)  # type: ignore[arg-type]
+        record_s = time.perf_counter() - start
+        print(f"{classifier} seed {seed}: {n_chunks} chunks predicted in {record_s:.0f} s, "
+              f"accuracy {pred.accuracy:.4f}", file=sys.stderr, flush=True)
+        if (classifier, str(seed)) not in fa_done:
+            t0 = time.perf_counter()
+            rates = false_alarm_rates(pred.chunks, seed=seed)
+            rates.insert(0, "regime", regime)
+            rates.insert(0, "seed", seed)
+            rates.insert(0, "classifier", classifier)
+            rates["accuracy"] = pred.accuracy
+            rates["run_s"] = record_s + time.perf_counter() - t0
+            _append(fa_path, rates)
+            print(f"  false alarms: {time.perf_counter() - t0:.0f} s", file=sys.stderr,
+                  flush=True)
+        for kind, size in todo:
+            t0 = time.perf_counter()
+            delays = shift_delays(pred.chunks, episode=report.EPISODE, after=report.AFTER,
+                                  change=kind,
+                                  size=size, seed=seed)  # type: ignore[arg-type]
+            cells = report.delay_counts(delays)
+            cells.insert(0, "size", size)
+            cells.insert(0, "change", kind)
+            cells.insert(0, "regime", regime)
+            cells.insert(0, "seed", seed)
+            cells.insert(0, "classifier", classifier)
+            cells["run_s"] = time.perf_counter() - t0
+            _append(skip_path, cells)
+            print(f"  {kind} {size}: {time.perf_counter() - t0:.0f} s", file=sys.stderr,
+                  flush=True)
 
 
 def chunk_size(out: Path, classifiers: tuple[str, ...] = ("gnb",),
@@ -156,14 +168,20 @@ def main(argv: list[str]) -> int:
     if args.study is None and not args.render:
         parser.error("give --study or --render")
     args.out.mkdir(parents=True, exist_ok=True)
+    before = {name: _rows(args.out / name) for name in CSVS}
     if args.study in ("stationary", "all"):
         stationary(args.out)
     if args.study in ("chunk-size", "all"):
         chunk_size(args.out)
     command = ("PYTHONPATH=. nice -n 10 .venv/bin/python scripts/threshold_studies.py "
                f"--study {args.study or 'all'}")
+    # a report's command and date are its computation's: kept when its CSVs gained no cell
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    for name, text in report.render_all(args.out, command=command, written=now).items():
+    changed = {name for name in CSVS if _rows(args.out / name) != before[name]}
+    stamps = report.report_stamps(args.out, changed, command=command, now=now)
+    for name, text in report.render_all(
+            args.out, command={k: c for k, (c, _) in stamps.items()},
+            written={k: w for k, (_, w) in stamps.items()}).items():
         (args.out / name).write_text(text, encoding="utf-8")
         print(f"wrote {args.out / name}", file=sys.stderr)
     return 0

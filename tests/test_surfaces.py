@@ -94,6 +94,10 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
                              ["--claims", "--add"],
                              ["--fig5", "--add", "--out", "{tmp}/empty"],
                              ["--table", "cifar", "--add", "--out", "{tmp}/empty"]],
+    ("reproduce", "--render"): [["--render", "--table", "1"], ["--fig5", "--render", "--add"],
+                                 ["--fig5", "--render", "--out", "{tmp}/empty"],
+                                 ["--fig5", "--render", "--out", "{tmp}/file.txt"],
+                                 ["--fig5", "--render", "--out", "{tmp}"]],
     ("reproduce", "--replace"): [["--table", "1", "--datasets", "sea0", "--detectors", "ddm",
                                   "--seeds", "1", "--replace", "--out", "{tmp}/empty"]],
     ("reproduce", "--data-dir"): [["--table", "1", "--datasets", "elec2", "--detectors",
@@ -184,7 +188,9 @@ BAD: dict[tuple[str, str], list[list[str]]] = {
     ("monitor", "--id"): [
         ["--id", "n"], ["--labels", "{tmp}/labels.csv", "--id", "nope"],
         ["--labels", "{tmp}/labels.csv", "--id", "label"],
-        ["--labels", "{tmp}/blank_id.csv", "--id", "n"], ["--follow", "--id", "n"]],
+        ["--labels", "{tmp}/blank_id.csv", "--id", "n"], ["--follow", "--id", "n"],
+        ["--labels", "{tmp}/labels.csv", "--id", "nope", "--chunk-size", "4",
+         "--calibrate-on", "8", "--false-alarm-rate", "0.01"]],
 }
 for _option in ("--time-format", "--time-unit", "--calibrate-on", "--false-alarm-rate",
                 "--resamples", "--labels", "--id"):  # these read the probability columns
@@ -220,7 +226,10 @@ UPLOADS = {"explorer_upload": ["tests/app/test_explorer.py::test_an_invalid_csv_
                "tests/app/test_monitor.py::test_labels_in_a_second_file_are_joined_as_the_"
                "library_and_a_pandas_merge_do",
                "tests/app/test_monitor.py::test_a_bad_labels_upload_shows_the_librarys_"
-               "message_under_the_uploader"]}
+               "message_under_the_uploader",
+               # the same upload read by "choose α" (issue 35)
+               "tests/app/test_monitor.py::test_choosing_alpha_with_bad_labels_says_the_"
+               "librarys_reason"]}
 #: Uploaders (file, widget key) whose bad-input tests are a whole test file (the log's)
 UPLOADS_OWNED_ELSEWHERE = {("ui/monitor.py", "monitor_upload"): "tests/app/test_monitor.py"}
 #: Environment variables the product reads -> the tests that give them bad values (a path

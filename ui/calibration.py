@@ -88,17 +88,20 @@ def controls(prefix: str, n_chunks: int) -> Settings | None:
 
 
 def task(name: str, key: str, source: Callable[[], Any], chunk_size: int,
-         settings: Settings, n_chunks: int, **columns: Any) -> progress.Task:
+         settings: Settings, n_chunks: int, labels: Callable[[], Any] | None = None,
+         **columns: Any) -> progress.Task:
     """``calibrate_log`` on ``source()`` (a log) as a stoppable task; kept by ``key``.
 
-    ``key`` names the log (its content or its config); ``columns`` are the log's columns
-    as ``monitor`` takes them.
+    ``key`` names the log (its content or its config, and its labels file's); ``columns``
+    are the log's columns as ``monitor`` takes them; ``labels()``: a fresh reader of labels
+    in a second file (with ``id_column`` among ``columns``).
     """
     spec = ("calibrate", key, chunk_size, settings, tuple(sorted(columns.items())))
 
     def compute(report: progress.Progress) -> tuple[CalibrationResult, MonitorResult]:
+        more = {} if labels is None else {"labels": labels()}
         return cache.keep(spec, run(source(), chunk_size, settings, progress=report,
-                                    **columns))
+                                    **more, **columns))
 
     seconds = SECONDS_PER_CHUNK * settings.n_resamples * settings.chunks * 1.5 \
         + 0.002 * n_chunks
@@ -115,6 +118,33 @@ def run(source: Any, chunk_size: int, settings: Settings,
                          n_resamples=settings.n_resamples, change=settings.change,  # type: ignore[arg-type]
                          size=settings.size, within=settings.within,
                          baselines=settings.baselines, progress=progress, **columns)
+
+
+def as_python(source: str, chunk_size: int, settings: Settings, log_format: Any,
+              **columns: Any) -> str:
+    """The ``calibrate_log`` call that chooses the page's α on ``source`` (Python).
+
+    ``columns``: ``monitor``'s other keywords as the page gives them (``labels`` a file
+    name, with ``id_column``).
+
+    Examples
+    --------
+    >>> from pudd_core.monitoring import LogFormat
+    >>> s = Settings(20, 0.02, 50, "confidence", 0.5, 3)
+    >>> print(as_python("log.csv", 100, s, LogFormat(label="y", proba_prefix="p_"),
+    ...                 labels="labels.csv", id_column="rid").splitlines()[-2])
+        baselines=('adwin', 'ddm'), labels='labels.csv', id_column='rid')
+    """
+    kwargs = "".join(f", {k}={v!r}" for k, v in columns.items())
+    return ("from pudd_core.monitoring import LogFormat, calibrate_log\n\n"
+            f"log_format = {log_format.as_python()}\n"
+            f"cal, rest = calibrate_log(\n    {source!r}, log_format, "
+            f"calibrate_on={settings.chunks * chunk_size}, "
+            f"false_alarm_rate={settings.target!r}, chunk_size={chunk_size},\n"
+            f"    n_resamples={settings.n_resamples}, change={settings.change!r}, "
+            f"size={settings.size!r}, within={settings.within},\n"
+            f"    baselines={settings.baselines!r}{kwargs})\n"
+            "cal.recommended.alpha, rest.alarms")
 
 
 def command(path: str, chunk_size: int, settings: Settings, options: str) -> str:
@@ -204,10 +234,6 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
                             "chunks after them at it, the first chunks as their reference "
                             "(PUDD's history, their alarms not counted)."):
         return
-    if getattr(mapping, "labels", None) is not None:
-        st.info("Choosing α reads a log that holds its labels: it does not join labels from "
-                "a second file yet.", icon=":material/info:")
-        return
     kwargs = mapping.as_dict()
     if "chunk_size" not in kwargs:
         st.info("Choosing α needs chunks of rows: choose “Chunks of rows” above.",
@@ -219,15 +245,30 @@ def section(log: Any, mapping: Any, n_chunks: int) -> None:
     chunk_size = int(kwargs.pop("chunk_size"))
     for k in ("alpha", "baselines", "window", "time_format", "time_unit"):
         kwargs.pop(k, None)
+    # labels in a second file: the same join as the monitor's (calibrate_log's labels=),
+    # read afresh by each run and kept under both files' keys
+    labels = mapping.labels_source if kwargs.pop("labels", None) is not None else None
+    key = log.key if labels is None else f"{log.key}|{mapping.labels.key}"
     try:
         outcome = progress.run_tasks(state.MONITOR_CALIB_JOB, [task(
-            log.name, log.key, log.source, chunk_size, settings, n_chunks,
+            log.name, key, log.source, chunk_size, settings, n_chunks, labels=labels,
             log_format=mapping.log_format, **kwargs)], what="resampled runs")
     except (ValueError, OSError) as err:
         refused(err)
         return
-    if outcome.results[0] is not None:
-        show(*outcome.results[0])
+    if outcome.results[0] is None:
+        return
+    show(*outcome.results[0])
+    # built only while open, as the page's own "Show the code"
+    code = st.expander("Show the code of this choice", key="monitor_calib_code_open",
+                       on_change="rerun")
+    if code.open:
+        shown = {k: v for k, v in kwargs.items() if k != "id_column"}
+        if labels is not None:  # the labels file by its name, then the id it is joined by
+            shown.update(labels=mapping.labels.path or mapping.labels.name,
+                         id_column=mapping.id_column)
+        code.code(as_python(str(log.path or log.name), chunk_size, settings,
+                            mapping.log_format, **shown), language="python")
 
 
 def refused(err: BaseException) -> None:

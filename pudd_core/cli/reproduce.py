@@ -89,6 +89,8 @@ def _fig5(args: argparse.Namespace) -> int:
         save_ek_ablation,
     )
 
+    if args.render:  # the report written again from its CSV and notes: no run
+        return _fig5_render(args.out)
     text = args.seeds.strip()
     seeds = parse_seeds(int(text) if text.isdigit() else text)
     classifiers = _names(args.classifier, "classifier") or ["gnb", "vfdt"]
@@ -128,6 +130,25 @@ def _fig5(args: argparse.Namespace) -> int:
                             "again to write the report without computing them")
     print(md.read_text(encoding="utf-8"))
     print(f"\nsaved {md} and {csv}", file=sys.stderr)
+    return 0
+
+
+def _fig5_render(out: str) -> int:
+    """``reproduce --fig5 --render``: ``fig5_ek.md`` from ``fig5_ek.csv`` and its notes."""
+    from pathlib import Path
+
+    from pudd_core._validation import ParameterError
+    from pudd_core.reproduction.ablation import ek_ablation_markdown, read_ek_ablation
+
+    csv = Path(out) / "fig5_ek.csv"
+    try:
+        cells, notes = read_ek_ablation(csv)
+    except (OSError, ValueError) as err:
+        raise ParameterError("render", f"--render: {err}") from err
+    md = csv.with_suffix(".md")
+    _write_or_say(md, lambda: md.write_text(ek_ablation_markdown(cells, notes=notes),
+                                            encoding="utf-8"), f"{csv} is unchanged")
+    print(f"wrote {md} from {csv}", file=sys.stderr)
     return 0
 
 
@@ -173,6 +194,10 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.add and args.claims:
         raise ParameterError("add", "--add puts cells into a --table 1, 2, cifar or --fig5 "
                              "report; the claims are made whole from the reports")
+    if args.render and (not args.fig5 or args.add):
+        raise ParameterError("render", "--render writes a --fig5 report again from its CSV "
+                                       "in --out, running nothing: give it with --fig5 alone"
+                             + (", not with --add" if args.add else ""))
     if args.replace and args.fig5:
         raise ParameterError("replace", "--replace is for --table 1 or 2: a Fig. 5 cell added "
                              "with --add always replaces the report's cell")
@@ -339,6 +364,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     rep.add_argument("--fig5", action="store_true",
                      help="Fig. 5: PUDD against Ei-kMeans (EK) at 1e-1, 1e-3, 1e-5; "
                           "--classifier takes a list (default gnb,vfdt); writes fig5_ek.md/.csv")
+    rep.add_argument("--render", action="store_true",
+                     help="with --fig5: write fig5_ek.md again from fig5_ek.csv (and the "
+                          "notes of the report) in --out, running nothing")
     rep.add_argument("--results", default=None,
                      help="--claims: folder of the committed reports (default: results/)")
     rep.add_argument("--classifier", default=None,

@@ -21,20 +21,23 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+import warnings
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, run_stream
 from pudd_core.streams import Stream, StreamInfo
 
 __all__ = [
     "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_ENV", "WORKER_IDLE_S",
-    "WORKERS_ENV", "Child", "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments",
-    "torch_child", "warm_workers", "worker_idle_s", "workers",
+    "WORKERS_ENV", "Child", "Workers", "in_workers", "kept_stream", "parallel", "run_at_once",
+    "run_experiments", "torch_child", "warm_workers", "worker_idle_s", "workers",
 ]
 
 _log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 #: Idle worker processes of :func:`run_experiments` stay this long by default (joblib's default
@@ -129,6 +132,44 @@ def run_experiments(
         delayed(_run_in_worker)(c, s, data_dir)
         for c, s in zip(configs, given, strict=True))
     return list(runs)
+
+
+def in_workers(fn: Callable[..., T], tasks: Iterable[tuple[Any, ...]],
+               n_jobs: int) -> Generator[tuple[int, T], None, None]:
+    """``fn(*task)`` for each of ``tasks`` on ``n_jobs`` worker processes, as each finishes.
+
+    Yields ``(index of the task, its result)`` in the order they finish; ``tasks`` is read
+    lazily, a few ahead of the workers. The workers are :func:`run_experiments`' (joblib's,
+    kept :func:`worker_idle_s` seconds for the next call). A consumer that stops early
+    (``close()``, or an exception in its loop) cancels the tasks not yet begun; an error in
+    a task is raised here. ``n_jobs=1`` runs them here, one by one.
+
+    Examples
+    --------
+    >>> sorted(in_workers(pow, [(2, 3), (3, 2)], n_jobs=1))
+    [(0, 8), (1, 9)]
+    """
+    if n_jobs == 1:
+        for i, task in enumerate(tasks):
+            yield i, fn(*task)
+        return
+    from joblib import Parallel, delayed
+
+    results = Parallel(n_jobs=n_jobs, idle_worker_timeout=worker_idle_s(),
+                       return_as="generator_unordered")(
+        delayed(_indexed)(fn, i, task) for i, task in enumerate(tasks))
+    try:
+        for item in results:  # noqa: UP028 - a close() must come here, not to joblib's
+            yield item
+    finally:
+        with warnings.catch_warnings():  # a stop is what the caller asked for
+            warnings.filterwarnings("ignore", r".* tasks which were still being processed")
+            results.close()  # joblib aborts what is left
+
+
+def _indexed(fn: Callable[..., T], i: int, task: tuple[Any, ...]) -> tuple[int, T]:
+    _watch_parent()
+    return i, fn(*task)
 
 
 _PARENT_POLL_S = 1.0

@@ -48,7 +48,7 @@ __all__ = [
     "save_ek_ablation",
 ]
 
-#: The thresholds of Fig. 5: 10^-1, 10^-3, 10^-5.
+#: The thresholds of Fig. 5: 10⁻¹, 10⁻³, 10⁻⁵.
 EK_ALPHAS = (1e-1, 1e-3, 1e-5)
 #: The classifiers of Fig. 5 ("3 classifiers"); DNN is the slow one.
 EK_CLASSIFIERS = ("gnb", "vfdt", "dnn")
@@ -286,7 +286,7 @@ def ek_ablation_markdown(cells: pd.DataFrame, *, notes: Sequence[str] = ()) -> s
     ['| EK-3 | 90.00 | 90.00 |']
     """
     lines = ["# Fig. 5: Adaptive PU-index Bucketing (PUDD) against Ei-kMeans (EK)", "",
-             "Mean accuracy (%) over seeds; PUDD-x and EK-x use alpha = 10^-x and differ only "
+             "Mean accuracy (%) over seeds; PUDD-x and EK-x use α = 10⁻ˣ and differ only "
              "in the partition of the PU-index values. The paper prints Fig. 5 as an image, "
              "so there is no published number to compare with. Rows marked (ref.) are "
              "references, not ranked: the same classifier with no detector, and the oracle "

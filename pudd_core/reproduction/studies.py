@@ -8,7 +8,7 @@ and README.md, and the tables the Reproduction page shows.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -242,19 +242,60 @@ def _render_skip(frame: pd.DataFrame, stationary: pd.DataFrame, *, command: str,
         lines.append(f"| {r.change} {r.size:g} | {name} | {r.variant} | {_alpha(r.alpha)} "
                      f"| {r.episodes} | {r.detected:.0%} "
                      f"| {_delay_text(r.median_delay)} | {r.rate:.4f} |")
-    lines += ["", f"## Each variant at the largest α whose false-alarm interval stays at or "
-              f"below {TARGET:g} per chunk (confidence shift 0.5)", "",
-              "| classifier | variant | α | false alarms per chunk | upper 95 % | detected "
-              "| median delay |", "|---|---|---|---:|---:|---:|---:|"]
-    for r in tradeoff(stationary, frame).itertuples():
-        if math.isnan(r.alpha):
+    lines += shift_size_lines(delays)
+    shifts = sorted(delays.loc[delays["change"] == "confidence", "size"].unique())
+    for size in dict.fromkeys([0.5, *shifts[:1]]):  # the paper's size, and the smallest
+        lines += ["", f"## Each variant at the largest α whose false-alarm interval stays at "
+                  f"or below {TARGET:g} per chunk (confidence shift {size:g})", "",
+                  "| classifier | variant | α | false alarms per chunk | upper 95 % | detected "
+                  "| median delay |", "|---|---|---|---:|---:|---:|---:|"]
+        for r in tradeoff(stationary, frame, size=float(size)).itertuples():
+            if math.isnan(r.alpha):
+                lines.append(f"| {CLASSIFIER_NAMES.get(r.classifier, r.classifier)} "
+                             f"| {r.variant} | none of the grid | | | | |")
+                continue
             lines.append(f"| {CLASSIFIER_NAMES.get(r.classifier, r.classifier)} | {r.variant} "
-                         "| none of the grid | | | | |")
-            continue
-        lines.append(f"| {CLASSIFIER_NAMES.get(r.classifier, r.classifier)} | {r.variant} "
-                     f"| {r.alpha:g} | {r.rate:.4f} | {r.ci_high:.4f} | {r.detected:.0%} "
-                     f"| {_delay_text(r.median_delay)} |")
+                         f"| {r.alpha:g} | {r.rate:.4f} | {r.ci_high:.4f} | {r.detected:.0%} "
+                         f"| {_delay_text(r.median_delay)} |")
     return "\n".join(lines) + "\n"
+
+
+def shift_size_lines(delays: pd.DataFrame, alpha: float = 1e-3) -> list[str]:
+    """The skip rule's delay against the size of a confidence shift (calibrated floor).
+
+    ``delays`` is :func:`pooled_delays`' frame; one row per classifier and shift size, the
+    calibrated floor with the skip rule beside it without one, at ``alpha``.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"classifier": "gnb", "seed": 0, "change": "confidence",
+    ...                   "size": 0.05, "variant": ["calibrated, skip rule",
+    ...                   "calibrated, no skip"], "alpha": 1e-3, "episodes": 4,
+    ...                   "delay_0": [1, 3], "delay_1": 0, "delay_2": [1, 0], "delay_3": 0,
+    ...                   "delay_more": [1, 0], "missed": [1, 1], "early": 0})
+    >>> shift_size_lines(pooled_delays(f))[-1]
+    '| 0.05 | GNB | 4 | 50% | 2 | 75% | 0 |'
+    """
+    d = delays[(delays["change"] == "confidence") & np.isclose(delays["alpha"], alpha)]
+    with_, without = (d[d["variant"] == v].set_index(["classifier", "size"])
+                      for v in ("calibrated, skip rule", "calibrated, no skip"))
+    keys = [k for k in with_.index if k in without.index]
+    if not keys:
+        return []
+    lines = ["", f"## The skip rule's delay against the size of a confidence shift "
+                 f"(calibrated floor, α = {_alpha(alpha)})", "",
+             "The confidence-shift rows above, by shift size: the calibrated floor with "
+             "the authors' accuracy skip rule (a cut point is tested only where the recent "
+             "window's accuracy fell) beside the same floor testing every cut point.", "",
+             "| shift | classifier | episodes | skip rule: detected | median delay "
+             "| no skip: detected | median delay |", "|---:|---|---:|---:|---:|---:|---:|"]
+    for clf, size in sorted(keys, key=lambda k: (k[1], list(CLASSIFIER_NAMES).index(k[0])
+                                                 if k[0] in CLASSIFIER_NAMES else 9)):
+        a, b = with_.loc[(clf, size)], without.loc[(clf, size)]
+        lines.append(f"| {size:g} | {CLASSIFIER_NAMES.get(clf, clf)} | {int(a['episodes'])} "
+                     f"| {a['detected']:.0%} | {_delay_text(a['median_delay'])} "
+                     f"| {b['detected']:.0%} | {_delay_text(b['median_delay'])} |")
+    return lines
 
 
 def chunk_size_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -307,26 +348,80 @@ def _render_chunk_size(frame: pd.DataFrame, *, command: str, written: str) -> st
     return "\n".join(lines) + "\n"
 
 
-def render_all(folder: Path, *, command: str, written: str) -> dict[str, str]:
+#: Each report and the CSVs its numbers come from.
+REPORT_SOURCES: dict[str, tuple[str, ...]] = {
+    STATIONARY_CSV.replace(".csv", ".md"): (STATIONARY_CSV,),
+    SKIP_CSV.replace(".csv", ".md"): (SKIP_CSV, STATIONARY_CSV),
+    CHUNK_SIZE_CSV.replace(".csv", ".md"): (CHUNK_SIZE_CSV,)}
+
+
+def report_stamps(folder: Path, changed: Collection[str], *, command: str,
+                  now: str) -> dict[str, tuple[str, str]]:
+    """Each report's command and "written" date, per report file: when its numbers came.
+
+    ``command`` and ``now`` for a report one of whose CSVs (:data:`REPORT_SOURCES`) is in
+    ``changed`` (cells computed by this run) or that ``folder`` does not hold yet; else the
+    command and date the report in ``folder`` gives, so that writing it again from unchanged
+    CSVs (``--render``, or a run of another study) keeps its computation's.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "skip_rule.md").write_text("Command: `x --study all` (written "
+    ...                                          "2026-11-28 12:53 UTC; this study's ...)")
+    >>> report_stamps(folder, {CHUNK_SIZE_CSV}, command="y", now="now")["skip_rule.md"]
+    ('x --study all', '2026-11-28 12:53 UTC')
+    >>> report_stamps(folder, {STATIONARY_CSV}, command="y", now="now")["skip_rule.md"]
+    ('y', 'now')
+    """
+    import re
+
+    out = {}
+    for name, sources in REPORT_SOURCES.items():
+        file = folder / name
+        said = (re.search(r"^Command: `([^`]*)` \(written ([^;)]+)[;)]",
+                          file.read_text(encoding="utf-8"), re.MULTILINE)
+                if file.is_file() else None)
+        if said is None or set(sources) & set(changed):
+            out[name] = (command, now)
+        else:
+            out[name] = (said.group(1), said.group(2))
+    return out
+
+
+def render_all(folder: Path, *, command: str | Mapping[str, str],
+               written: str | Mapping[str, str]) -> dict[str, str]:
     """The Markdown report of each study whose CSV is in ``folder``: file name -> text.
+
+    ``command`` and ``written``: the command and date each report says its numbers came
+    from (one for all, or per report file, as :func:`report_stamps` gives them).
 
     Examples
     --------
     >>> render_all(Path("no/such/folder"), command="-", written="-")
     {}
     """
+    def date(name: str) -> str:
+        return written if isinstance(written, str) else written[name.replace(".csv", ".md")]
+
+    def said(name: str) -> str:
+        return command if isinstance(command, str) else command[name.replace(".csv", ".md")]
+
     out = {}
     read = {name: frame for name in (STATIONARY_CSV, SKIP_CSV, CHUNK_SIZE_CSV)
             if (frame := _read(folder, name)) is not None}
     if STATIONARY_CSV in read:
         out[STATIONARY_CSV.replace(".csv", ".md")] = _render_stationary(
-            read[STATIONARY_CSV], command=command, written=written)
+            read[STATIONARY_CSV], command=said(STATIONARY_CSV), written=date(STATIONARY_CSV))
         if SKIP_CSV in read:
             out[SKIP_CSV.replace(".csv", ".md")] = _render_skip(
-                read[SKIP_CSV], read[STATIONARY_CSV], command=command, written=written)
+                read[SKIP_CSV], read[STATIONARY_CSV], command=said(SKIP_CSV),
+                written=date(SKIP_CSV))
     if CHUNK_SIZE_CSV in read:
         out[CHUNK_SIZE_CSV.replace(".csv", ".md")] = _render_chunk_size(
-            read[CHUNK_SIZE_CSV], command=command, written=written)
+            read[CHUNK_SIZE_CSV], command=said(CHUNK_SIZE_CSV),
+            written=date(CHUNK_SIZE_CSV))
     return out
 
 
@@ -344,6 +439,33 @@ def _missing(name: str) -> str:
 
 def _names(items: list[str]) -> str:
     return (", ".join(items[:-1]) + " and " + items[-1]) if len(items) > 1 else "".join(items)
+
+
+#: The count-floor study (``scripts/false_alarm_table.py``): false alarms per test on
+#: stationary logs with few errors, per floor, and the study variants' floor of each of its rows.
+FLOOR_CSV = "false_alarms.csv"
+FLOOR_ROWS = {"authors": "default (floor 5)", "calibrated": "clamp_min=0, min_expected=5"}
+
+
+def floors_above_alpha(folder: Path) -> dict[str, tuple[int, int]]:
+    """Per count floor, its count-floor cells above α, and its cells: ``(above, cells)``.
+
+    A cell of ``false_alarms.csv`` is above α when its false alarms per test are (the 95 %
+    interval's lower end above α).
+
+    Examples
+    --------
+    >>> floors_above_alpha(Path("no/such/folder"))
+    {}
+    """
+    frame = _read(folder, FLOOR_CSV)
+    if frame is None:
+        return {}
+    out = {}
+    for floor, row in FLOOR_ROWS.items():
+        cells = frame[frame["variant"] == row]
+        out[floor] = (int(cells["above_alpha"].astype(bool).sum()), len(cells))
+    return out
 
 
 def variant_scores(stationary: pd.DataFrame, skip: pd.DataFrame,
@@ -382,7 +504,7 @@ def variant_scores(stationary: pd.DataFrame, skip: pd.DataFrame,
         "detected"].mean()
     out["detected_1e3"] = [float(at_1e3.get(v, math.nan)) for v in out["variant"]]
     matched = sorted(rec.dropna(subset=["alpha"])["classifier"].unique())
-    out["matched_on"] = ", ".join(CLASSIFIER_NAMES.get(c, c) for c in matched)
+    out["matched_on"] = _names([CLASSIFIER_NAMES.get(c, c) for c in matched])
     # the best detection at matched false alarms first; then the fewer false alarms at 10⁻³
     return out.sort_values(["detected", "rate_1e3"], ascending=[False, True],
                            kind="stable").reset_index(drop=True)
@@ -408,7 +530,9 @@ def effective_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def chosen_defaults(folder: Path) -> dict[str, Any] | None:
     """The monitor's PUDD options the committed studies choose (None: no studies yet).
 
-    The variant of :func:`variant_scores` that comes first, as the options it adds to
+    The variant of :func:`variant_scores` that comes first among those whose count floor
+    keeps its false alarms per test at α on the count-floor study's stationary logs with few
+    errors (:func:`floors_above_alpha`: no cell above α), as the options it adds to
     ChunkPUDD's defaults (``monitoring.VARIANTS`` holds the monitor's).
 
     Examples
@@ -421,7 +545,14 @@ def chosen_defaults(folder: Path) -> dict[str, Any] | None:
     st, sk = _read(folder, STATIONARY_CSV), _read(folder, SKIP_CSV)
     if st is None or sk is None:
         return None
-    return dict(STUDY_VARIANTS[str(variant_scores(st, sk)["variant"].iloc[0])])
+    return dict(STUDY_VARIANTS[_candidates(folder, variant_scores(st, sk))[0]])
+
+
+def _candidates(folder: Path, scores: pd.DataFrame) -> list[str]:
+    """The variants of ``scores``, in order, whose floor no count-floor cell puts above α."""
+    above = floors_above_alpha(folder)
+    kept = [str(v) for v in scores["variant"] if not above.get(str(v).split(",")[0], (0, 0))[0]]
+    return kept or [str(v) for v in scores["variant"]]
 
 
 def _finding_false_alarms(folder: Path) -> str:
@@ -527,20 +658,33 @@ def _finding_defaults(folder: Path) -> str:
     if st is None or sk is None:
         return _missing(SKIP_CSV)
     scores = variant_scores(st, sk)
-    best = scores.iloc[0]
     chosen = chosen_defaults(folder) or {}
+    name = _candidates(folder, scores)[0]
+    best = scores[scores["variant"] == name].iloc[0]
     agree = effective_options(chosen) == effective_options(VARIANTS["calibrated"])
+    above = floors_above_alpha(folder)
+    passed = [r for r in scores.itertuples() if r.variant != name
+              and scores["variant"].tolist().index(r.variant) < scores["variant"].tolist().index(
+                  name)]
+    why = ("" if not passed else " " + "; ".join(
+        f"The variant “{r.variant}” catches more here ({r.detected:.0%}), but its floor raises "
+        "false alarms "
+        f"per test above α in {above[r.variant.split(',')[0]][0]} of "
+        f"{above[r.variant.split(',')[0]][1]} cells of the stationary logs with few errors "
+        f"(results/false_alarms.md), so it is not a candidate" for r in passed) + ".")
     skip = "none (every cut tested)" if chosen.get("skip_rule", "accuracy") is None else \
         "the authors' accuracy rule"
     floor = ("the calibrated count floor (`clamp_min=0, min_expected=5`)"
              if chosen.get("clamp_min") == 0 else "the authors' count floor of 5")
     others = "; ".join(f"{r.variant} {r.detected:.0%} ({r.detected_1e3:.0%} at {_alpha(1e-3)}, "
                        f"{r.rate_1e3:.4f} false alarms per chunk)"
-                       for r in scores.iloc[1:].itertuples())
-    return (f"The committed studies choose {floor} with skip rule {skip} ({best['variant']}). "
-            f"At matched false alarms (each variant at the largest α whose interval stays at "
-            f"or below {TARGET:g} per chunk; only {best['matched_on'] or 'no classifier'} ran "
-            f"enough chunks to show one) it catches {best['detected']:.0%} of the injected "
+                       for r in scores.itertuples() if r.variant != name)
+    return (f"The committed studies choose {floor} with skip rule {skip} ({name}): the "
+            "variant that catches the most injected changes at matched false alarms among "
+            "those whose count floor keeps its false alarms at α on stationary logs." + why
+            + f" At matched false alarms (each variant at the largest α whose interval stays "
+            f"at or below {TARGET:g} per chunk; only {best['matched_on'] or 'no classifier'} "
+            f"ran enough chunks to show one) it catches {best['detected']:.0%} of the injected "
             f"changes within {WITHIN} chunks; at the monitor's α = {_alpha(1e-3)}, over every "
             f"classifier and change, {best['detected_1e3']:.0%}, with {best['rate_1e3']:.4f} "
             f"false alarms per chunk. The others: {others}. A tie in detection goes to the "
@@ -564,15 +708,19 @@ def _floors_at_1e3(stationary: pd.DataFrame, skip: pd.DataFrame) -> str:
     more = [k for k in p.index.get_level_values(0).unique()
             if (k, a) in d and (k, c) in d and d[(k, a)] > d[(k, c)]]
     costly = all(p.loc[(k, a), "alarms"] >= p.loc[(k, c), "alarms"] for k in more)
+    matched = set(recommended(pooled_false_alarms(stationary)).dropna(subset=["alpha"])[
+        "classifier"])
+    few = [k for k in more if k not in matched]
     return (f"Without the skip rule at α = {_alpha(1e-3)}, the changes caught within "
             f"{WITHIN} chunks with the authors' floor against the calibrated one (mean over "
             "the changes): " + "; ".join(parts) + "." + (
                 f" Where the authors' floor catches more "
                 f"({_names([CLASSIFIER_NAMES.get(k, k) for k in more])}) "
                 f"it raises {'as many or more' if costly else 'in places fewer'} false alarms "
-                "here, and on logs with rarer errors far more than α (results/false_alarms.md); "
-                "those classifiers ran too few chunks to compare the floors at matched false "
-                "alarms." if more else ""))
+                "here, and on logs with rarer errors far more than α (results/false_alarms.md)"
+                + (f"; {_names([CLASSIFIER_NAMES.get(k, k) for k in few])} ran too few "
+                   "chunks to compare the floors at matched false alarms" if few else "")
+                + "." if more else ""))
 
 
 STUDY_FINDINGS: dict[str, Callable[[Path], str]] = {

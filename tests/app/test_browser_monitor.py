@@ -272,6 +272,22 @@ def test_monitor_page_joins_labels_from_a_second_file_by_id(page: Any, app_url: 
             "6.") in text
     _shot(page, "monitor-labels")
 
+    # choosing α reads the same join (issue 35): the library's α on the first 5 chunks
+    from pudd_core.monitoring import calibrate_log
+
+    page.get_by_text("Choose α from a stable stretch of this log").click()
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Chosen α")
+    metric.wait_for(timeout=120_000)
+    assert_no_exception(page)
+    cal, _ = calibrate_log(tmp_path / "predictions.csv", label="y_true",
+                           proba_columns=["y_pred_proba"], pred="y_pred", chunk_size=CHUNK,
+                           labels=tmp_path / "labels.csv", id_column="request",
+                           calibrate_on=5 * CHUNK, false_alarm_rate=0.02, n_resamples=50,
+                           baselines=["adwin", "ddm"])
+    assert f"{cal.recommended.alpha:g}" in metric.inner_text()
+    metric.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "monitor-labels-calibrated.png"), full_page=True)
+
     twice = pd.concat([labels, pd.DataFrame({"request": ["req-7"],
                                              "y_true": [1 - log.loc[7, "y_true"]]})])
     _upload(page, twice, tmp_path / "labels_twice.csv", labels=True)

@@ -491,3 +491,101 @@ def test_a_bad_labels_upload_shows_the_librarys_message_under_the_uploader(
     from ui.messages import reason_markdown
 
     assert reason_markdown(str(err.value)) in error.value
+
+
+def _calibrate_with_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                           labels: pd.DataFrame, path: Path) -> AppTest:
+    """The page on ``path`` with ``labels`` uploaded, α chosen on its first 9 chunks."""
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    monkeypatch.chdir(tmp_path)  # the page's code names the upload by its file name
+    _upload_labels(monkeypatch, "labels.csv", (tmp_path / "labels.csv").read_bytes())
+    at = _use_path(_open(), path)
+    at.number_input(key="w_monitor_chunk_size").set_value(300).run(timeout=TIMEOUT)
+    assert not at.error, [e.value for e in at.error]  # the monitor itself runs
+    at.checkbox(key="monitor_calibrate").check().run(timeout=TIMEOUT)
+    at.slider(key="monitor_calib_chunks").set_value(9)
+    at.select_slider(key="monitor_calib_target").set_value(0.05)
+    at.slider(key="monitor_calib_resamples").set_value(10).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_alpha_chosen_with_labels_in_a_second_file_is_the_librarys_and_the_clis(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35: the Monitor page's "choose α" on a log whose labels come in a second file
+    (shuffled, the last 250 not come, one of an unknown id) chooses the α of the library's
+    calibrate_log(labels=, id_column=) and of ``monitor --labels --id --calibrate-on``, which
+    is the α chosen on the log merged with its labels by pandas."""
+    import json
+
+    from pudd_core.cli import main
+    from pudd_core.monitoring import calibrate_log
+
+    path, preds, labels = _split_log(tmp_path)
+    at = _calibrate_with_labels(tmp_path, monkeypatch, labels, path)
+    assert not at.error, [e.value for e in at.error]
+    shown = {m.label: m.value for m in at.metric}
+    at.session_state["monitor_calib_code_open"] = True  # a click on "Show the code"
+    at.run(timeout=TIMEOUT)
+    code = next(c.value for c in at.code if "calibrate_log(" in c.value)
+    assert "labels='labels.csv', id_column='request'" in code
+    page: dict[str, object] = {}
+    exec(code, page)  # the page's code: the library call it makes
+
+    kw = {"label": "label", "proba_prefix": "proba_", "chunk_size": 300,
+          "calibrate_on": 2700, "false_alarm_rate": 0.05, "n_resamples": 10,
+          "baselines": ["adwin", "ddm"]}
+    library = calibrate_log(path, labels=tmp_path / "labels.csv", id_column="request", **kw)
+    merged = calibrate_log(preds.merge(labels, on="request", how="left"), **kw)
+    assert main(["monitor", str(path), "--label", "label", "--proba-prefix", "proba_",
+                 "--labels", str(tmp_path / "labels.csv"), "--id", "request",
+                 "--chunk-size", "300", "--calibrate-on", "2700", "--false-alarm-rate", "0.05",
+                 "--resamples", "10", "--baselines", "adwin,ddm", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+
+    cal, rest = merged
+    best = cal.recommended
+    assert rest.pending and rest.alarms  # the unlabelled tail and the SEA drifts after it
+    for name, (c, r) in (("page's code", (page["cal"], page["rest"])), ("library", library)):
+        assert c.to_json() == cal.to_json(), name
+        assert r.alarms == rest.alarms and r.n_chunks == rest.n_chunks, name
+        np.testing.assert_array_equal(r.p_values, rest.p_values, err_msg=name)
+    assert cli["calibration"] == json.loads(json.dumps(cal.to_json(), default=float))
+    assert cli["alpha"] == best.alpha and cli["alarms"] == list(rest.alarms)
+    assert shown["Chosen α"] == f"{best.alpha:g}"
+    assert shown["False alarms per chunk"] == f"{best.false_alarm_rate:.2%}"
+    text = " ".join(m.value for m in at.markdown)
+    assert f"On the {rest.n_chunks} chunks after it" in text
+    assert not any("does not join labels" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("case", ["the stretch's labels not come", "an id missing in the log"])
+def test_choosing_alpha_with_bad_labels_says_the_librarys_reason(
+        case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stretch whose labels have not come, or labels of ids the log does not hold: the
+    library's message under "Choose α" (the monitor itself runs: its rows are pending)."""
+    from pudd_core._validation import ParameterError
+    from pudd_core.monitoring import calibrate_log
+    from ui.messages import reason_markdown
+
+    path, preds, labels = _split_log(tmp_path)
+    # in the stretch (rows 0..2,699), only every tenth row's label is usable: 270 in all,
+    # fewer than two chunks of 300 (each chunk keeps some, so the monitor itself runs)
+    row = labels["request"].str[1:].astype(int, errors="ignore")
+    few = labels["request"].str.startswith("r") & (labels["request"] < "r02700") & \
+        (pd.to_numeric(row, errors="coerce") % 10 != 0)
+    if case == "the stretch's labels not come":
+        labels = labels[~few]
+    else:  # written under other ids than the log's
+        labels = labels.assign(request=labels["request"].where(~few, "x" + labels["request"]))
+    at = _calibrate_with_labels(tmp_path, monkeypatch, labels, path)
+    with pytest.raises(ParameterError) as err:
+        calibrate_log(path, label="label", proba_prefix="proba_", chunk_size=300,
+                      calibrate_on=2700, false_alarm_rate=0.05, n_resamples=10,
+                      labels=tmp_path / "labels.csv", id_column="request")
+    assert err.value.param == "calibrate_on" and "labelled rows" in str(err.value)
+    [error] = [e for e in at.error if e.value.startswith("**Choose α**")]
+    assert reason_markdown(str(err.value)) in error.value
+    assert "fewer than two chunks" in error.value
+    assert not any(m.label == "Chosen α" for m in at.metric)

@@ -160,3 +160,30 @@ def test_cli_fig5_add_refuses_rows_of_another_stream_length_before_any_run(tmp_p
         assert "--n-chunks" in err and "Traceback" not in err
     assert not other.exists() or not list(other.rglob("*.parquet"))
     assert (tmp_path / "fig5_ek.csv").read_bytes() == before
+
+
+def test_cli_fig5_render_writes_the_report_again_from_its_csv_running_nothing(
+        tmp_path, capsys, monkeypatch):
+    """``reproduce --fig5 --render``: the committed report's Markdown from its CSV and notes,
+    byte for byte (its CSV untouched), and a stale table or header made whole again; no run."""
+    import shutil
+    from pathlib import Path
+
+    import pudd_core.experiments.grid as grid
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    for name in ("fig5_ek.csv", "fig5_ek.md"):
+        shutil.copy(results / name, tmp_path / name)
+    committed = (results / "fig5_ek.md").read_text(encoding="utf-8")
+    md = tmp_path / "fig5_ek.md"
+    # stale: an old way of writing α, and a cell no longer the CSV's
+    md.write_text(committed.replace("α = 10⁻ˣ", "alpha = 10^-x").replace("| 70.85 |", "| 1 |"),
+                  encoding="utf-8")
+    monkeypatch.setattr(grid, "run_grid", lambda *a, **k: pytest.fail("a run was started"))
+    assert main(["reproduce", "--fig5", "--render", "--out", str(tmp_path)]) == 0
+    assert md.read_text(encoding="utf-8") == committed
+    assert (tmp_path / "fig5_ek.csv").read_bytes() == (results / "fig5_ek.csv").read_bytes()
+    assert "α = 10⁻ˣ" in committed and "10^-" not in committed
+    capsys.readouterr()
+    assert main(["reproduce", "--table", "1", "--render", "--out", str(tmp_path)]) == 2
+    assert "--render writes a --fig5 report again" in capsys.readouterr().err
