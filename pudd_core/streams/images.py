@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import tarfile
 import time
 import warnings
@@ -615,8 +616,7 @@ def _decoded_subset(
         members = _members(source)
     names, read = members
     position, _, _ = _placement(names, _index_order(source, "train"))
-    kept = sum(int(p.name.split("-")[0]) for p in subsets.glob("*-*")
-               if p.is_dir() and p.name.split("-")[0].isdigit())
+    kept = sum(count for count, _ in _kept_subsets(subsets))
     if len(wanted) + kept >= WHOLE_SET_SHARE * len(labels) or 2 * len(wanted) >= len(labels):
         images = _decode_members(source.path, read, np.argsort(position), progress)
         locate.save_arrays(decoded / key,
@@ -629,6 +629,16 @@ def _decoded_subset(
     return ImageSubset(images, wanted, labels, found)
 
 
+def _kept_subsets(subsets: Path) -> list[tuple[int, Path]]:
+    """The subsets kept for a source, with their sizes (``<count>-<16 hex>`` folders).
+
+    A folder that another process is still writing (``save_arrays``' ``….part…``), or that
+    a killed one left, is not one of them.
+    """
+    return [(int(p.name.split("-")[0]), p) for p in subsets.glob("*-*")
+            if p.is_dir() and re.fullmatch(r"\d+-[0-9a-f]{16}", p.name)]
+
+
 def _covering_subset(
     subsets: Path, name: str, wanted: NDArray[np.int64]
 ) -> dict[str, NDArray[Any]] | None:
@@ -637,11 +647,8 @@ def _covering_subset(
     A shorter stream's chunks are the first chunks of a longer one of the same seed, so the
     subset of a 10-chunk stream serves its first 5 chunks.
     """
-    kept = [subsets / name] + sorted(
-        (p for p in subsets.glob("*-*") if p.name != name and p.name.split("-")[0].isdigit()
-         and int(p.name.split("-")[0]) > len(wanted)),
-        key=lambda p: int(p.name.split("-")[0]))
-    for folder in kept:
+    larger = [p for count, p in sorted(_kept_subsets(subsets)) if count > len(wanted)]
+    for folder in [subsets / name, *larger]:
         positions = locate.load_arrays(folder, ("positions",))
         if positions is not None and np.isin(wanted, positions["positions"]).all():
             found = locate.load_arrays(folder, ("positions", "images"))

@@ -151,8 +151,18 @@ def test_a_decode_stopped_midway_leaves_nothing_a_later_visit_trusts(
     assert _cache(tmp_path) == ([], [])  # no half subset, no whole set
     folder = tmp_path / "cache" / "cifar10" / "decoded"
     assert not [p for p in folder.rglob("*") if ".part" in p.name]
-    monkeypatch.setattr(images, "_decode_image", real)
+    # what a writer killed mid-save leaves (its temporary folder) is neither read nor counted
+    subsets = next(folder.glob("tarball-*-labels")).parent / (
+        next(folder.glob("tarball-*-labels")).name.removesuffix("-labels") + "-subsets")
+    left = subsets / f"90-{'0' * 16}.partk1ll3d"
+    left.mkdir(parents=True)
+    (left / "images.npy").write_bytes(b"half")
+    monkeypatch.setattr(images, "_decode_image", real)  # the counting one
+    before = len(decoded)
     later = load_stream("cifar10-cd", path=tar, chunk_size=10, n_chunks=2, seed=3)
+    # its 20 images again: the leftover's 90 were not counted towards decoding the whole set
+    assert len(decoded) - before == 20 and _cache(tmp_path)[0] == []
+    assert left.is_dir()
     idx = later.truth["image_indices"]
     for t in range(2):
         np.testing.assert_array_equal(later.chunk(t)[0],
