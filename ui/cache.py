@@ -378,3 +378,56 @@ def beside_ranking(folder: str, stamp: tuple[tuple[str, int], ...], comparison: 
     from pudd_core.reproduction.claims import beside_ranking as beside
 
     return beside(committed.committed_cells(folder), comparison)
+
+
+# --- Reproduction: the threshold studies and the delay study (sections 6-8) -------------------
+# Each warm visit recomputed their findings and tables from the committed CSVs: about 4 s of
+# the page's 4.1 s warm script at a load of 16 (the studies' Clopper-Pearson intervals 2.4 s,
+# the delays' matching of alarms to drifts 1.3 s).
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_studies(folder: str, stamp: tuple[tuple[str, int], ...]
+                      ) -> tuple[tuple[str, ...], dict[str, pd.DataFrame]]:
+    """The threshold studies' findings (their Markdown, markers removed) and tables.
+
+    ``studies.STUDY_FINDINGS`` and ``studies.display_tables`` of the committed CSVs in
+    ``folder`` (see :func:`claims` for ``stamp``).
+    """
+    from pudd_core.reproduction.findings import without_markers
+    from pudd_core.reproduction.studies import STUDY_FINDINGS, display_tables
+
+    tables = display_tables(Path(folder))
+    if not tables:
+        return (), {}
+    texts = tuple(without_markers(STUDY_FINDINGS[name](Path(folder))) for name in (
+        "studies-defaults", "studies-skip-rule", "studies-false-alarms", "studies-chunk-size"))
+    return texts, tables
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def delay_runs(path: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
+    """``delays.read_runs`` of the committed ``delays_runs.csv`` (``stamp``: see :func:`claims`)."""
+    from pudd_core.reproduction.delays import read_runs
+
+    return read_runs(path)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def delay_tables(path: str, stamp: tuple[tuple[str, int], ...], cifar: bool
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The delays and the trade-off curve (``delays.study_tables``) of one group of streams.
+
+    CIFAR-10-CD's runs if ``cifar``, else the synthetic streams'.
+    """
+    from pudd_core.reproduction.delays import study_tables
+
+    runs = delay_runs(path, stamp)
+    delays, _, curve = study_tables(runs[(runs["dataset"] == "cifar10-cd") == cifar])
+    return delays, curve
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def finding(name: str, folder: str, stamp: tuple[tuple[str, int], ...]) -> str:
+    """The generated finding ``name`` (``findings.render``) of the committed reports."""
+    from pudd_core.reproduction.findings import Reports, render
+
+    return render(name, Reports(folder))
