@@ -3,18 +3,19 @@
 Issue 35: ``monitoring.calibrate`` runs the monitor's PUDD on block-bootstrap resamples of a
 stretch (the null) and on the same resamples with a confidence shift injected (the delay).
 One run per resample serves every α of the grid until their decisions part, and a changed
-resample's run starts from the null run's state at the change; the table also times the
-changed runs from chunk 0 (the calibration before the shared prefix) and the plain way, one
-run per α, on one null resample (the same alarms and delays: tested in
-tests/test_calibration.py). The stretch is a stationary binary log, p(true class) to two
-decimals, generated with the seed.
+resample's run starts from the null run's state at the change. Timed here: the resamples
+run one after another in this process (``n_jobs=1``), then on worker processes (``n_jobs``,
+started before the timing; their start is timed apart), with the same result (checked, and
+tested in tests/test_calibration_runs.py). The stretch is a stationary binary log,
+p(true class) to two decimals, generated with the seed.
 Run: .venv/bin/python -m benchmarks.bench_calibration [--chunks 100 1000] [--chunk-size N]
-[--resamples N] [--variants calibrated,authors]
+[--resamples N] [--variants calibrated,authors] [--jobs N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -31,14 +32,8 @@ def _stretch(n_rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def main() -> None:
     from pudd_core.detector import ChunkPUDD
-    from pudd_core.monitoring import VARIANTS, calibrate
-    from pudd_core.monitoring._calibrate import (
-        DEFAULT_ALPHAS,
-        _cut,
-        alarm_chunks,
-        block_resample,
-        inject_change,
-    )
+    from pudd_core.experiments.pool import warm_workers
+    from pudd_core.monitoring import calibrate
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chunks", type=positive_int, nargs="+", default=[100, 1000])
@@ -47,11 +42,13 @@ def main() -> None:
     parser.add_argument("--variants", default="calibrated", metavar="V1,V2",
                         help="the monitor's variants to time: calibrated (default), authors "
                              "(its history is unbounded: slow on 1,000 chunks)")
+    parser.add_argument("--jobs", type=positive_int, default=len(os.sched_getaffinity(0)),
+                        help="worker processes for the second timing (default: the cores)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     variants = names_from(args.variants, ["calibrated", "authors"], parser, "--variants")
-    grid = sorted(DEFAULT_ALPHAS, reverse=True)
-    # chunks fed to detectors: the work, whatever the machine's load
+    about = machine()  # imports scikit-learn: outside the timings, as in a running app
+    # chunks fed to detectors in this process: the work, whatever the machine's load
     counted = {"updates": 0}
     plain_update = ChunkPUDD.update
 
@@ -65,81 +62,62 @@ def main() -> None:
         n, counted["updates"] = counted["updates"], 0
         return n
 
-    rows = []
     t_all = time.perf_counter()
+    t = time.perf_counter()
+    started = warm_workers(args.jobs) if args.jobs > 1 else 1
+    start_s = time.perf_counter() - t
+    rows = []
     for n_chunks in args.chunks:
         u, ok = _stretch(n_chunks * args.chunk_size, args.seed)
         for variant in variants:
+            def run(jobs: int, variant: str = variant, u: np.ndarray = u,
+                    ok: np.ndarray = ok) -> tuple[object, float, float]:
+                t, cpu = time.perf_counter(), time.process_time()
+                res = calibrate(u, ok, args.chunk_size, target=0.01,
+                                n_resamples=args.resamples, variant=variant, seed=args.seed,
+                                n_jobs=jobs)
+                return res, time.perf_counter() - t, time.process_time() - cpu
+
             updates()
-            t, cpu = time.perf_counter(), time.process_time()
-            res = calibrate(u, ok, args.chunk_size, target=0.01, n_resamples=args.resamples,
-                            variant=variant, seed=args.seed)
-            total, total_cpu = time.perf_counter() - t, time.process_time() - cpu
-            n_shared = updates()
-            # the changed resamples from chunk 0: what the shared prefix saves
-            t, cpu = time.perf_counter(), time.process_time()
-            after = n_chunks // 2
-            for ss in np.random.SeedSequence(args.seed).spawn(args.resamples):
-                rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
-
-                def fresh(alpha: float, seed: int = int(rng_det.integers(2**31)),
-                          variant: str = variant) -> ChunkPUDD:
-                    return ChunkPUDD(alpha, seed=seed, **VARIANTS[variant])
-
-                idx = block_resample(u.size, u.size, args.chunk_size, rng_rows)
-                alarm_chunks(_cut(u[idx], ok[idx], args.chunk_size), grid, fresh)
-                cu, cok = inject_change(u[idx], ok[idx], after * args.chunk_size, "confidence",
-                                        0.5, rng_change)
-                alarm_chunks(_cut(cu, cok, args.chunk_size), grid, fresh, stop_from=after)
-            unshared, unshared_cpu = time.perf_counter() - t, time.process_time() - cpu
-            n_unshared = updates()
-            # one null resample both ways: a shared run, and a run per alpha
-            chunks = _cut(u, ok, args.chunk_size)
-
-            def make(alpha: float, variant: str = variant) -> ChunkPUDD:
-                return ChunkPUDD(alpha, seed=0, **VARIANTS[variant])
-
-            t = time.perf_counter()
-            alarm_chunks(chunks, grid, make)
-            shared = time.perf_counter() - t
-            t = time.perf_counter()
-            for a in grid:
-                alarm_chunks(chunks, [a], make)
-            alone = time.perf_counter() - t
-            best = res.recommended
-            rows.append((n_chunks, variant, f"{total:.1f} ({total_cpu:.1f})", n_shared,
-                         f"{unshared:.1f} ({unshared_cpu:.1f})", n_unshared, shared, alone,
+            here, wall, cpu = run(1)
+            n_updates = updates()
+            load_here = load_average()
+            there, w_wall, w_cpu = run(args.jobs)
+            best = here.recommended  # type: ignore[attr-defined]
+            rows.append((n_chunks, variant, f"{wall:.1f} ({cpu:.1f})", n_updates, load_here,
+                         f"{w_wall:.1f} ({w_cpu:.1f})", load_average(),
+                         "yes" if there == here else "NO",
                          "none" if best is None else f"{best.alpha:g}",
-                         res.row(1e-3).false_alarm_rate))
+                         here.row(1e-3).false_alarm_rate))  # type: ignore[attr-defined]
     elapsed = time.perf_counter() - t_all
     print("## Choosing α on a stable stretch: the calibration's time (issue 35)\n")
     print(f"Command: `.venv/bin/python -m benchmarks.bench_calibration --chunks "
           f"{' '.join(map(str, args.chunks))} --chunk-size {args.chunk_size} --resamples "
-          f"{args.resamples} --variants {','.join(variants)} --seed {args.seed}`  ")
-    print(f"Machine: {machine()} ({elapsed:.0f} s in all; load average at the end "
+          f"{args.resamples} --variants {','.join(variants)} --jobs {args.jobs} --seed "
+          f"{args.seed}`  ")
+    print(f"Machine: {about} ({elapsed:.0f} s in all; load average at the end "
           f"{load_average()})\n")
     print(f"`calibrate(u, correct, {args.chunk_size}, target=0.01, n_resamples="
           f"{args.resamples})` on a stationary stretch of the given chunks of "
-          f"{args.chunk_size} rows: {len(grid)} α from 1e-1 to 1e-6, each resample as long as "
-          "the stretch, run once for the null and once with a confidence shift of size 0.5 "
-          "from its middle chunk (a run ends at its detection), the changed run continuing "
-          "the null run's state at the change. *Changed runs from chunk 0*: the same runs, "
-          "each changed resample run from its first chunk (the calibration before the shared "
-          "prefix). The last two time columns run one null resample of the stretch itself: "
-          "once shared by all α, and once per α.\n")
-    print("| reference chunks | variant | calibrate: wall (CPU) s | its detector updates | "
-          "changed runs from chunk 0: wall (CPU) s | their detector updates | one resample, "
-          "shared run (s) | one resample, a run per α (s) | recommended α (target 0.01) | "
-          "false-alarm rate at 1e-3 |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for (n_chunks, variant, total, n_shared, unshared, n_unshared, shared, alone, best,
+          f"{args.chunk_size} rows: 9 α from 1e-1 to 1e-6, each resample as long as the "
+          "stretch, run once for the null and once with a confidence shift of size 0.5 from "
+          "its middle chunk (a run ends at its detection), the changed run continuing the null "
+          f"run's state at the change. *Here*: `n_jobs=1`. *On {args.jobs} workers*: "
+          f"`n_jobs={args.jobs}`, joblib's worker processes, started before the timings "
+          f"({started} answered in {start_s:.1f} s).\n")
+    print(f"| reference chunks | variant | here: wall (CPU) s | detector updates | load "
+          f"average (1, 5, 15 min) | on {args.jobs} workers: wall (CPU here) s | load average "
+          "| same result | recommended α (target 0.01) | false-alarm rate at 1e-3 |")
+    print("| ---: | --- | ---: | ---: | --- | ---: | --- | --- | ---: | ---: |")
+    for (n_chunks, variant, here_s, n_updates, load_here, there_s, load_there, same, best_s,
          rate) in rows:
-        print(f"| {n_chunks:,} | {variant} | {total} | {n_shared:,} | {unshared} | "
-              f"{n_unshared:,} | {shared:.2f} | {alone:.2f} | {best} | {rate:.4f} |")
-    print("\nCPU: the process's CPU seconds (time.process_time), which a loaded machine's "
-          "waiting does not inflate as much as the wall clock. Detector updates: chunks fed "
-          "to a ChunkPUDD (each α group's detector counts once per chunk), the work whatever "
-          "the load.")
+        print(f"| {n_chunks:,} | {variant} | {here_s} | {n_updates:,} | {load_here} | "
+              f"{there_s} | {load_there} | {same} | {best_s} | {rate:.4f} |")
+    print("\nCPU: this process's CPU seconds (time.process_time), which a loaded machine's "
+          "waiting does not inflate as much as the wall clock (the workers' own CPU is not "
+          "in it). Detector updates: chunks fed to a ChunkPUDD here (each α group's detector "
+          "counts once per chunk), the work whatever the load. Load average: at the end of "
+          "that timing.")
     print()
 
 

@@ -8,7 +8,10 @@ server: imports, data, runs), the next ``--warm`` visits are *warm* (new session
 caches filled). A visit is timed from the request to the page *settled*: its title shown,
 its script not running (Streamlit's ``data-test-script-state``), no progress bar, no
 element's skeleton and no chart waiting for plotly.js, and the main column's height unchanged
-for ``STILL_S`` seconds (the time counted ends at the last change). Each warm visit is made
+for ``STILL_S`` seconds (the time counted ends at the last change). A chart out of sight
+(more than half a screen below the first, or in a closed expander or tab) is drawn only when
+the visitor comes near it (``ui/chart_component/chart.js``): the visit does not scroll, so
+it is not counted; the charts column counts those drawn. Each warm visit is made
 twice: in a new browser, and in one that visited before. After each page the server's
 resident memory (RSS) and its worker processes' are read with psutil; at the end, again
 after the torch child's idle time.
@@ -308,7 +311,9 @@ def _print_one(args: argparse.Namespace, start_rss: float, rows: list[Any],
     print("\nA visit is timed from the request to the page settled (title shown, the script "
           "not running (Streamlit's `data-test-script-state`), no progress bar, no element's "
           "skeleton, no chart waiting for plotly.js, the main "
-          f"column's height still for {STILL_S:g} s; the time ends at the last change). Cold: "
+          f"column's height still for {STILL_S:g} s; the time ends at the last change; a "
+          "chart out of sight, drawn when the visitor scrolls near it, is not waited for: the "
+          "charts column counts those drawn). Cold: "
           "the page's first visit on a fresh server, after the pages above it; warm: the "
           "median of new sessions after it, each in a new browser (nothing cached: a first "
           "visitor) or in one browser that has loaded the page before (a returning visitor: "

@@ -39,6 +39,14 @@ MAIN_HEIGHT = "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollH
 #: height meanwhile)
 CHART_LOADING = '[data-pudd-chart="loading"]'
 _CHARTS_LOADING = f"() => document.querySelectorAll('{CHART_LOADING}').length"
+#: a chart of ui/chart.py out of sight, drawn when the visitor scrolls near it (or opens its
+#: expander: ui/chart_component/chart.js)
+CHART_DEFERRED = '[data-pudd-chart="deferred"]'
+#: the charts out of sight that a visitor can scroll to (not in a closed expander)
+_DEFERRED_SHOWN = (f"() => [...document.querySelectorAll('{CHART_DEFERRED}')]"
+                   ".filter((e) => e.checkVisibility()).length")
+_SCROLL_TO_DEFERRED = (f"() => [...document.querySelectorAll('{CHART_DEFERRED}')]"
+                       ".find((e) => e.checkVisibility())?.scrollIntoView({block: 'center'})")
 RUNNING = "() => !!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 _ERROR_DIALOG = '[role="dialog"]:has-text("error"), [role="alertdialog"]'
 
@@ -163,8 +171,33 @@ def settle(page: Any, heading: str) -> None:
     """Wait for the page's title, then until its script, charts and layout are still.
 
     Still: the script has finished, every chart is drawn and the page's height is the same
-    three times in a row (a minute at most).
+    three times in a row (a minute at most). The charts out of sight, drawn when a visitor
+    scrolls to them, are scrolled to (as a visitor would), then the page goes back to its
+    top; those in a closed expander stay as they are (drawn when it opens).
     """
+    _still(page, heading)
+    if not page.evaluate(_DEFERRED_SHOWN):
+        return
+    deadline = time.monotonic() + 60
+    while scroll_to_deferred(page) and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        _still(page, heading)
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)")
+    _still(page, heading)
+
+
+def scroll_to_deferred(page: Any) -> bool:
+    """Scroll to the first chart out of sight that a visitor can reach, so that it is drawn.
+
+    As a visitor would. False when there is none (those in a closed expander or tab aside).
+    """
+    if not page.evaluate(_DEFERRED_SHOWN):
+        return False
+    page.evaluate(_SCROLL_TO_DEFERRED)
+    return True
+
+
+def _still(page: Any, heading: str) -> None:
     page.get_by_role("heading", name=heading, level=1).wait_for()
     last, stable, deadline = -1, 0, time.monotonic() + 60
     while stable < 3 and time.monotonic() < deadline:

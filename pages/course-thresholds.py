@@ -31,8 +31,10 @@ st.markdown(
     "stronger evidence, so a real drift is seen later, or, if it is weak, not at all. The "
     "paper's variants are PUDD-1, PUDD-3 and PUDD-5 (α = 10⁻¹, 10⁻³, 10⁻⁵).\n\n"
     f"First the stream without drift: SEA with one concept, {STUDY_CHUNKS} chunks of "
-    f"{STUDY_CHUNK_SIZE}, a model retrained on every chunk, and PUDD testing every chunk "
-    "without ever resetting."
+    f"{STUDY_CHUNK_SIZE}, a model updated on every chunk, and PUDD testing each chunk "
+    "without ever resetting (the first chunk has no history to test against and the "
+    "authors' skip rule spares some cuts, so some chunks have no test: the question counts "
+    "the tested ones)."
 )
 seed = int(state.get(state.SEED))
 study = cache.course_study(seed)
@@ -71,7 +73,8 @@ st.subheader("Choosing α on the stream itself")
 st.markdown(
     "Which α, then? Mark a stretch of the stream you trust to be stable, and let the data "
     "say what each α costs there: PUDD runs on many resampled copies of the stretch (blocks "
-    "of a chunk, reshuffled), each α's false alarms are counted, and the largest α whose "
+    "of rows as long as the stretch's rows depend on each other, reshuffled), each α's "
+    "false alarms are counted, and the largest α whose "
     "false alarms stay under a target is chosen; the same copies with a change injected say "
     "how soon that α sees it. On this run's stream:")
 calibrated = cache.course_calibration(seed)

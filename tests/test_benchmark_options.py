@@ -59,6 +59,7 @@ CASES = [
     ("bench_calibration", ["--chunk-size", "-1"], "--chunk-size"),
     ("bench_calibration", ["--resamples", "x"], "--resamples"),
     ("bench_calibration", ["--variants", "calibrated,nope"], "--variants"),
+    ("bench_calibration", ["--jobs", "0"], "--jobs"),
 ]
 
 

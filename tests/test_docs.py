@@ -105,3 +105,25 @@ def test_benchmarks_contents_link_every_section_once():
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert links == [(h[3:], anchor(h)) for h in headings]
     assert len({a for _, a in links}) == len(links), "two sections share a heading"
+
+
+# --- the teacher's guide's class plans (issue 34 item 4) --------------------------------------
+def _plan_minutes(guide: str, heading: str) -> tuple[list[str], int]:
+    """The rows' first cells and the sum of their minutes ("15 + 10" adds) of the table under
+    ``heading`` in ``guide``."""
+    table = guide.split(heading, 1)[1].split("\n\n", 2)[1]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    return [r[0] for r in rows], sum(int(x) for r in rows for x in r[1].split("+"))
+
+
+def test_the_teachers_guide_class_plans_add_up_and_cover_every_lesson():
+    guide = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    lessons = [int(m) for m in re.findall(r"^## Lesson \d: .*\((\d+) minutes", guide, re.M)]
+    assert len(lessons) == 6
+    assert f"The lessons above add up to {sum(lessons)} minutes." in guide
+    for minutes in (50, 90):
+        parts, total = _plan_minutes(guide, f"**{minutes} minutes**")
+        assert total == minutes, (minutes, parts)
+        covered = {int(n) for p in parts for n in re.findall(r"\d", p.split(":")[0])}
+        assert covered == set(range(1, 7)), (minutes, parts)
+    assert "## What varies with the seed" in guide

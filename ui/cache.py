@@ -6,6 +6,7 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
@@ -194,6 +195,38 @@ def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
                                             executor="serial", progress=progress))
 
 
+def warm_torch() -> None:
+    """Start the torch child now, in the background, for a page that runs networks.
+
+    Called first thing on the CIFAR-10-CD page, before it reads its settings: the child's
+    start, torch's imports and the backbone's loading (``classifiers.warm_up``, tens of
+    seconds on a busy server) then overlap the page's own work (its charts, the images'
+    decoding), and the page's first run waits only for what is left of them. Nothing is
+    started while the child is alive, or without worker processes (``PUDD_WORKERS=1``).
+    """
+    if pool.parallel():
+        from pudd_core.classifiers import warm_up
+
+        pool.torch_child().warm(warm_up, "auto")
+
+
+def cuda_possible() -> bool:
+    """Whether torch could find a CUDA GPU on this machine, said without importing torch.
+
+    CUDA needs NVIDIA's driver: on Linux its kernel module (``/proc/driver/nvidia``,
+    ``/dev/nvidiactl``; WSL's ``/dev/dxg``); macOS has none. Elsewhere only torch can say
+    (True). Where it is False the page need not wait for the torch child to know that the
+    device is not CUDA.
+    """
+    system = platform.system()
+    if system == "Darwin":
+        return False
+    if system == "Linux":
+        return any(Path(p).exists() for p in ("/proc/driver/nvidia", "/dev/nvidiactl",
+                                               "/dev/dxg"))
+    return True
+
+
 @st.cache_resource(show_spinner=False)
 def device() -> str:
     """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``.
@@ -212,7 +245,8 @@ def interest_drift(seed: int, n_chunks: int) -> cifar.InterestDrift:
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the CIFAR-10 images (the first time, "
-                                            "50,000 JPEGs are decoded: about 10 s) …")
+                                            "only the JPEGs of the run's own chunks are "
+                                            "decoded) …")
 def thumbnails(seed: int, chunk: int, n_chunks: int) -> cifar.Thumbnails:
     """A few uint8 training images of each class in one chunk of a run's CIFAR-10-CD stream."""
     return cifar.chunk_thumbnails(seed, chunk, n_chunks=n_chunks)
@@ -344,3 +378,65 @@ def beside_ranking(folder: str, stamp: tuple[tuple[str, int], ...], comparison: 
     from pudd_core.reproduction.claims import beside_ranking as beside
 
     return beside(committed.committed_cells(folder), comparison)
+
+
+# --- Reproduction: the threshold studies and the delay study (sections 6-8) -------------------
+# Each warm visit recomputed their findings and tables from the committed CSVs: about 4 s of
+# the page's 4.1 s warm script at a load of 16 (the studies' Clopper-Pearson intervals 2.4 s,
+# the delays' matching of alarms to drifts 1.3 s).
+@st.cache_data(max_entries=4, show_spinner=False)
+def committed_studies(folder: str, stamp: tuple[tuple[str, int], ...]
+                      ) -> tuple[tuple[str, ...], dict[str, pd.DataFrame]]:
+    """The threshold studies' findings (their Markdown, markers removed) and tables.
+
+    ``studies.STUDY_FINDINGS`` and ``studies.display_tables`` of the committed CSVs in
+    ``folder`` (see :func:`claims` for ``stamp``).
+    """
+    from pudd_core.reproduction.findings import without_markers
+    from pudd_core.reproduction.studies import STUDY_FINDINGS, display_tables
+
+    tables = display_tables(Path(folder))
+    if not tables:
+        return (), {}
+    texts = tuple(without_markers(STUDY_FINDINGS[name](Path(folder))) for name in (
+        "studies-defaults", "studies-skip-rule", "studies-false-alarms", "studies-chunk-size"))
+    return texts, tables
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def delay_runs(path: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
+    """``delays.read_runs`` of the committed ``delays_runs.csv`` (``stamp``: see :func:`claims`)."""
+    from pudd_core.reproduction.delays import read_runs
+
+    return read_runs(path)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def delay_tables(path: str, stamp: tuple[tuple[str, int], ...], cifar: bool
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The delays and the trade-off curve (``delays.study_tables``) of one group of streams.
+
+    CIFAR-10-CD's runs if ``cifar``, else the synthetic streams'.
+    """
+    from pudd_core.reproduction.delays import study_tables
+
+    runs = delay_runs(path, stamp)
+    delays, _, curve = study_tables(runs[(runs["dataset"] == "cifar10-cd") == cifar])
+    return delays, curve
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def timeline_summary(folder: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
+    """``timelines.timeline_summary`` of the committed timelines (``stamp``: see :func:`claims`)."""
+    from pudd_core.reproduction.timelines import timeline_summary as summary
+
+    events = pd.read_csv(Path(folder) / "timelines_events.csv").fillna({"events": ""})
+    return summary(pd.read_csv(Path(folder) / "timelines_runs.csv"), events)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def finding(name: str, folder: str, stamp: tuple[tuple[str, int], ...]) -> str:
+    """The generated finding ``name`` (``findings.render``) of the committed reports."""
+    from pudd_core.reproduction.findings import Reports, render
+
+    return render(name, Reports(folder))

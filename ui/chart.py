@@ -1,15 +1,21 @@
-"""Every chart of the pages: a plotly figure drawn in the page by plotly.js's cartesian bundle.
+"""Every chart of the pages: a plotly figure drawn in the page by a partial plotly.js bundle.
 
 ``st.plotly_chart`` makes each page load Streamlit's 4.7 MB plotly.js chunk and evaluate
 it, about 1.5 s of a warm page's 2-3.5 s (BENCHMARKS.md, "where a warm page's time goes").
 :func:`chart` draws the figure with a custom component of ``st.components.v2`` instead: it
 renders in the page, not in an iframe, so one load of the 1.4 MB cartesian partial bundle
 (``pudd_core.plots.bundle.chart_js``, fetched at set-up) serves every chart of a page and of
-the pages visited after it. The bundle is served from the cache folder by a v1 component
-declared only for its files (``component/ui.chart.pudd_plotly/<bundle>``); the page's JS is
-``chart_component/chart.js``. A figure with a trace type the bundle lacks, or a set-up
-without the bundle (a warning in the log), falls back to ``st.plotly_chart``: the decision
-is :func:`renderer`'s, from the figure's trace types alone.
+the pages visited after it. A figure of scatter, bar and pie traces only (every chart of the
+pages but the CIFAR pages' heatmaps and images) is drawn by the *basic* bundle (1.1 MB)
+instead, which the browser evaluates about three times faster than the cartesian one
+(BENCHMARKS.md, "where the browser's time goes"): a page whose charts need only it never
+loads the cartesian bundle, and a chart that the basic bundle can draw uses the cartesian
+one when the page has loaded (or is loading) that already. The bundles are
+served from the cache folder by v1 components declared only for their files
+(``component/ui.chart.pudd_plotly/<bundle>``); the page's JS is ``chart_component/chart.js``.
+A figure with a trace type neither bundle has, or a set-up without them (a warning in the
+log), falls back to ``st.plotly_chart``: the decision is :func:`renderer`'s, from the
+figure's trace types alone.
 
 :func:`draw` builds the figure as well, and keeps what it sends (the figure's JSON) in a
 bounded cache: building a validated plotly figure is most of a warm page's script time, and
@@ -26,7 +32,15 @@ from typing import Any, Literal
 import streamlit as st
 import streamlit.components.v1 as components
 
-from pudd_core.plots.bundle import CARTESIAN, CARTESIAN_TRACE_TYPES, chart_js, player_js
+from pudd_core.plots.bundle import (
+    BASIC,
+    BASIC_TRACE_TYPES,
+    CARTESIAN,
+    CARTESIAN_TRACE_TYPES,
+    chart_js,
+    kept_bundle,
+    player_js,
+)
 
 _log = logging.getLogger("pudd_lab")
 
@@ -75,7 +89,17 @@ def bundle_src(cache: Path | None = None) -> str | None:
     return served(bundle, _ASSETS)
 
 
+def basic_src(cache: Path | None = None) -> str | None:
+    """The basic bundle's address in the app, served from ``cache``; None without it.
+
+    The charts of scatter, bar and pie traces are drawn by it (:func:`renderer`).
+    """
+    bundle = kept_bundle(BASIC, cache)
+    return None if bundle is None else served(bundle, _ASSETS)
+
+
 _SRC = bundle_src()
+_BASIC_SRC = basic_src()
 
 
 def player_src(chart_src: str | None) -> str:
@@ -88,7 +112,9 @@ def player_src(chart_src: str | None) -> str:
     return chart_src or served(player_js(), "pudd_plotly_player")
 
 
-PLOTLY_SRC = player_src(_SRC)
+#: The player's plotly.js: the basic bundle's address when it is kept (its traces are
+#: scatter and bar), the charts' otherwise.
+PLOTLY_SRC = player_src(_BASIC_SRC or _SRC)
 
 
 def trace_types(fig: Any) -> frozenset[str]:
@@ -96,14 +122,29 @@ def trace_types(fig: Any) -> frozenset[str]:
     return frozenset(trace.type or "scatter" for trace in fig.data)
 
 
-def renderer(fig: Any) -> Literal["bundle", "streamlit"]:
-    """Who draws ``fig``: the cartesian bundle if it is kept and has the figure's trace types.
+def renderer(fig: Any) -> Literal["basic", "cartesian", "streamlit"]:
+    """Who draws ``fig``: the lightest kept bundle that has all the figure's trace types.
 
-    Else Streamlit's plotly.js (``st.plotly_chart``), which has every trace type.
+    The basic bundle (scatter, bar, pie), else the cartesian one (heatmaps, contours,
+    images, ...), else Streamlit's plotly.js (``st.plotly_chart``), which has every trace type.
     """
-    if _SRC is not None and trace_types(fig) <= CARTESIAN_TRACE_TYPES:
-        return "bundle"
+    types = trace_types(fig)
+    if _BASIC_SRC is not None and types <= BASIC_TRACE_TYPES:
+        return "basic"
+    if _SRC is not None and types <= CARTESIAN_TRACE_TYPES:
+        return "cartesian"
     return "streamlit"
+
+
+def sources(drawn_by: str) -> tuple[str | None, str | None]:
+    """The plotly.js that a chart :func:`renderer` gives to ``drawn_by`` loads, and another.
+
+    The other may serve the chart instead when the page has loaded it already (the cartesian
+    bundle draws every basic trace too); None for none.
+    """
+    if drawn_by == "basic":
+        return _BASIC_SRC, _SRC
+    return (_SRC, None) if drawn_by == "cartesian" else (None, None)
 
 
 def chart(fig: Any, key: str, *, config: Mapping[str, Any] | None = None) -> None:
@@ -115,10 +156,11 @@ def chart(fig: Any, key: str, *, config: Mapping[str, Any] | None = None) -> Non
     calls); only its height is read here.
     """
     options = _options(key, config)
-    if renderer(fig) == "streamlit":
+    drawn_by = renderer(fig)
+    if drawn_by == "streamlit":
         st.plotly_chart(fig, key=key, theme=None, config=options)
         return
-    _show(_sent(fig), key, options)
+    _show(_sent(fig, drawn_by), key, options)
 
 
 def draw(build: Callable[..., Any], /, *args: Any, key: str,
@@ -147,25 +189,30 @@ def _options(key: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
             **(config or {})}
 
 
-def _sent(fig: Any) -> tuple[str, int]:
-    """The figure's JSON, as ``st.plotly_chart`` sends it, and its height in pixels."""
+def _sent(fig: Any, drawn_by: str) -> tuple[str, int, str]:
+    """The figure's JSON, as ``st.plotly_chart`` sends it, its height in pixels, its bundle.
+
+    The bundle: :func:`renderer`'s answer, ``drawn_by``.
+    """
     height = fig.layout.height
     height = int(height) if height is not None and height >= 10 else DEFAULT_HEIGHT
-    return fig.to_json(validate=False), height
+    return fig.to_json(validate=False), height, drawn_by
 
 
 @st.cache_data(max_entries=CACHED_FIGURES, show_spinner=False)
 def _built(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-           _build: Callable[..., Any]) -> tuple[str, int] | None:
-    """:func:`_sent` of ``_build(*args, **kwargs)``; None for one the bundle cannot draw.
+           _build: Callable[..., Any]) -> tuple[str, int, str] | None:
+    """:func:`_sent` of ``_build(*args, **kwargs)``; None for one no bundle can draw.
 
     ``name`` (the builder's) is in the key; ``_build`` itself is not hashed.
     """
     fig = _build(*args, **kwargs)
-    return _sent(fig) if renderer(fig) == "bundle" else None
+    drawn_by = renderer(fig)
+    return None if drawn_by == "streamlit" else _sent(fig, drawn_by)
 
 
-def _show(sent: tuple[str, int], key: str, options: Mapping[str, Any]) -> None:
-    spec, height = sent
-    _draw(key=key, data={"spec": spec, "config": options, "height": height, "src": _SRC},
-          height=height)
+def _show(sent: tuple[str, int, str], key: str, options: Mapping[str, Any]) -> None:
+    spec, height, drawn_by = sent
+    src, wider = sources(drawn_by)
+    _draw(key=key, data={"spec": spec, "config": options, "height": height, "src": src,
+                         "wider": wider}, height=height)

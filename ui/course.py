@@ -39,18 +39,24 @@ def _widget(question: Question) -> str:
 
 
 def _record(question: Question) -> None:
+    """``on_change`` of the question's radio: the clicked option is the committed answer."""
     choice = st.session_state.get(_widget(question))
     if choice is not None:  # a new dict: the default one is shared by every session
-        state_answers = dict(state.get(state.COURSE_ANSWERS))
-        state_answers[_answer_key(question)] = int(choice)
-        st.session_state[state.COURSE_ANSWERS] = state_answers
+        answers = dict(state.get(state.COURSE_ANSWERS))
+        answers[_answer_key(question)] = int(choice)
+        st.session_state[state.COURSE_ANSWERS] = answers
 
 
 def _forget(question: Question) -> None:
+    """``on_click`` of "Answer again": no answer, and the radio told to show none.
+
+    Assigned, not deleted: a deleted widget key reaches the browser as nothing, and the
+    browser's radio kept its tick (the next click on that option then changed nothing).
+    """
     answers = dict(state.get(state.COURSE_ANSWERS))
     answers.pop(_answer_key(question), None)
     st.session_state[state.COURSE_ANSWERS] = answers
-    st.session_state.pop(_widget(question), None)
+    st.session_state[_widget(question)] = None
 
 
 def ask(question: Question) -> bool:
@@ -59,33 +65,43 @@ def ask(question: Question) -> bool:
     The answer is kept per browser session under the question and its scenario, so it
     survives moving between pages; returns whether this scenario's question is answered.
 
-    An open question is a radio with no option ticked. A committed one is another radio
-    (its own key), created with the chosen option ticked and disabled, and a line naming the
-    choice, so a class vote shows what each student chose. Two widgets, not one switched to
-    disabled: in Chromium the one radio, redrawn in place with ``index`` set, showed no option
-    ticked after the click (``checked`` false on all four), while the same radio drawn afresh
-    (after a trip to another page) showed the choice; tests/app/test_browser_course.py.
+    One radio per question (its key from the question and its scenario), in every state:
+    open (no option ticked), committed (the choice ticked, disabled, and a line naming it,
+    so a class vote shows what each student chose) and answered again (reset to no option
+    by :func:`_forget`). Its key alone is its identity in Streamlit, so the browser keeps
+    the same widget. A second radio for the committed state (as before) replaced the first
+    at the same place on every commit: until that rerun ended, Streamlit's frontend kept the
+    replaced radio, which had the focus from the click, on screen below the new one, and
+    hid it once the focus left it. Pressing "Answer again" takes the focus, so the page
+    moved up between the press and the release, the release landed on the slider below,
+    and the click was lost; on a loaded server the rerun lasts long enough to meet it
+    (tests/app/test_browser_course.py holds the rerun open).
+
+    The radio's value is the canonical answer (``course_answers``, which survives other
+    pages; a widget key is dropped on a page without its widget), assigned to the widget
+    on every committed run: Streamlit discards a disabled widget's value from the browser
+    and would send the radio back with no option ticked.
     """
     choice = state.get(state.COURSE_ANSWERS).get(_answer_key(question))
-    labels = list(range(len(question.options)))
+    key = _widget(question)
+    if choice is not None or st.session_state.get(key) is not None:
+        st.session_state[key] = choice
     with st.container(border=True):
         st.markdown(f"**Predict, then see.** {question.prompt}")
+        st.radio("Your prediction", list(range(len(question.options))),
+                 format_func=question.options.__getitem__, index=None, key=key,
+                 on_change=_record, args=(question,), disabled=choice is not None,
+                 label_visibility="collapsed")
         if choice is None:
-            st.radio("Your prediction", labels, format_func=question.options.__getitem__,
-                     index=None, key=_widget(question), on_change=_record, args=(question,),
-                     label_visibility="collapsed")
             st.caption("Pick an option to commit to it; the lab then runs it and explains.")
             return False
-        st.radio("Your prediction", labels, format_func=question.options.__getitem__,
-                 index=choice, key=f"{_widget(question)}_done", disabled=True,
-                 label_visibility="collapsed")
         st.caption(f"You chose: {question.options[choice]}")
         feedback = question.check(choice)
         show = st.success if feedback.correct else st.warning
         show(feedback.text,
              icon=":material/check_circle:" if feedback.correct else ":material/lightbulb:")
-        st.button("Answer again", key=f"{_widget(question)}_again", on_click=_forget,
-                  args=(question,), icon=":material/replay:")
+        st.button("Answer again", key=f"{key}_again", on_click=_forget, args=(question,),
+                  icon=":material/replay:")
     return True
 
 

@@ -17,24 +17,25 @@ from pudd_core.plots.delays import (
     near_spread_figure,
     trade_off_figure,
 )
-from pudd_core.reproduction.delays import read_runs, study_tables
-from pudd_core.reproduction.findings import Reports, render
-from pudd_core.reproduction.timelines import timeline_summary
+from pudd_core.views.reproduction import results_stamp
 from ui import cache, chart
 
 _GROUPS = {"The synthetic streams (GNB-I)": False, "CIFAR-10-CD (pretrained CNN)": True}
 
 
 def show(results: Path) -> None:
-    """Draw the section from the committed files in ``results``."""
+    """Draw the section from the committed files in ``results``.
+
+    Its tables and findings are cached with the CSVs' stamp (:mod:`ui.cache`).
+    """
+    stamp = results_stamp(results)
     st.subheader("7. Detection delays and early detection")
     path = results / "delays_runs.csv"
     if not path.is_file():
         st.info("No committed delay study (`results/delays_runs.csv`); "
                 "`scripts/delay_study.py` writes it.", icon=":material/inventory_2:")
     else:
-        runs = read_runs(path)
-        reports = Reports(results)
+        runs = cache.delay_runs(str(path), stamp)
         st.markdown(
             "Every detector reads **the same predictions**: the classifier that never adapts "
             "is run once per stream and seed, and each detector, at each of its thresholds, "
@@ -43,8 +44,7 @@ def show(results: Path) -> None:
         have = [g for g, cifar in _GROUPS.items()
                 if ((runs["dataset"] == "cifar10-cd") == cifar).any()]
         group = st.radio("Streams", have, horizontal=True, key="delays_group")
-        part = runs[(runs["dataset"] == "cifar10-cd") == _GROUPS[group]]
-        delays, _, curve = study_tables(part)
+        delays, curve = cache.delay_tables(str(path), stamp, _GROUPS[group])
         left, right = st.columns(2)
         with left:
             chart.draw(delay_ecdf_figure, delays, title="Delays (the tables' thresholds)",
@@ -63,8 +63,8 @@ def show(results: Path) -> None:
                    "and left is better; KSWIN's threshold is its alpha. On CIFAR-10-CD the "
                    "open diamonds are the comparison's own runs (`results/cifar10_cd.csv`, "
                    "each adapting after its alarms), one per detector.")
-        st.markdown(render("delays-table", reports))
-        st.markdown(render("delays-paired", reports))
+        st.markdown(cache.finding("delays-table", str(results), stamp))
+        st.markdown(cache.finding("delays-paired", str(results), stamp))
     st.subheader("8. Alarm timelines on the real streams")
     runs_tl = cache.committed_frame(str(results / "timelines_runs.csv"))
     events = cache.committed_frame(str(results / "timelines_events.csv"))
@@ -92,7 +92,7 @@ def show(results: Path) -> None:
     chart.draw(alarm_timeline_figure, mine[mine["seed"] == seed], events, stream,
                title=f"{stream}: {classifier.upper()}-I alarms at seed {seed} and the known "
                      "events", key=f"timeline_{stream}")
-    summary = timeline_summary(runs_tl, events)
+    summary = cache.timeline_summary(str(results), stamp)
     if (summary[summary["dataset"] == stream]["events"] > 0).any():
         chart.draw(near_spread_figure, summary, stream,
                    title=f"{stream}: the share of each run's alarms near an event, one dot a "
@@ -104,6 +104,5 @@ def show(results: Path) -> None:
                    + (f"Only {', '.join(DISPLAY_NAMES.get(v, v.upper()) for v in varying)} "
                       "draw on the seed here: each other detector is one run, the same dot at "
                       "every seed." if varying else ""))
-    reports = Reports(results)
-    st.markdown(render("timelines", reports))
-    st.markdown(render("timelines-table", reports))
+    st.markdown(cache.finding("timelines", str(results), stamp))
+    st.markdown(cache.finding("timelines-table", str(results), stamp))

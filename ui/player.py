@@ -79,7 +79,7 @@ def player(comparison: Comparison, *, band: bool) -> None:
     st.session_state[state.EXPLORER_DETAIL] = detail
     _component(key="explorer_player", data={
         "spec": sent.text, "id": sent.id, "start": cursor, "detail": detail,
-        "src": chart.PLOTLY_SRC})
+        "src": chart.PLOTLY_SRC, "wider": chart.sources("basic")[1]})
     log_time("player", start)
 
 

@@ -21,19 +21,23 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+import warnings
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, run_stream
 from pudd_core.streams import Stream, StreamInfo
 
 __all__ = [
     "AT_ONCE_SECONDS", "CHILD_IDLE_S", "KEPT_STREAM_SAMPLES", "WORKER_IDLE_ENV", "WORKER_IDLE_S",
-    "WORKERS_ENV", "Child", "Workers", "kept_stream", "parallel", "run_at_once", "run_experiments",
-    "torch_child", "warm_workers", "worker_idle_s", "workers",
+    "WORKERS_ENV", "Child", "Workers", "in_workers", "kept_stream", "parallel", "run_at_once",
+    "run_experiments", "torch_child", "warm_workers", "worker_idle_s", "workers",
 ]
 
 _log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 #: Idle worker processes of :func:`run_experiments` stay this long by default (joblib's default
@@ -128,6 +132,44 @@ def run_experiments(
         delayed(_run_in_worker)(c, s, data_dir)
         for c, s in zip(configs, given, strict=True))
     return list(runs)
+
+
+def in_workers(fn: Callable[..., T], tasks: Iterable[tuple[Any, ...]],
+               n_jobs: int) -> Generator[tuple[int, T], None, None]:
+    """``fn(*task)`` for each of ``tasks`` on ``n_jobs`` worker processes, as each finishes.
+
+    Yields ``(index of the task, its result)`` in the order they finish; ``tasks`` is read
+    lazily, a few ahead of the workers. The workers are :func:`run_experiments`' (joblib's,
+    kept :func:`worker_idle_s` seconds for the next call). A consumer that stops early
+    (``close()``, or an exception in its loop) cancels the tasks not yet begun; an error in
+    a task is raised here. ``n_jobs=1`` runs them here, one by one.
+
+    Examples
+    --------
+    >>> sorted(in_workers(pow, [(2, 3), (3, 2)], n_jobs=1))
+    [(0, 8), (1, 9)]
+    """
+    if n_jobs == 1:
+        for i, task in enumerate(tasks):
+            yield i, fn(*task)
+        return
+    from joblib import Parallel, delayed
+
+    results = Parallel(n_jobs=n_jobs, idle_worker_timeout=worker_idle_s(),
+                       return_as="generator_unordered")(
+        delayed(_indexed)(fn, i, task) for i, task in enumerate(tasks))
+    try:
+        for item in results:  # noqa: UP028 - a close() must come here, not to joblib's
+            yield item
+    finally:
+        with warnings.catch_warnings():  # a stop is what the caller asked for
+            warnings.filterwarnings("ignore", r".* tasks which were still being processed")
+            results.close()  # joblib aborts what is left
+
+
+def _indexed(fn: Callable[..., T], i: int, task: tuple[Any, ...]) -> tuple[int, T]:
+    _watch_parent()
+    return i, fn(*task)
 
 
 _PARENT_POLL_S = 1.0
@@ -356,6 +398,8 @@ class Child:
         self._proc: Any = None
         self._queues: tuple[Any, Any] | None = None
         self._last = 0.0
+        self._warm_lock = threading.Lock()
+        self._warming: Future[Any] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -366,7 +410,7 @@ class Child:
     def _ensure(self) -> tuple[Any, Any, Any]:
         # a child about to exit idle might miss the task: a fresh one instead
         if self._queues is None or self._proc is None or not self._proc.is_alive() or (
-                time.monotonic() - self._last > 0.8 * self.idle_s):
+                self._stale()):
             self.stop()
             # A fresh interpreter (never fork a threaded server) that does not run the parent's
             # __main__ again: multiprocessing's "spawn" does, and in a Streamlit server
@@ -381,6 +425,43 @@ class Child:
                                      name="pudd-torch-child", daemon=True)
             self._proc.start()
         return self._proc, *self._queues
+
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any] | None:
+        """Start the child now, from a background thread, with ``fn(*args)`` as its first call.
+
+        For a page that will need the child: its start and imports (torch's, ``fn``'s) then
+        overlap the page's own work, and the page's first :meth:`call` waits only for what is
+        left of them. Nothing is started while a call runs, a warm-up is under way, or the
+        child is alive and not about to exit idle; then None. Otherwise the warm-up's result
+        (or error) as a future.
+
+        Examples
+        --------
+        >>> import operator
+        >>> child = Child(idle_s=5)
+        >>> child.warm(operator.add, 2, 3).result(), child.warm(operator.add, 2, 3)
+        (5, None)
+        """
+        with self._warm_lock:
+            if self._warming is not None and not self._warming.done():
+                return None
+            if self._lock.locked() or (self.pid is not None and not self._stale()):
+                return None
+            future: Future[Any] = Future()
+            self._warming = future
+
+        def work() -> None:
+            try:
+                future.set_result(self.call(fn, *args))
+            except BaseException as exc:  # noqa: BLE001 - the future carries it
+                future.set_exception(exc)
+
+        threading.Thread(target=work, name="pudd-child-warm", daemon=True).start()
+        return future
+
+    def _stale(self) -> bool:
+        """Idle long enough that a new call would start a fresh child."""
+        return time.monotonic() - self._last > 0.8 * self.idle_s
 
     def stop(self) -> None:
         """End the child now (its work is dropped)."""

@@ -6,6 +6,15 @@ short-range structure a chunk sees), each resample is cut into chunks and run th
 monitor's PUDD, and the alarms per chunk are counted per α. The estimate assumes that the
 rest of the stream is like the stretch; where it is not (a drift), alarms are what PUDD is for.
 
+The block is as long as the stretch's rows are dependent (:func:`block_length`), not a whole
+chunk: with chunk-long blocks every resampled chunk is one window of the stretch, so the
+resamples replay the stretch's few chunks, and the rate inherits their luck. On i.i.d. rows
+(40 chunks of 100, α = 0.1, no skip rule) the estimate then spread from 0.062 to 0.168 over 40
+stretches (sd 0.025, against 0.009 with the stretch's own blocks of 1 to 5 rows) around the
+fresh streams' 0.116, and its interval, which counts only the resampling's error, held that
+rate for 22 of 40 stretches (38 of 40 with the stretch's own blocks;
+scripts/calibration_coverage.py, tests/test_calibration.py).
+
 Delay and power come from the same resamples with a change injected after a chosen chunk.
 A changed resample is its null resample up to that chunk, so its run is the null run's
 state there (copied), fed the changed chunks: the chunks before the change are run once,
@@ -24,9 +33,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -48,7 +58,7 @@ from pudd_core.monitoring._incremental import (
 )
 
 __all__ = ["CHANGES", "DEFAULT_ALPHAS", "AlphaCalibration", "CalibrationResult",
-           "alarm_chunks", "block_resample", "calibrate", "inject_change"]
+           "alarm_chunks", "block_length", "block_resample", "calibrate", "inject_change"]
 
 Change = Literal["confidence", "error_rate", "prior"]
 #: The changes :func:`inject_change` makes (``size`` in [0, 1] for each).
@@ -57,6 +67,56 @@ CHANGES: tuple[Change, ...] = ("confidence", "error_rate", "prior")
 DEFAULT_ALPHAS: tuple[float, ...] = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6)
 #: The delay quantiles reported.
 QUANTILES: tuple[float, ...] = (0.1, 0.5, 0.9)
+
+
+def block_length(u: NDArray[np.float64], correct: NDArray[np.bool_], chunk_size: int) -> int:
+    """Rows per bootstrap block: how far the stretch's rows depend on each other, at most a chunk.
+
+    Politis and White's automatic length for the circular block bootstrap (2004, with Patton,
+    Politis and White's 2009 correction), the larger of the PU-index's and the correctness's:
+    the autocorrelations are read up to the first run of ``max(5, sqrt(log10 n))`` lags that
+    all lie within ``2 sqrt(log10 n / n)`` (lag ``m``), and the length is ``(2 G^2 / D)^(1/3)
+    n^(1/3)`` from the flat-top kernel's sums over ``2 m`` lags. Independent rows get blocks of
+    a row or a few, so each resampled chunk is a fresh draw; rows that still correlate at every
+    lag the rule reads (up to ``sqrt(n) + 5``: a stretch whose weeks differ) keep whole chunks.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0, 0.5, 4000)
+    >>> block_length(u, u < 0.4, 100)  # independent rows: a few
+    5
+    >>> wander = np.repeat(rng.uniform(0, 0.5, 40), 100)  # each chunk its own level
+    >>> block_length(wander, wander < 0.4, 100)
+    100
+    """
+    return max(_pw_length(u, chunk_size), _pw_length(correct.astype(np.float64), chunk_size))
+
+
+def _pw_length(x: NDArray[np.float64], chunk_size: int) -> int:
+    """:func:`block_length` of one series."""
+    n = x.size
+    if np.ptp(x) == 0:
+        return 1  # a constant series has no dependence to keep
+    eps = x - x.mean()
+    kn = max(5, math.ceil(math.sqrt(math.log10(n))))
+    m_max = min(math.ceil(math.sqrt(n)) + kn, n - 1)
+    from scipy.signal import correlate
+
+    acv = correlate(eps, eps, mode="full", method="fft")[n - 1:n + m_max] / n  # lags 0..m_max
+    small = np.abs(acv[1:] / acv[0]) < 2 * math.sqrt(math.log10(n) / n)
+    runs = np.lib.stride_tricks.sliding_window_view(small, kn).all(axis=1)
+    if not runs.any():
+        return chunk_size
+    m = min(2 * max(int(np.argmax(runs)), 1), m_max)
+    k = np.arange(1, m + 1)
+    lam = np.where(k / m <= 0.5, 1.0, 2 * (1 - k / m))  # the flat-top kernel
+    g = 2 * np.sum(lam * k * acv[1:m + 1])
+    long_run = acv[0] + 2 * np.sum(lam * acv[1:m + 1])
+    if long_run <= 0:
+        return 1
+    b = (2 * g**2 / (4 / 3 * long_run**2)) ** (1 / 3) * n ** (1 / 3)
+    return int(min(max(math.ceil(b), 1), chunk_size))
 
 
 def block_resample(n_rows: int, length: int, block: int,
@@ -191,17 +251,31 @@ def _shared_run(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
                 out[i].append(t)
             if stop_from is not None and t >= stop_from:
                 hit = []
-            if hit:
-                after.append((det, hit))
+            if hit:  # a parting: the quiet α go on with this run, the others with a copy
+                after.append((_alarmed_copy(det) if miss else det, hit))  # about to reset
             if miss:
-                quiet = copy.deepcopy(det) if hit else det
                 if len(miss) < len(idx):  # it alarmed at a larger α: not at these
-                    quiet.lower_alpha(alphas[miss[0]])
-                after.append((quiet, miss))
+                    det.lower_alpha(alphas[miss[0]])
+                after.append((det, miss))
         groups = after
         if not groups and snapshot_at is None:
             break
     return out, snapshot
+
+
+def _alarmed_copy(det: ChunkPUDD) -> ChunkPUDD:
+    """A copy of ``det`` just after its alarm, for the α that alarmed at a parting.
+
+    An alarmed detector clears its history at its next update (spec §1.10) before reading
+    anything of it, so the copy shares the history (the quiet run's, which goes on) instead
+    of copying it: only the bucketing generator, which runs on across the reset, is copied;
+    the rest is settings and the last scan's result, which no update changes. A deep copy
+    cost 7 % of a calibration's time (issue 35). The alarms are those of a plain detector
+    per α: tests/test_calibration_runs.py.
+    """
+    out = copy.copy(det)
+    out._rng = copy.deepcopy(det._rng)
+    return out
 
 
 def _baseline_run(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]],
@@ -230,6 +304,130 @@ def _baseline_run(chunks: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_]]
         if not live and snapshot_at is None:
             break
     return out, snapshot
+
+
+class _Resample(NamedTuple):
+    """One resample as :func:`calibrate` builds it, as its runs take it.
+
+    Its rows, the changed rows from the change on (None: no change), and the seed of its
+    detectors' bucketing samples.
+    """
+
+    u: NDArray[np.float64]
+    correct: NDArray[np.bool_]
+    changed: tuple[NDArray[np.float64], NDArray[np.bool_]] | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every resample's runs share.
+
+    The α grid (decreasing), PUDD's options, the baselines, the chunk size and the chunk of
+    the change (None: no change).
+    """
+
+    grid: tuple[float, ...]
+    options: tuple[tuple[str, Any], ...]
+    baselines: tuple[str, ...]
+    chunk_size: int
+    after: int | None
+
+
+class _Runs(NamedTuple):
+    """One resample's outcome: per α its false alarms and its delay, the same per baseline."""
+
+    alarms: list[tuple[int, ...]]
+    delays: list[float]  # empty without a change
+    b_alarms: dict[str, tuple[int, ...]]
+    b_delays: dict[str, float]
+
+
+def _run_resample(res: _Resample, setup: _Setup,
+                  null_done: Callable[[], None] | None = None) -> _Runs:
+    """PUDD (every α in one shared run) and the baselines on one resample, null then changed.
+
+    Module-level, and fed plain data, so that a worker process can run it (:func:`calibrate`,
+    ``n_jobs``); ``null_done`` is called between the null run and the changed one.
+    """
+    grid, cs, after = list(setup.grid), setup.chunk_size, setup.after
+    make_baseline: Callable[..., Any] | None = None
+    if setup.baselines:  # river is imported only when a baseline is asked for
+        from pudd_core.experiments.baselines import make as make_baseline
+    chunks = _cut(res.u, res.correct, cs)
+    hits, snap = _shared_run(chunks, grid, [(ChunkPUDD(grid[0], seed=res.seed,
+                                                       **dict(setup.options)),
+                                             list(range(len(grid))))], snapshot_at=after)
+    base_hits, base_snap = _baseline_run(
+        chunks, {b: make_baseline(b, seed=res.seed) for b in setup.baselines}
+        if make_baseline is not None else {}, snapshot_at=after)
+    out = _Runs([tuple(h) for h in hits], [], {b: tuple(h) for b, h in base_hits.items()}, {})
+    if null_done is not None:
+        null_done()
+    if after is None or res.changed is None:
+        return out
+    assert snap is not None and base_snap is not None
+    tail = _cut(*res.changed, cs)
+    hits = _shared_run(tail, grid, snap, first=after, stop_from=after)[0]
+    out.delays.extend(float(h[0] - after) if h else math.inf for h in hits)
+    base_hits = _baseline_run(tail, base_snap, first=after, stop_from=after)[0]
+    out.b_delays.update({b: float(h[0] - after) if h else math.inf
+                         for b, h in base_hits.items()})
+    return out
+
+
+#: Resampled chunks (``n_resamples * n_chunks``) from which :func:`calibrate` runs its
+#: resamples on worker processes by default. The runs cost about 1 ms of CPU per resampled
+#: chunk and a cold worker 2-4 s to start (it imports the library): from here on, two
+#: workers save more than they cost to start (BENCHMARKS.md, "Choosing α").
+WORKER_CHUNKS = 10_000
+
+
+def _jobs(n_jobs: int | None, work: int, n_resamples: int) -> int:
+    """The worker processes for ``work`` resampled chunks (1: none, the runs go here)."""
+    if n_jobs is None:
+        from pudd_core.experiments.pool import parallel
+
+        if work < WORKER_CHUNKS or not parallel():
+            return 1
+        n_jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    return max(1, min(n_jobs, n_resamples))
+
+
+def _run_resamples(resamples: Iterator[_Resample], setup: _Setup, n_resamples: int,
+                   jobs: int, progress: Callable[[int, int], None] | None,
+                   total: int) -> list[_Runs]:
+    """Every resample's runs, in order: here one after another, or on ``jobs`` workers.
+
+    Each resample's runs depend on its own data and seed only, so the outcome is the same
+    both ways (tests/test_calibration.py). On workers, ``progress`` is called as each
+    resample's runs come back, and a ``progress`` that raises cancels the runs not begun.
+    """
+    per = total // n_resamples  # runs per resample: 2 with a change, else 1
+    if jobs == 1:
+        out = []
+        for r, res in enumerate(resamples):
+            def null_done(r: int = r) -> None:
+                if progress is not None:
+                    progress(r * per + 1, total)
+            out.append(_run_resample(res, setup, null_done))
+            if progress is not None and per == 2:
+                progress(r * per + 2, total)
+        return out
+    from pudd_core.experiments.pool import in_workers
+
+    runs: list[_Runs | None] = [None] * n_resamples
+    back = in_workers(_run_resample, ((res, setup) for res in resamples), jobs)
+    try:
+        for done, (r, run) in enumerate(back, start=1):
+            runs[r] = run
+            if progress is not None:
+                progress(done * per, total)
+    finally:
+        back.close()  # a stop (progress raised): the runs not begun are cancelled now
+    assert all(r is not None for r in runs)
+    return [r for r in runs if r is not None]
 
 
 @dataclass(frozen=True)
@@ -372,6 +570,7 @@ def calibrate(
     progress: Callable[[int, int], None] | None = None,
     labels: ArrayLike | None = None,
     baselines: Sequence[str] = (),
+    n_jobs: int | None = None,
 ) -> CalibrationResult:
     """False alarms and delay per α of the monitor's PUDD, on resamples of a stable stretch.
 
@@ -392,8 +591,9 @@ def calibrate(
     n_chunks
         Chunks per resample (default: as many as the stretch holds).
     block
-        Rows per bootstrap block (default ``chunk_size``: a chunk's rows keep their order and
-        neighbours, as the monitor sees them).
+        Rows per bootstrap block (default: :func:`block_length`, as far as the stretch's rows
+        depend on each other, at most ``chunk_size``; a chunk's worth keeps every chunk a
+        window of the stretch, whose few chunks the resamples then replay).
     change, size, after, within
         The change injected for the delay: ``"confidence"``, ``"error_rate"`` or ``"prior"``
         (:func:`inject_change`; ``"prior"`` needs ``labels``) of ``size``, from chunk
@@ -411,6 +611,12 @@ def calibrate(
     baselines
         river baselines (``"ddm"``, ``"adwin"``, ``"kswin"``, ...) run on the same resamples,
         null and changed, fed each row's error: :attr:`CalibrationResult.baselines`.
+    n_jobs
+        Worker processes for the resampled runs (1: none, all run here). None (default): one
+        per core when the work is at least :data:`WORKER_CHUNKS` resampled chunks and worker
+        processes are on (:func:`pudd_core.experiments.pool.parallel`), else none. The result
+        is the same either way: each resample's runs depend on its own rows and seed only.
+        On workers, ``progress`` is called as each resample's runs come back.
 
     Examples
     --------
@@ -440,7 +646,9 @@ def calibrate(
                                   "give a longer stretch or smaller chunks")
     n_chunks = vals.size // chunk_size if n_chunks is None else n_chunks
     check_positive_int("n_chunks", n_chunks, minimum=2, why=" (PUDD needs two chunks to test)")
-    block = chunk_size if block is None else block
+    # issue 35: the block follows the stretch's own dependence (block_length), no longer a
+    # whole chunk, which replayed the stretch's few chunks (the rate's error was theirs)
+    block = block_length(vals, ok, chunk_size) if block is None else block
     check_positive_int("block", block)
     if change is not None and change not in CHANGES:
         raise ParameterError("change", f"change must be one of {', '.join(CHANGES)} or None, "
@@ -467,48 +675,34 @@ def calibrate(
     if change == "prior":
         _prior_pool(labs, vals.size, vals.size)  # two classes in the stretch, or refused
     names = baseline_names(baselines)
-    if names:  # river is imported only when a baseline is asked for
-        from pudd_core.experiments.baselines import make as make_baseline
+    check_positive_int("n_jobs", n_jobs, optional=True)
 
     length = n_chunks * chunk_size
     streams = np.random.SeedSequence(seed).spawn(n_resamples)
     total = n_resamples * (2 if change is not None else 1)
-    alarms: list[list[tuple[int, ...]]] = [[] for _ in grid]
-    delays: list[list[float]] = [[] for _ in grid]
-    b_alarms: dict[str, list[tuple[int, ...]]] = {b: [] for b in names}
-    b_delays: dict[str, list[float]] = {b: [] for b in names}
-    snap_at = after if change is not None else None
-    for r, ss in enumerate(streams):
-        rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
-        det_seed = int(rng_det.integers(2**31))
-        idx = block_resample(vals.size, length, block, rng_rows)
-        ru, rok = vals[idx], ok[idx]
-        hits, snap = _shared_run(_cut(ru, rok, chunk_size), grid,
-                                 [(ChunkPUDD(grid[0], seed=det_seed, **options),
-                                   list(range(len(grid))))], snapshot_at=snap_at)
-        for i, h in enumerate(hits):
-            alarms[i].append(tuple(h))
-        base_hits, base_snap = _baseline_run(
-            _cut(ru, rok, chunk_size), {b: make_baseline(b, seed=det_seed) for b in names},
-            snapshot_at=snap_at)
-        for b, h in base_hits.items():
-            b_alarms[b].append(tuple(h))
-        if progress is not None:
-            progress(r * total // n_resamples + 1, total)
-        if change is None:
-            continue
-        assert snap is not None and base_snap is not None
-        cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change,
-                                None if labs is None else labs[idx])
-        tail = _cut(cu[after * chunk_size:], cok[after * chunk_size:], chunk_size)
-        hits = _shared_run(tail, grid, snap, first=after, stop_from=after)[0]
-        for i, h in enumerate(hits):
-            delays[i].append(float(h[0] - after) if h else math.inf)
-        base_hits = _baseline_run(tail, base_snap, first=after, stop_from=after)[0]
-        for b, h in base_hits.items():
-            b_delays[b].append(float(h[0] - after) if h else math.inf)
-        if progress is not None:
-            progress(r * total // n_resamples + 2, total)
+
+    def resamples() -> Iterator[_Resample]:
+        """Each resample, null and changed, as the runner takes it (built lazily, here)."""
+        for ss in streams:
+            rng_rows, rng_change, rng_det = (np.random.default_rng(s) for s in ss.spawn(3))
+            det_seed = int(rng_det.integers(2**31))
+            idx = block_resample(vals.size, length, block, rng_rows)
+            ru, rok = vals[idx], ok[idx]
+            tail = None
+            if change is not None:
+                cu, cok = inject_change(ru, rok, after * chunk_size, change, size, rng_change,
+                                        None if labs is None else labs[idx])
+                tail = (cu[after * chunk_size:], cok[after * chunk_size:])
+            yield _Resample(ru, rok, tail, det_seed)
+
+    setup = _Setup(tuple(grid), tuple(options.items()), tuple(names), chunk_size,
+                   after if change is not None else None)
+    runs = _run_resamples(resamples(), setup, n_resamples,
+                          _jobs(n_jobs, n_resamples * n_chunks, n_resamples), progress, total)
+    alarms = [[r.alarms[i] for r in runs] for i in range(len(grid))]
+    delays = [[r.delays[i] for r in runs if r.delays] for i in range(len(grid))]
+    b_alarms = {b: [r.b_alarms[b] for r in runs] for b in names}
+    b_delays = {b: [r.b_delays[b] for r in runs if r.b_delays] for b in names}
     n = n_resamples * n_chunks
     return CalibrationResult(
         tuple(_row(a, tuple(k), n, d, within)

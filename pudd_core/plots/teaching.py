@@ -149,8 +149,8 @@ def fig1_scatter_figure(data: Fig1Data, *, title: str | None = None) -> go.Figur
     """Fig. 1's two test sets with GNB's decision boundary and both concept lines.
 
     One panel per test set: points by true class, misclassified ones crossed, GNB's
-    p(y = 1) = 0.5 contour, the lines x0 + x1 = 9 (old) and 8.2 (new), and the band between
-    them where the label flipped.
+    p(y = 1) = 0.5 boundary (a line, which every plotly.js bundle draws), the lines
+    x0 + x1 = 9 (old) and 8.2 (new), and the band between them where the label flipped.
 
     Examples
     --------
@@ -187,12 +187,10 @@ def fig1_scatter_figure(data: Fig1Data, *, title: str | None = None) -> go.Figur
             legendgroup="bad", showlegend=first,
             marker={"symbol": "x-thin-open", "size": 9, "color": OKABE_ITO["black"],
                     "line": {"width": 2}}), row=1, col=col)
-        fig.add_trace(go.Contour(
-            x=data.grid_x0, y=data.grid_x1, z=data.grid_proba, name="GNB boundary p(y=1) = 0.5",
-            contours={"start": 0.5, "end": 0.5, "size": 1.0, "coloring": "lines"},
-            colorscale=[[0.0, OKABE_ITO["green"]], [1.0, OKABE_ITO["green"]]],
-            line={"width": 3}, showscale=False, showlegend=first, legendgroup="gnb",
-            hoverinfo="skip"), row=1, col=col)
+        fig.add_trace(go.Scatter(
+            x=data.boundary[:, 0], y=data.boundary[:, 1], mode="lines",
+            name="GNB boundary p(y=1) = 0.5", line={"color": OKABE_ITO["green"], "width": 3},
+            showlegend=first, legendgroup="gnb", hoverinfo="skip"), row=1, col=col)
         for thr, dash, label in ((old, "solid", "old"), (new, "dash", "new")):
             fig.add_trace(go.Scatter(
                 x=[max(0.0, thr - 10.0), min(10.0, thr)], y=[min(10.0, thr), max(0.0, thr - 10.0)],

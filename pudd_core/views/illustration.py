@@ -40,6 +40,7 @@ __all__ = [
     "Theorem2Result",
     "fig1_data",
     "fig1_pvalue_curve",
+    "gnb_boundary",
     "theorem1_demo",
     "theorem2_demo",
 ]
@@ -287,6 +288,9 @@ class Fig1Data:
         What the authors' notebook histograms instead: $1 - \max_c p(c)$ (spec section 6).
     grid_x0, grid_x1, grid_proba
         A grid over the feature square and GNB's $p(y = 1)$ on it (rows follow ``grid_x1``).
+    boundary
+        GNB's decision boundary $p(y = 1) = 0.5$ in the feature square, as the points of a
+        line (:func:`gnb_boundary`).
     pudd
         PUDD's test of test set 2 against test set 1 on the true PU-index.
     error_test
@@ -315,6 +319,7 @@ class Fig1Data:
     grid_x0: NDArray[np.float64] = field(repr=False)
     grid_x1: NDArray[np.float64] = field(repr=False)
     grid_proba: NDArray[np.float64] = field(repr=False)
+    boundary: NDArray[np.float64] = field(repr=False)
     pudd: PUTestResult = field(repr=False)
     error_test: Chi2Result = field(repr=False)
     accuracy1: float
@@ -359,6 +364,57 @@ def _scores(model: Any, x: NDArray[np.float64], y: NDArray[np.int64]) -> tuple[
     return pu_index(proba, y), correct, 1.0 - proba.max(axis=1)
 
 
+def gnb_boundary(model: Any, low: float, high: float, n: int = 401) -> NDArray[np.float64]:
+    r"""Where a two-feature Gaussian naive Bayes model's $p(y = 1)$ is 0.5, in a square.
+
+    ``model`` is a fitted ``sklearn.naive_bayes.GaussianNB`` of classes 0 and 1. Its
+    log-odds is a sum of one quadratic per feature, so for each of ``n`` values of $x_0$ in
+    ``[low, high]`` the boundary's $x_1$ are the roots of a quadratic: the points found in the
+    square are returned as rows $(x_0, x_1)$, the boundary's two branches (a quadratic has
+    two roots) one after the other with a row of NaN between them (a line's gap in plotly).
+    Exact where a contour of a grid of probabilities is an interpolation, and a line that
+    every plotly.js bundle draws (a contour needs the cartesian one).
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> x = np.array([[1.0, 1.0], [2.0, 1.5], [1.5, 2.0], [8.0, 8.0], [9.0, 8.5], [8.5, 9.0]])
+    >>> model = GaussianNB().fit(x, [0, 0, 0, 1, 1, 1])
+    >>> line = gnb_boundary(model, 0.0, 10.0)
+    >>> p = model.predict_proba(line[~np.isnan(line).any(axis=1)])[:, 1]
+    >>> bool(np.allclose(p, 0.5))
+    True
+    """
+    _validation.check_positive_int("n", n, minimum=2)
+    theta = np.asarray(model.theta_, dtype=np.float64)
+    var = np.asarray(model.var_, dtype=np.float64)
+    if theta.shape != (2, 2):
+        raise ValueError(f"gnb_boundary needs a model of 2 classes and 2 features, not "
+                         f"{theta.shape[0]} classes of {theta.shape[1]} features")
+    # log p(1|x) - log p(0|x) = sum over features j of a_j x_j^2 + b_j x_j + c_j, plus a constant
+    a = 0.5 / var[0] - 0.5 / var[1]
+    b = theta[1] / var[1] - theta[0] / var[0]
+    c = 0.5 * theta[0] ** 2 / var[0] - 0.5 * theta[1] ** 2 / var[1]
+    prior = np.log(np.asarray(model.class_prior_, dtype=np.float64))
+    constant = prior[1] - prior[0] - 0.5 * float(np.log(var[1] / var[0]).sum()) + c.sum()
+    x0 = np.linspace(low, high, n)
+    rest = a[0] * x0 ** 2 + b[0] * x0 + constant  # a_1 x1^2 + b_1 x1 + rest = 0
+    branches = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if abs(a[1]) < 1e-12 * max(1.0, abs(b[1])):  # equal variances: linear in x1
+            roots = [-rest / b[1]]
+        else:
+            root = np.sqrt(b[1] ** 2 - 4 * a[1] * rest)
+            roots = [(-b[1] - root) / (2 * a[1]), (-b[1] + root) / (2 * a[1])]
+    for x1 in roots:
+        inside = np.isfinite(x1) & (x1 >= low) & (x1 <= high)
+        if inside.any():
+            branches.append(np.column_stack((x0[inside], x1[inside])))
+    gap = np.full((1, 2), np.nan)
+    parts = [part for branch in branches for part in (gap, branch)][1:]
+    return np.concatenate(parts) if parts else np.empty((0, 2))
+
+
 def fig1_data(seed: int = 42, *, grid_size: int = 101) -> Fig1Data:
     """Rebuild the paper's Fig. 1 from the authors' notebook recipe (spec section 6).
 
@@ -384,6 +440,7 @@ def fig1_data(seed: int = 42, *, grid_size: int = 101) -> Fig1Data:
         x1=x1, y1=y1, x2=x2, y2=y2, u1=u1, u2=u2, correct1=ok1, correct2=ok2,
         notebook_u1=nb1, notebook_u2=nb2,
         grid_x0=g, grid_x1=g, grid_proba=proba[:, 1].reshape(grid_size, grid_size),
+        boundary=gnb_boundary(model, 0.0, 10.0),
         pudd=pu_chi2_test(u1, ok1, u2, ok2, seed=seed),
         error_test=error_rate_test(ok1, ok2),
         accuracy1=float(ok1.mean()), accuracy2=float(ok2.mean()),

@@ -29,6 +29,7 @@ from harness.browser import (  # the fixtures come from tests/app/conftest.py
     VIEWPORT,
     assert_no_exception,
     press,
+    scroll_to_deferred,
     serve,
     settle,
     wait_for_player,
@@ -571,6 +572,8 @@ def _wait_for_work(page: Any, done: Any, timeout: float = 240) -> None:
         idle = idle + 1 if page.evaluate(_WORKING) == 0 else 0
         if idle >= 4 and done.count() > 0:
             return
+        if idle >= 4:  # the chart may be out of sight: drawn when scrolled to
+            scroll_to_deferred(page)
     raise AssertionError(f"the page's work did not finish in {timeout:.0f} s")
 
 

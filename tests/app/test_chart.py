@@ -18,6 +18,7 @@ from pudd_core.plots import bundle
 from pudd_core.plots.bundle import CARTESIAN, CARTESIAN_TRACE_TYPES
 
 SRC = f"component/ui.chart.pudd_plotly/plotly-cartesian-{CARTESIAN.version}.min.js"
+BASIC_SRC = f"component/ui.chart.pudd_plotly/plotly-basic-{CARTESIAN.version}.min.js"
 
 
 def _script() -> None:
@@ -56,8 +57,10 @@ def _figures() -> dict[str, go.Figure]:
     }
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, src: str | None) -> AppTest:
-    monkeypatch.setattr(ui.chart, "_SRC", src)  # as if set-up had (or had not) fetched it
+def _run(monkeypatch: pytest.MonkeyPatch, src: str | None,
+         basic: str | None = None) -> AppTest:
+    monkeypatch.setattr(ui.chart, "_SRC", src)  # as if set-up had (or had not) fetched them
+    monkeypatch.setattr(ui.chart, "_BASIC_SRC", basic)
     at = AppTest.from_function(_script, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -65,9 +68,19 @@ def _run(monkeypatch: pytest.MonkeyPatch, src: str | None) -> AppTest:
 
 def test_the_trace_types_decide_who_draws_a_figure(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ui.chart, "_SRC", SRC)
+    monkeypatch.setattr(ui.chart, "_BASIC_SRC", BASIC_SRC)
     drawn = {key: ui.chart.renderer(fig) for key, fig in _figures().items()}
-    assert drawn == {"lines": "bundle", "maps": "bundle", "image": "bundle",
+    assert drawn == {"lines": "basic", "maps": "cartesian", "image": "cartesian",
                      "space": "streamlit"}
+    # a basic chart may be drawn by the cartesian bundle when the page has it already
+    assert ui.chart.sources("basic") == (BASIC_SRC, SRC)
+    assert ui.chart.sources("cartesian") == (SRC, None)
+    monkeypatch.setattr(ui.chart, "_BASIC_SRC", None)  # the basic bundle not fetched
+    assert ui.chart.renderer(_figures()["lines"]) == "cartesian"
+    monkeypatch.setattr(ui.chart, "_SRC", None)  # neither: Streamlit's
+    assert {ui.chart.renderer(fig) for fig in _figures().values()} == {"streamlit"}
+    monkeypatch.setattr(ui.chart, "_BASIC_SRC", BASIC_SRC)  # the basic one alone
+    assert [ui.chart.renderer(f) for f in _figures().values()] == ["basic", *["streamlit"] * 3]
     assert ui.chart.trace_types(go.Figure(go.Scatter())) == {"scatter"}
     assert {"scatter", "bar", "heatmap", "contour", "image"} <= CARTESIAN_TRACE_TYPES
     assert "scatter3d" not in CARTESIAN_TRACE_TYPES
@@ -76,13 +89,15 @@ def test_the_trace_types_decide_who_draws_a_figure(monkeypatch: pytest.MonkeyPat
 def test_the_component_gets_the_figures_json_unchanged_with_its_height_and_config(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    at = _run(monkeypatch, SRC)
+    at = _run(monkeypatch, SRC, BASIC_SRC)
     built = _figures()
     sent = {el.proto.id.split("-", 2)[2]: json.loads(el.proto.json) for el in charts(at)}
     assert list(sent) == ["lines", "maps", "image"]  # in page order; 3-D went to Streamlit
     for key, data in sent.items():
         assert data["spec"] == plotly.io.to_json(built[key], validate=False)  # byte for byte
-        assert data["src"] == SRC
+        # scatter and bar: the basic bundle, or the cartesian one if the page has it already
+        assert (data["src"], data["wider"]) == ((BASIC_SRC, SRC) if key == "lines" else
+                                                (SRC, None))
         assert {k: data["config"][k] for k in ui.chart.BASE_CONFIG} == dict(ui.chart.BASE_CONFIG)
     assert [d["height"] for d in sent.values()] == [310, 450, 450]  # the figure's, else plotly's
     assert sent["maps"]["config"]["toImageButtonOptions"] == {"filename": "maps_seed0"}

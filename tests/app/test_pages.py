@@ -248,7 +248,7 @@ def test_fig1_largest_size_control_changes_the_curve() -> None:
     at.select_slider(key="w_fig1_max_n").set_value(3000).run(timeout=TIMEOUT)
     curve = figures(at)["fig1_pvalue_curve"]["data"][0]
     assert curve["x"] == [1000, 2000, 3000]
-    assert at.dataframe[0].value["test-set size n"].tolist() == [1000, 2000, 3000]
+    assert at.table[0].value["test-set size n"].tolist() == [1000, 2000, 3000]
 
 
 def test_an_unexpected_error_is_explained_inline_and_the_page_keeps_what_it_drew(

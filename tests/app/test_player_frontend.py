@@ -68,7 +68,10 @@ def test_the_player_is_in_the_page_and_loads_the_charts_plotly_js() -> None:
     assert not el.proto.isolate_styles  # plotly.js's own style sheet reaches its charts
     data = json.loads(el.proto.json)
     assert data["src"] == ui.chart.PLOTLY_SRC
-    if ui.chart._SRC is not None:  # set-up fetched the charts' bundle: the same file
+    if ui.chart._BASIC_SRC is not None:  # set-up fetched it: the basic bundle (scatter, bar)
+        # as the charts of those traces, or the cartesian one when the page has it already
+        assert (data["src"], data["wider"]) == (ui.chart._BASIC_SRC, ui.chart._SRC)
+    elif ui.chart._SRC is not None:  # the charts' bundle: the same file
         assert data["src"] == ui.chart._SRC
     spec = json.loads(data["spec"])
     assert (data["id"], data["start"], data["detail"]) == (spec["id"], 4, 1)

@@ -314,6 +314,12 @@ def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_stor
     if not expected:
         assert any("threshold_studies.py" in i.value for i in at.info)
         return
+    studies = [d for d in at.dataframe if "variant" in d.value.columns
+               or "chunk size" in d.value.columns]
+    assert studies == []  # each table is built when its expander opens
+    for i in range(len(expected)):
+        at.session_state[f"studies_open_{i}"] = True  # a click on each
+    at.run(timeout=TIMEOUT)
     shown = [d.value for d in at.dataframe if "variant" in d.value.columns
              or "chunk size" in d.value.columns]
     assert len(shown) == len(expected)

@@ -240,6 +240,26 @@ def test_lesson5_false_alarm_question_counts_chunks_below_alpha(min_p: list[floa
     assert f"{sum(p < 0.05 for p in min_p)} of the {len(min_p)} tested chunks" in q.why
 
 
+def test_lesson5_false_alarm_feedback_explains_a_share_above_the_union_bound() -> None:
+    # 4 chunks of 2 cuts each; 3 chunks alarm at 0.05 (75%), above 2 x 0.05 = 10%: by hand,
+    # 4 of the 8 single tests are below 0.05 (50%, not 5%)
+    cuts = pd.DataFrame({"chunk": [1, 1, 2, 2, 3, 3, 4, 4],
+                         "cut": [1, 2] * 4,
+                         "p_value": [0.01, 0.02, 0.03, 0.9, 0.04, 0.5, 0.6, 0.7]})
+    chunks = cuts.groupby("chunk", as_index=False).agg(min_p=("p_value", "min"),
+                                                       n_cuts=("cut", "size"))
+    why = course.threshold_question(FalseAlarmStudy(cuts, chunks), 0.05).why
+    assert "3 of the 4 tested chunks (75%)" in why
+    assert "at most about 2.0 × α = 10% of the chunks would alarm; here more did, because a " \
+           "single test was below α in 50% of its 8 runs, not 5%." in why
+    # at or under the bound, no such clause: nothing to explain
+    calm = cuts.assign(p_value=[0.01, 0.9, 0.8, 0.9, 0.7, 0.5, 0.6, 0.7])
+    calm_chunks = calm.groupby("chunk", as_index=False).agg(min_p=("p_value", "min"),
+                                                            n_cuts=("cut", "size"))
+    calm_why = course.threshold_question(FalseAlarmStudy(calm, calm_chunks), 0.2).why
+    assert "1 of the 4 tested chunks (25%)" in calm_why and "here more did" not in calm_why
+
+
 def test_lesson5_the_floor_alarms_more_often_on_error_free_chunks_than_no_floor() -> None:
     floor = course.floor_effect(1, n_chunks=100)
     assert floor.with_floor >= 0.05 > floor.without

@@ -60,6 +60,31 @@ def test_fig1_grid_probability_has_the_grid_shape(fig1):
     assert ((fig1.grid_proba >= 0) & (fig1.grid_proba <= 1)).all()
 
 
+def test_fig1_boundary_is_where_the_grids_probability_crosses_one_half(fig1):
+    from scipy.interpolate import RegularGridInterpolator
+
+    line = fig1.boundary[~np.isnan(fig1.boundary).any(axis=1)]
+    assert len(line) > 100 and ((line >= 0) & (line <= 10)).all()
+    # the grid's p(y = 1), read at the boundary by another way (linear interpolation)
+    at = RegularGridInterpolator((fig1.grid_x1, fig1.grid_x0), fig1.grid_proba)(line[:, ::-1])
+    np.testing.assert_allclose(at, 0.5, atol=0.01)
+    # every sign change of the grid's p - 0.5 along a row of x0 has a boundary point near it
+    rows = np.flatnonzero(np.diff(np.sign(fig1.grid_proba - 0.5), axis=0).any(axis=1))
+    for row in rows:
+        near = np.abs(line[:, 1] - fig1.grid_x1[row]) <= 0.1
+        assert near.any(), fig1.grid_x1[row]
+
+
+def test_a_boundary_needs_two_classes_of_two_features():
+    from sklearn.naive_bayes import GaussianNB
+
+    from pudd_core.views.illustration import gnb_boundary
+
+    three = GaussianNB().fit(np.arange(9.0).reshape(3, 3), [0, 1, 1])
+    with pytest.raises(ValueError, match="2 classes and 2 features, not 2 classes of 3"):
+        gnb_boundary(three, 0.0, 10.0)
+
+
 def test_fig1_curve_starts_at_the_fig1_pair_and_is_deterministic(fig1):
     a = fig1_pvalue_curve((1000, 2000, 4000), seed=7)
     b = fig1_pvalue_curve((1000, 2000, 4000), seed=7)

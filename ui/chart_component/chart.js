@@ -1,8 +1,42 @@
 // One chart of ui/chart.py, drawn in the page (a custom component of st.components.v2,
-// no iframe) by plotly.js's cartesian bundle. The bundle is loaded once per page, by one
+// no iframe) by a partial plotly.js bundle (the basic or the cartesian one: ui/chart.py).
+// A bundle is loaded once per page, by one
 // <script>, and every chart (of this page and of the pages opened after it) awaits it:
 // ui/chart.py puts plotly_loader.js (plotlyFrom) before this module, and before the player's.
-// data: {spec: the figure's JSON (plotly.io.to_json), config, height, src: the bundle's URL}.
+// data: {spec: the figure's JSON (plotly.io.to_json), config, height, src: the bundle's URL,
+// wider: a bundle that may serve instead when loaded already (plotly_loader.js)}.
+
+// A chart out of sight (more than half a screen below what the visitor sees, or in a closed
+// expander) waits, marked data-pudd-chart="deferred", and is drawn when it comes near: the
+// first screen is drawn first, and a page whose first screen has no chart evaluates
+// plotly.js only when the visitor scrolls to one.
+const NEAR = "400px 0px"; // how far beyond the scrolled column's edges a chart is near
+
+// chart.go() once the chart is near; at once for one drawn before
+function whenSeen(chart, go) {
+  chart.go = go;
+  if (chart.shown) {
+    go();
+    return;
+  }
+  if (chart.seen) { // still waiting: the newest go is called
+    if (chart.far) chart.box.dataset.puddChart = "deferred";
+    return;
+  }
+  // the window is the root; scrollMargin widens the scrolled column (Streamlit's main),
+  // which clips the chart, as rootMargin widens the window
+  chart.seen = new IntersectionObserver((entries) => {
+    chart.far = !entries[entries.length - 1].isIntersecting;
+    if (!chart.far) {
+      chart.shown = true;
+      chart.seen.disconnect();
+      chart.go();
+    } else {
+      chart.box.dataset.puddChart = "deferred";
+    }
+  }, { rootMargin: NEAR, scrollMargin: NEAR });
+  chart.seen.observe(chart.box);
+}
 
 // Streamlit's chart had a fullscreen button in its modebar; so has this one (own icons).
 const EXPAND = { width: 24, height: 24,
@@ -64,23 +98,28 @@ export default function (component) {
   chart.data = data;
   chart.box.dataset.puddChart = "loading";
   chart.plot.style.height = `${data.height}px`;
-  plotlyFrom(data.src)
-    .then((Plotly) => {
-      if (gen !== chart.gen || chart.dead) return null;
-      chart.Plotly = Plotly;
-      return draw(chart);
-    })
-    .then(() => {
-      if (gen === chart.gen && !chart.dead) chart.box.dataset.puddChart = "drawn";
-    })
-    .catch((err) => {
-      chart.box.dataset.puddChart = "failed";
-      chart.plot.textContent = `The chart could not be drawn: ${err.message}`;
-    });
+  whenSeen(chart, () => {
+    if (gen !== chart.gen || chart.dead) return;
+    chart.box.dataset.puddChart = "loading";
+    plotlyFrom(data.src, data.wider)
+      .then((Plotly) => {
+        if (gen !== chart.gen || chart.dead) return null;
+        chart.Plotly = Plotly;
+        return draw(chart);
+      })
+      .then(() => {
+        if (gen === chart.gen && !chart.dead) chart.box.dataset.puddChart = "drawn";
+      })
+      .catch((err) => {
+        chart.box.dataset.puddChart = "failed";
+        chart.plot.textContent = `The chart could not be drawn: ${err.message}`;
+      });
+  });
   return () => {
     if (gen !== chart.gen) return; // a newer call owns the chart
     chart.dead = true;
     chart.observer.disconnect();
+    chart.seen?.disconnect();
     chart.box.removeEventListener("fullscreenchange", chart.onFullscreen);
     if (chart.Plotly) chart.Plotly.purge(chart.plot);
     chart.box.remove();

@@ -519,7 +519,7 @@ function mount(root) {
     if (spec && data.id === spec.id) return;
     load(JSON.parse(data.spec), Number(data.start) || 1, Number(data.detail) || 1);
     if (Plotly) return;
-    plotlyFrom(data.src).then((loaded) => {
+    plotlyFrom(data.src, data.wider).then((loaded) => {
       if (dead || Plotly) return;
       Plotly = loaded;
       render();

@@ -196,10 +196,12 @@ class LessonCalibration:
             f"{best.n_chunks} resampled chunks ({best.false_alarm_rate:.1%}, interval "
             f"{best.ci[0]:.1%} to {best.ci[1]:.1%}), and a confidence shift injected half-way "
             f"is caught within {best.within} chunks in {best.detection_rate:.0%} of the "
-            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α, the stretch "
-            f"its reference (PUDD's history for the first chunk after it), chunks "
+            f"resamples (median delay {q[0.5]:g} chunks). Monitored at that α with the "
+            f"stretch as its reference (PUDD's history for the first chunk after it), chunks "
             f"{self.stretch + 1} to {self.stretch + self.rest.n_chunks} alarm at: {alarms} "
-            f"(true drifts at {', '.join(map(str, self.drift_chunks))}).")
+            f"(true drifts at {', '.join(map(str, self.drift_chunks))}): a monitor only "
+            f"watches, so this model, updated on every chunk, is never retrained at an alarm, "
+            f"unlike the sweep's runs above.")
 
 
 def calibrated_alpha(seed: int = 0, *, n_resamples: int = CALIB_RESAMPLES,
@@ -277,10 +279,16 @@ def threshold_question(study: FalseAlarmStudy, alpha: float = 0.05) -> Question:
     hits = int((study.chunk_p["min_p"] < alpha).sum())
     share = hits / n if n else 0.0
     cuts = float(study.chunk_p["n_cuts"].mean()) if n else 0.0
+    bound = min(1.0, cuts * alpha)  # the union bound, were every test wrong at rate alpha
     why = (f"{hits} of the {n} tested chunks ({share:.0%}) had a cut with p < {alpha:g}, though "
            f"the concept never changed. Each chunk runs {cuts:.1f} cut tests on average and "
-           "alarms if any of them is below α, so the chance of a false alarm per chunk is up "
-           f"to about {cuts:.1f} × α; over a long stream small α is what keeps alarms rare.")
+           "alarms if any of them is below α: were each test wrong at rate α, at most about "
+           f"{cuts:.1f} × α = {bound:.0%} of the chunks would alarm")
+    tests = study.cut_p["p_value"] if "p_value" in study.cut_p else pd.Series(dtype=float)
+    if share > bound and len(tests):
+        why += (f"; here more did, because a single test was below α in "
+                f"{float((tests < alpha).mean()):.0%} of its {len(tests)} runs, not {alpha:.0%}")
+    why += ". Over a long stream, a small α is what keeps alarms rare."
     return Question(
         "lesson5_alpha", f"{n} chunks, α = {alpha:g}",
         f"A stream without drift: PUDD tests {n} chunks at α = {alpha:g}. How many of them "
