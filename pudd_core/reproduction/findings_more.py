@@ -232,6 +232,8 @@ def _timelines_table(r: Reports) -> str:
 
     _, _, summary = _timeline_data(r)
     spread = timeline_spread(summary)
+    order = {d: i for i, d in enumerate(dict.fromkeys(spread["dataset"]))}
+    spread = spread.sort_values("dataset", key=lambda col: col.map(order), kind="stable")
     lines = ["| stream | classifier | detector | seeds | alarms | near an event | by chance | "
              "share near (chance) | seeds with p < 0.05 |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
