@@ -425,6 +425,15 @@ def delay_tables(path: str, stamp: tuple[tuple[str, int], ...], cifar: bool
     return delays, curve
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def timeline_summary(folder: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
+    """``timelines.timeline_summary`` of the committed timelines (``stamp``: see :func:`claims`)."""
+    from pudd_core.reproduction.timelines import timeline_summary as summary
+
+    events = pd.read_csv(Path(folder) / "timelines_events.csv").fillna({"events": ""})
+    return summary(pd.read_csv(Path(folder) / "timelines_runs.csv"), events)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def finding(name: str, folder: str, stamp: tuple[tuple[str, int], ...]) -> str:
     """The generated finding ``name`` (``findings.render``) of the committed reports."""

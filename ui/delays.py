@@ -10,7 +10,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from pudd_core.plots.delays import alarm_timeline_figure, delay_ecdf_figure, trade_off_figure
+from pudd_core.paper import DISPLAY_NAMES
+from pudd_core.plots.delays import (
+    alarm_timeline_figure,
+    delay_ecdf_figure,
+    near_spread_figure,
+    trade_off_figure,
+)
 from pudd_core.views.reproduction import results_stamp
 from ui import cache, chart
 
@@ -54,7 +60,7 @@ def show(results: Path) -> None:
         st.caption("Left: the share of all true drifts detected within d chunks (a curve below "
                    "100 % at the right is the share missed). Right: each detector over its "
                    "threshold (PUDD: alpha; the large markers are the tables' thresholds); up "
-                   "and left is better. KSWIN runs at its default only. On CIFAR-10-CD the "
+                   "and left is better; KSWIN's threshold is its alpha. On CIFAR-10-CD the "
                    "open diamonds are the comparison's own runs (`results/cifar10_cd.csv`, "
                    "each adapting after its alarms), one per detector.")
         st.markdown(cache.finding("delays-table", str(results), stamp))
@@ -67,9 +73,36 @@ def show(results: Path) -> None:
                 "`scripts/alarm_timelines.py` writes them.", icon=":material/inventory_2:")
         return
     events = events.fillna({"events": ""})
-    stream = st.radio("Stream", list(runs_tl["dataset"].unique()), horizontal=True,
-                      key="timeline_stream")
-    chart.draw(alarm_timeline_figure, runs_tl, events, stream,
-               title=f"{stream}: GNB-I alarms and the known events",
-               key=f"timeline_{stream}")
+    if "same_every_seed" not in runs_tl:  # a file from before the seeds were added
+        runs_tl = runs_tl.assign(same_every_seed=False)
+    left, mid, right = st.columns([3, 2, 2])
+    with left:
+        stream = st.radio("Stream", list(runs_tl["dataset"].unique()), horizontal=True,
+                          key="timeline_stream")
+    on_stream = runs_tl[runs_tl["dataset"] == stream]
+    with mid:
+        classifier = st.radio("Classifier", list(on_stream["classifier"].unique()),
+                              horizontal=True, key="timeline_classifier",
+                              format_func=lambda c: c.upper())
+    mine = on_stream[on_stream["classifier"] == classifier]
+    seeds = sorted(int(x) for x in mine["seed"].unique())
+    with right:
+        seed = (st.select_slider("Seed", seeds, key="timeline_seed") if len(seeds) > 1
+                else seeds[0])
+    chart.draw(alarm_timeline_figure, mine[mine["seed"] == seed], events, stream,
+               title=f"{stream}: {classifier.upper()}-I alarms at seed {seed} and the known "
+                     "events", key=f"timeline_{stream}")
+    summary = cache.timeline_summary(str(results), stamp)
+    if (summary[summary["dataset"] == stream]["events"] > 0).any():
+        chart.draw(near_spread_figure, summary, stream,
+                   title=f"{stream}: the share of each run's alarms near an event, one dot a "
+                         "seed", key=f"timeline_spread_{stream}")
+        varying = list(dict.fromkeys(runs_tl.loc[~runs_tl["same_every_seed"].astype(bool),
+                                                 "detector"]))
+        st.caption("One dot per seed and classifier (runs without alarms have no share); the "
+                   "dashed line is what as many alarms on random chunks would give. "
+                   + (f"Only {', '.join(DISPLAY_NAMES.get(v, v.upper()) for v in varying)} "
+                      "draw on the seed here: each other detector is one run, the same dot at "
+                      "every seed." if varying else ""))
     st.markdown(cache.finding("timelines", str(results), stamp))
+    st.markdown(cache.finding("timelines-table", str(results), stamp))

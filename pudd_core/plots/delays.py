@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from pudd_core.plots._style import detector_colour, new_figure
+from pudd_core.plots._style import PALETTE, detector_colour, new_figure
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["alarm_timeline_figure", "delay_ecdf_figure", "trade_off_figure"]
+__all__ = ["alarm_timeline_figure", "delay_ecdf_figure", "near_spread_figure",
+           "trade_off_figure"]
 
 
 def _colour(row: str, index: int) -> str:
@@ -159,4 +160,48 @@ def alarm_timeline_figure(runs: pd.DataFrame, events: pd.DataFrame, dataset: str
                       annotation_textangle=-90, annotation_font_size=10)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_layout(margin={"l": 90})
+    return fig
+
+
+def near_spread_figure(summary: pd.DataFrame, dataset: str, *,
+                       title: str | None = None) -> go.Figure:
+    """Per detector and classifier: the share of a run's alarms near an event, one dot a seed.
+
+    ``summary``: :func:`pudd_core.reproduction.timelines.timeline_summary`'s rows (``dataset``,
+    ``classifier``, ``seed``, ``detector``, ``alarms``, ``near``, ``chance_share``). One box
+    per classifier (runs without alarms left out: they have no share); the dashed line is the
+    share random alarms would give.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"dataset": "elec2", "classifier": ["gnb", "gnb", "vfdt"],
+    ...                   "seed": [0, 1, 0], "detector": "pudd-3", "alarms": [4, 2, 0],
+    ...                   "near": [1, 2, 0], "chance_share": 0.25})
+    >>> fig = near_spread_figure(s, "elec2")
+    >>> [(t.name, list(t.y)) for t in fig.data], fig.layout.shapes[0].y0
+    ([('GNB', [0.25, 1.0])], 0.25)
+    """
+    from pudd_core.paper import DISPLAY_NAMES
+
+    part = summary[(summary["dataset"] == dataset) & (summary["alarms"] > 0)]
+    fig = new_figure(title=title, x_title="", y_title="share of the alarms near an event",
+                     height=460)
+    for i, (classifier, group) in enumerate(part.groupby("classifier", sort=False)):
+        name = DISPLAY_NAMES.get(classifier, classifier)
+        fig.add_trace(go.Box(
+            x=[_label(d) for d in group["detector"]],
+            y=(group["near"] / group["alarms"]).round(4).tolist(), name=name,
+            boxpoints="all", jitter=0.4, pointpos=0, marker={"size": 5},
+            line={"color": PALETTE[i % len(PALETTE)]},
+            text=[f"seed {s}: {int(n)} of {int(a)}" for s, n, a in
+                  zip(group["seed"], group["near"], group["alarms"], strict=True)],
+            hovertemplate=f"{name}, %{{x}}, %{{text}} near<extra></extra>"))
+    if len(part):
+        fig.add_hline(y=float(part["chance_share"].iloc[0]), line={"color": "#888",
+                                                                   "dash": "dash"},
+                      annotation_text="by chance", annotation_position="top left")
+    fig.update_layout(boxmode="group")
+    fig.update_yaxes(range=[-0.02, 1.02], tickformat=".0%")
+    _legend_below(fig)
     return fig

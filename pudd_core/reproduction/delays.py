@@ -52,8 +52,9 @@ SWEEPS: dict[str, tuple[str, tuple[float, ...], float]] = {
     "eddm": ("beta", (0.94, 0.92, 0.9, 0.85, 0.8, 0.7, 0.6), 0.9),
     "hddma": ("drift_confidence", (0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-5, 1e-7), 1e-3),
     "hddmw": ("drift_confidence", (0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-5, 1e-7), 1e-3),
-    # KSWIN: its default only (the stored study has no sweep of its alpha).
-    "kswin": ("alpha", (0.005,), 0.005),
+    # KSWIN's alpha: on 0/1 errors its KS statistic takes the values k/30 (stat_size 30), so
+    # each of these thresholds admits a different smallest k (11, 12, 14, 15, 17, 21 of 30).
+    "kswin": ("alpha", (0.05, 0.02, 0.005, 1e-3, 1e-4, 1e-6), 0.005),
     "pagehinkley": ("threshold", (5.0, 10.0, 20.0, 35.0, 50.0, 75.0, 100.0, 150.0), 50.0),
 }
 

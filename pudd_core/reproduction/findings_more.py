@@ -131,35 +131,68 @@ def _range(values: pd.Series, fmt: str = "{:g}") -> str:
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
 
 
-def _timelines(r: Reports) -> str:
-    """The real streams' alarms beside their calendars (``timelines_runs.csv``)."""
+def _median_range(lo: float, mid: float, hi: float, fmt: str = "{:g}") -> str:
+    """``median`` alone when every seed agrees, else ``median (lo-hi)``."""
+    return fmt.format(mid) if lo == hi else f"{fmt.format(mid)} ({fmt.format(lo)}-{fmt.format(hi)})"
+
+
+def _timeline_data(r: Reports) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     from pudd_core.reproduction.timelines import timeline_summary
 
     runs = pd.read_csv(r.folder / "timelines_runs.csv")
     events = pd.read_csv(r.folder / "timelines_events.csv").fillna({"events": ""})
-    summary = timeline_summary(runs, events)
-    seeds = sorted(runs["seed"].unique().tolist())
-    classifiers = sorted(runs["classifier"].unique().tolist())
-    out = [f"{'/'.join(_name(c) for c in classifiers)}-I, seed {', '.join(map(str, seeds))}, "
-           "PUDD-1/3/5 and the seven classic detectors; an alarm is near an event when it is "
-           "on the event's chunk or the next, and chance is what as many alarms on random "
-           "tested chunks would give."]
+    return runs, events, timeline_summary(runs, events)
+
+
+def _timelines(r: Reports) -> str:
+    """The real streams' alarms beside their calendars (``timelines_runs.csv``), over seeds."""
+    from pudd_core.reproduction.timelines import timeline_spread
+
+    runs, events, summary = _timeline_data(r)
+    spread = timeline_spread(summary)
+    by_classifier = {c: runs[runs["classifier"] == c] for c in runs["classifier"].unique()}
+    per = [f"{_name(c)} on {', '.join(_name(d) for d in part['dataset'].unique())}"
+           f" ({_seeds_of(part)})" for c, part in by_classifier.items()]
+    same = runs.groupby("detector")["same_every_seed"].all() if "same_every_seed" in runs else None
+    drawing = [d for d in runs["detector"].unique() if same is not None and not same[d]]
+    differ = (runs[runs["detector"].isin(drawing)].groupby(["detector", "classifier", "dataset"],
+                                                           sort=False)["alarms"].nunique())
+    moved = _words([f"{_name(d)} with {_name(c)} on {_name(ds)} ({n} different sets)"
+                    for (d, c, ds), n in differ[differ > 1].items()])
+    out = [f"Incremental (-I) runs of {_words(per)}, PUDD-1/3/5 and the seven classic detectors. "
+           + (f"On these streams the data are never drawn and the classifiers ignore the seed, "
+              f"so only {_words([_name(d) for d in drawing])} draw on it (PUDD its bucketing "
+              "sample, KSWIN its window sample); each other detector is one run, the same at "
+              "every seed. Over the seeds the alarms differ "
+              + (f"only for {moved}" if moved else "for none of them")
+              + "; every other run gives the same alarms at every seed. " if drawing else "")
+           + "An alarm is near an event when it is on the event's chunk or the next; chance is "
+           "what as many alarms on random tested chunks would give, and p the chance of at "
+           "least as many near (hypergeometric)."]
     for dataset in runs["dataset"].unique():
         ev = events[events["dataset"] == dataset]
         known = ev[ev["events"] != ""]
-        rows = summary[summary["dataset"] == dataset]
-        pudd = rows[rows["detector"].isin(PUDD_DETECTORS)]
-        classic = rows[~rows["detector"].isin(PUDD_DETECTORS)]
         n = int(runs[runs["dataset"] == dataset]["n_chunks"].iloc[0])
         text = f"{_name(dataset)} ({n} chunks, {ev['first'].iloc[0]} to {ev['last'].iloc[-1]})"
         if known.empty:
-            alarms = {row["detector"]: json.loads(row["alarms"]) for row in
-                      runs[runs["dataset"] == dataset].to_dict("records")}
+            first = runs[(runs["dataset"] == dataset)]
+            parts = []
+            for c in first["classifier"].unique():
+                mine = first[first["classifier"] == c]
+                s0 = mine[mine["seed"] == mine["seed"].min()]
+                alarms = {row["detector"]: json.loads(row["alarms"]) for row in
+                          s0.to_dict("records")}
+                counts = summary[(summary["dataset"] == dataset) & (summary["classifier"] == c)]
+                pudd_counts = counts[counts["detector"].isin(PUDD_DETECTORS)]
+                classic = counts[~counts["detector"].isin(PUDD_DETECTORS)]
+                parts.append(
+                    f"with {_name(c)} at seed {int(s0['seed'].iloc[0])}, PUDD-1/3/5 alarm at "
+                    "chunks " + ", ".join(f"{_name(d)} {', '.join(map(str, alarms[d])) or 'none'}"
+                                          for d in PUDD_DETECTORS)
+                    + f" (over the seeds {_range(pudd_counts['alarms'])} alarms), the classic "
+                    f"detectors {_range(classic['alarms'])} alarms")
             text += (": its card gives no dates, so there is no event to set alarms beside; "
-                     "PUDD-1/3/5 alarm at chunks " + ", ".join(
-                         f"{_name(d)} {', '.join(map(str, alarms[d])) or 'none'}"
-                         for d in PUDD_DETECTORS) + f"; the classic detectors raise "
-                     f"{_range(classic['alarms'])} alarms.")
+                     + "; ".join(parts) + ".")
         else:
             if dataset == "elec2":
                 days = (pd.Timestamp(ev["first"].iloc[-1]) - pd.Timestamp(ev["first"].iloc[0])
@@ -168,13 +201,50 @@ def _timelines(r: Reports) -> str:
                          "cycle repeats inside every chunk and is no chunk-level event")
             text += ": " + "; ".join(f"chunk {c} {e}" for c, e in
                                      zip(known["chunk"], known["events"], strict=True))
-            text += (f". PUDD-1/3/5 raise {_range(pudd['alarms'])} alarms, "
-                     f"{_range(pudd['near'])} of them near an event (chance "
-                     f"{_range(pudd['chance'], '{:.2f}')}); the classic detectors "
-                     f"{_range(classic['alarms'])}, {_range(classic['near'])} near one "
-                     f"(chance {_range(classic['chance'], '{:.2f}')}).")
+            parts = []
+            for c in runs[runs["dataset"] == dataset]["classifier"].unique():
+                rows = spread[(spread["dataset"] == dataset) & (spread["classifier"] == c)]
+                rows = rows.set_index("detector")
+                pudd = rows.loc[[d for d in PUDD_DETECTORS if d in rows.index]]
+                classic = rows.drop(index=pudd.index)
+                seeds = int(rows["seeds"].max())
+                parts.append(
+                    f"with {_name(c)} ({seeds} seed{'s' if seeds > 1 else ''}), "
+                    + ", ".join(f"{_name(d)} has "
+                                f"{_median_range(x.near_min, x.near_median, x.near_max)} of "
+                                f"{_median_range(x.alarms_min, x.alarms_median, x.alarms_max)}"
+                                f" alarms near an event ({x.chance:.2f} by chance; p < 0.05 at "
+                                f"{x.significant} of {x.seeds} seeds)"
+                                for d, x in pudd.iterrows())
+                    + f"; the classic detectors {100 * classic['share'].min():.0f}-"
+                    f"{100 * classic['share'].max():.0f} % of their alarms near one, against "
+                    f"{100 * rows['chance_share'].iloc[0]:.0f} % by chance, p < 0.05 at "
+                    f"{int(classic['significant'].sum())} of {int(classic['seeds'].sum())} "
+                    f"({len(classic)} detectors × {seeds} seeds)")
+            text += ". Medians over the seeds (the range in brackets): " + "; ".join(parts) + "."
         out.append(text)
     return " ".join(out)
+
+
+def _timelines_table(r: Reports) -> str:
+    """Per stream with events, classifier and detector: the near counts' spread over seeds."""
+    from pudd_core.reproduction.timelines import timeline_spread
+
+    _, _, summary = _timeline_data(r)
+    spread = timeline_spread(summary)
+    order = {d: i for i, d in enumerate(dict.fromkeys(spread["dataset"]))}
+    spread = spread.sort_values("dataset", key=lambda col: col.map(order), kind="stable")
+    lines = ["| stream | classifier | detector | seeds | alarms | near an event | by chance | "
+             "share near (chance) | seeds with p < 0.05 |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for x in spread.itertuples(index=False):
+        share = "—" if x.share != x.share else f"{100 * x.share:.0f} %"
+        lines.append(
+            f"| {_name(x.dataset)} | {_name(x.classifier)} | {_name(x.detector)} | {x.seeds} | "
+            f"{_median_range(x.alarms_min, x.alarms_median, x.alarms_max)} | "
+            f"{_median_range(x.near_min, x.near_median, x.near_max)} | {x.chance:.2f} | "
+            f"{share} ({100 * x.chance_share:.0f} %) | {x.significant} |")
+    return "\n".join(lines)
 
 
 #: The delay study's stream groups: the synthetic streams (GNB) and CIFAR-10-CD.
@@ -192,6 +262,8 @@ def _delay_groups(r: Reports) -> list[tuple[str, pd.DataFrame]]:
 
 def _seeds_of(part: pd.DataFrame) -> str:
     seeds = sorted(part["seed"].unique().tolist())
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
     return (f"seeds {seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1))
             else "seeds " + ", ".join(map(str, seeds)))
 
@@ -250,6 +322,12 @@ def _delays_paired(r: Reports) -> str:
         if reads:
             text += (" Over each detector's thresholds (the trade-off curve): "
                      + "; ".join(reads) + ".")
+        ks = curve[curve["detector"] == "kswin"].sort_values("value", ascending=False)
+        if len(ks) > 1:
+            text += (" KSWIN over its alpha, from the most alarms to the fewest: "
+                     + "; ".join(f"at {x.value:g} {int(x.early)} of {int(x.drifts)} early, "
+                                 f"{x.false_alarms:.1f} false alarms per run"
+                                 for x in ks.itertuples(index=False)) + ".")
         if label == "CIFAR-10-CD":
             table = r.cifar.set_index("detector")
             points = [f"{_name(d)} {int(table.loc[d, 'early'])} of {int(table.loc[d, 'drifts'])}"
@@ -305,6 +383,7 @@ MORE: dict[str, Callable[[Reports], str]] = {
     "mcdd-note": _mcdd_note,
     "oracle-policies": _oracle_policies,
     "timelines": _timelines,
+    "timelines-table": _timelines_table,
     "delays-table": _delays_table,
     "delays-paired": _delays_paired,
 }

@@ -29,8 +29,8 @@ from pudd_core.experiments.runner import RunConfig
 from pudd_core.paper import CLASSIC_DETECTORS, PUDD_DETECTORS
 from pudd_core.streams import load_stream
 
-__all__ = ["ELEC2_START", "REAL_STREAMS", "near_events", "stream_events", "timeline_configs",
-           "timeline_summary"]
+__all__ = ["ELEC2_START", "REAL_STREAMS", "near_events", "near_p", "same_every_seed",
+           "stream_events", "timeline_configs", "timeline_spread", "timeline_summary"]
 
 #: The real streams of the paper's tables.
 REAL_STREAMS = ("elec2", "powersupply", "airline")
@@ -137,20 +137,44 @@ def stream_events(dataset: str, *, chunk_size: int = 1000, n_chunks: int | None 
     return readers[dataset](_file(dataset, data_dir), chunk_size, stream.n_chunks)
 
 
-def timeline_configs(datasets: Sequence[str] = REAL_STREAMS, *, classifier: str = "gnb",
-                     seed: int = 0) -> list[RunConfig]:
+def timeline_configs(datasets: Sequence[str] = REAL_STREAMS, *,
+                     classifiers: Sequence[str] = ("gnb",),
+                     seeds: Sequence[int] = (0,)) -> list[RunConfig]:
     """The runs set beside the calendars: PUDD-1/3/5 and the seven classic detectors, -I.
+
+    Per stream, classifier and seed (in that order), the ten detectors.
 
     >>> cfgs = timeline_configs(["elec2"])
     >>> len(cfgs), cfgs[0].alpha, cfgs[3].detector, {c.regime for c in cfgs}
     (10, 0.1, 'adwin', {'incremental'})
+    >>> [(c.classifier, c.seed) for c in timeline_configs(["elec2"], classifiers=["gnb", "vfdt"],
+    ...                                                   seeds=[0, 1])][::10]
+    [('gnb', 0), ('gnb', 1), ('vfdt', 0), ('vfdt', 1)]
     """
     out = []
     for dataset in datasets:
-        out += [RunConfig(dataset, classifier, "pudd", alpha=float(f"1e-{d[5:]}"), seed=seed)
-                for d in PUDD_DETECTORS]
-        out += [RunConfig(dataset, classifier, d, seed=seed) for d in CLASSIC_DETECTORS]
+        for classifier in classifiers:
+            for seed in seeds:
+                out += [RunConfig(dataset, classifier, "pudd", alpha=float(f"1e-{d[5:]}"),
+                                  seed=seed) for d in PUDD_DETECTORS]
+                out += [RunConfig(dataset, classifier, d, seed=seed) for d in CLASSIC_DETECTORS]
     return out
+
+
+def same_every_seed(config: RunConfig) -> bool:
+    """Whether ``config``'s run is the same at every seed (no part of it draws from the seed).
+
+    On the real streams the data are never drawn and GNB and VFDT ignore the seed, so only
+    PUDD (its bucketing sample) and KSWIN (its window sample) differ between seeds
+    (:func:`~pudd_core.experiments.seeding.seed_dependence`).
+
+    >>> same_every_seed(RunConfig("elec2", "gnb", "adwin")), same_every_seed(
+    ...     RunConfig("elec2", "gnb", "kswin")), same_every_seed(RunConfig("elec2", "gnb", "pudd"))
+    (True, False, False)
+    """
+    from pudd_core.experiments.seeding import seed_dependence
+
+    return not seed_dependence(config).depends
 
 
 def near_events(alarms: Sequence[int], event_chunks: Sequence[int], n_chunks: int,
@@ -165,17 +189,39 @@ def near_events(alarms: Sequence[int], event_chunks: Sequence[int], n_chunks: in
     >>> near_events([3, 4, 20], [3], 30)  # 3 and 4 follow the event in 3; 2 of 29 near
     (2, 0.21)
     """
-    near = {t for e in event_chunks for t in range(e, e + within + 1) if 1 <= t < n_chunks}
+    near = _near_chunks(event_chunks, n_chunks, within)
     hits = sum(a in near for a in alarms)
     return hits, round(len(alarms) * len(near) / (n_chunks - 1), 2)
 
 
-def timeline_summary(runs: pd.DataFrame, events: pd.DataFrame, within: int = 1) -> pd.DataFrame:
-    """Per stream and detector: alarms, those near a known event, and chance's count.
+def _near_chunks(event_chunks: Sequence[int], n_chunks: int, within: int) -> set[int]:
+    return {t for e in event_chunks for t in range(e, e + within + 1) if 1 <= t < n_chunks}
 
-    ``runs``: ``dataset``, ``detector``, ``n_chunks``, ``alarms`` (a list or its JSON text);
-    ``events``: :func:`stream_events`' rows with a ``dataset`` column. Streams without events
-    get ``events`` 0 and no count (NaN).
+
+def near_p(alarms: int, near: int, n_near: int, n_tested: int) -> float:
+    """P(at least ``near`` of ``alarms`` on the ``n_near`` near chunks) if they fell at random.
+
+    A run alarms at most once a chunk, so ``alarms`` distinct tested chunks drawn at random
+    from ``n_tested`` hold a hypergeometric number of the ``n_near``; this is its upper tail
+    (1 when ``near`` is 0).
+
+    >>> round(near_p(2, 2, 2, 29), 4)  # both alarms on the 2 near chunks: 1 / C(29, 2)
+    0.0025
+    >>> near_p(3, 0, 2, 29)
+    1.0
+    """
+    from scipy import stats
+
+    return float(stats.hypergeom.sf(near - 1, n_tested, n_near, alarms)) if near else 1.0
+
+
+def timeline_summary(runs: pd.DataFrame, events: pd.DataFrame, within: int = 1) -> pd.DataFrame:
+    """Per run: its alarms, those near a known event, chance's count and the tail p.
+
+    ``runs``: ``dataset``, ``detector``, ``n_chunks``, ``alarms`` (a list or its JSON text),
+    and ``classifier`` and ``seed`` where present (kept); ``events``: :func:`stream_events`'
+    rows with a ``dataset`` column. Streams without events get ``events`` 0 and no count
+    (NaN). ``p`` is :func:`near_p`; ``chance_share`` the share of tested chunks near an event.
 
     >>> runs = pd.DataFrame({"dataset": "s", "detector": ["a", "b"], "n_chunks": 30,
     ...                      "alarms": ["[3, 4, 20]", "[]"]})
@@ -191,9 +237,53 @@ def timeline_summary(runs: pd.DataFrame, events: pd.DataFrame, within: int = 1) 
         alarms = json.loads(alarms) if isinstance(alarms, str) else list(alarms)
         chunks = events[(events["dataset"] == run["dataset"]) & (events["events"].fillna("")
                                                                 != "")]["chunk"].tolist()
-        near, chance = (near_events(alarms, chunks, int(run["n_chunks"]), within)
+        n_chunks = int(run["n_chunks"])
+        near, chance = (near_events(alarms, chunks, n_chunks, within)
                         if chunks else (np.nan, np.nan))
-        out.append({"dataset": run["dataset"], "detector": run["detector"],
-                    "alarms": len(alarms), "events": len(chunks), "near": near,
-                    "chance": chance})
+        n_near = len(_near_chunks(chunks, n_chunks, within))
+        p = near_p(len(alarms), int(near), n_near, n_chunks - 1) if chunks else np.nan
+        out.append({"dataset": run["dataset"],
+                    **{k: run[k] for k in ("classifier", "seed") if k in run},
+                    "detector": run["detector"], "alarms": len(alarms), "events": len(chunks),
+                    "near": near, "chance": chance, "p": p,
+                    "chance_share": n_near / (n_chunks - 1) if chunks else np.nan})
+    return pd.DataFrame(out)
+
+
+def timeline_spread(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per stream, classifier and detector: the spread over seeds of :func:`timeline_summary`.
+
+    ``seeds``; the alarms' and the near counts' lowest, median and highest; ``chance``'s
+    median; ``share`` (near alarms over all alarms, pooled over seeds) beside
+    ``chance_share`` (the share of tested chunks near an event: what random alarms would
+    give); ``above`` (seeds whose near count beats chance) and ``significant`` (seeds whose
+    ``p`` is under 0.05). Streams without events are left out.
+
+    >>> s = pd.DataFrame({"dataset": "s", "classifier": "gnb", "seed": [0, 1, 2],
+    ...                   "detector": "a", "alarms": [2, 4, 3], "events": 1,
+    ...                   "near": [1, 1, 0], "chance": [0.2, 0.4, 0.3], "p": [0.19, 0.35, 1.0],
+    ...                   "chance_share": 0.1})
+    >>> r = timeline_spread(s).iloc[0]
+    >>> int(r["seeds"]), [float(r[f"near_{k}"]) for k in ("min", "median", "max")]
+    (3, [0.0, 1.0, 1.0])
+    >>> float(r["share"]), float(r["chance_share"]), int(r["above"]), int(r["significant"])
+    (0.2222, 0.1, 2, 0)
+    """
+    part = summary[summary["events"] > 0]
+    out = []
+    for (dataset, classifier, detector), g in part.groupby(
+            ["dataset", "classifier", "detector"], sort=False):
+        row = {"dataset": dataset, "classifier": classifier, "detector": detector,
+               "seeds": int(g["seed"].nunique())}
+        for col in ("alarms", "near"):
+            row.update({f"{col}_min": float(g[col].min()),
+                        f"{col}_median": float(g[col].median()),
+                        f"{col}_max": float(g[col].max())})
+        total = float(g["alarms"].sum())
+        row.update({"chance": float(g["chance"].median()),
+                    "share": round(float(g["near"].sum()) / total, 4) if total else np.nan,
+                    "chance_share": float(g["chance_share"].iloc[0]),
+                    "above": int((g["near"] > g["chance"]).sum()),
+                    "significant": int((g["p"] < 0.05).sum())})
+        out.append(row)
     return pd.DataFrame(out)

@@ -269,10 +269,20 @@ def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store
     assert len(shown["delays_curve_False"]["data"]) == curve["detector"].nunique()
     timeline = pd.read_csv(results / "timelines_runs.csv")
     first = timeline["dataset"].iloc[0]
+    # the timeline is one classifier's runs at one seed: the first of each by default
+    shown_runs = timeline[(timeline["dataset"] == first)
+                          & (timeline["classifier"] == timeline["classifier"].iloc[0])
+                          & (timeline["seed"] == timeline["seed"].min())]
     drawn = shown[f"timeline_{first}"]["data"]
-    assert len(drawn) == int((timeline["dataset"] == first).sum())
-    pudd3 = timeline[(timeline["dataset"] == first) & (timeline["detector"] == "pudd-3")]
+    assert len(drawn) == len(shown_runs) == 10
+    pudd3 = shown_runs[shown_runs["detector"] == "pudd-3"]
     assert next(t["x"] for t in drawn if t["name"] == "PUDD-3") == _alarm_list(pudd3["alarms"])
+    # the spread over seeds: one box per classifier, one dot per run with alarms
+    spread = shown[f"timeline_spread_{first}"]["data"]
+    on_first = timeline[timeline["dataset"] == first]
+    assert [t["name"] for t in spread] == [c.upper() for c in on_first["classifier"].unique()]
+    with_alarms = on_first[on_first["alarms"] != "[]"]
+    assert sum(len(t["y"]) for t in spread) == len(with_alarms)
     text = " ".join(m.value for m in at.markdown)
     assert "near an event" in text and "first-detected won-lost" in text
     # the CIFAR half and another stream's timeline draw from the same files
@@ -282,7 +292,8 @@ def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store
     shown = figures(at)
     cifar = runs[runs["dataset"] == "cifar10-cd"]
     assert len(shown["delays_curve_True"]["data"]) == cifar["detector"].nunique() + 1  # + adapting
-    airline = timeline[timeline["dataset"] == "airline"]
+    airline = timeline[(timeline["dataset"] == "airline") & (timeline["seed"] == 0)
+                       & (timeline["classifier"] == timeline["classifier"].iloc[0])]
     assert len(shown["timeline_airline"]["data"]) == len(airline)
 
 

@@ -137,3 +137,63 @@ def test_the_committed_delay_table_counts_a_second_way():
                 detected += bool(hits)
                 early += bool(hits) and hits[0] - start <= 2
         assert f"| the synthetic streams | {name} | {drifts} | {detected} | {early} |" in table
+
+
+def test_each_kswin_alpha_of_the_sweep_admits_another_smallest_statistic() -> None:
+    # KSWIN tests 30 recent 0/1 errors against 30 older ones: its statistic is k/30 and the
+    # p-value falls with k, so a threshold is which k it first admits (and D > 0.1, k >= 4)
+    from scipy import stats
+
+    from pudd_core.reproduction.delays import SWEEPS
+
+    option, values, default = SWEEPS["kswin"]
+    assert option == "alpha" and default in values
+    p = {k: stats.ks_2samp([0] * 30, [1] * k + [0] * (30 - k), method="auto").pvalue
+         for k in range(4, 31)}
+    smallest = [min(k for k in p if p[k] <= alpha) for alpha in values]
+    assert smallest == sorted(set(smallest)), smallest  # most alarms first, none the same
+
+
+def test_kswins_alpha_reaches_the_detector(sine):
+    many = replay_alarms(sine, Setting.of("kswin", 0.05))
+    few = replay_alarms(sine, Setting.of("kswin", 1e-6))
+    assert len(many) > len(few)
+    assert Setting.of("kswin", 1e-4).label == "KSWIN (alpha=0.0001)"
+
+
+def _script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "delay_study.py"
+    spec = importlib.util.spec_from_file_location("delay_study", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _file_runs(seeds, value, alarms):
+    return pd.DataFrame([{"dataset": "sea0", "classifier": "gnb", "seed": s, "detector": "kswin",
+                          "value": value, "row": "kswin", "default": True,
+                          "alarms": alarms, "drift_chunks": "[10]", "n_chunks": 20, "run_s": 0.1}
+                         for s in seeds])
+
+
+def test_merge_keeps_the_old_runs_the_new_do_not_redo(tmp_path):
+    script = _script()
+    old = _file_runs([0, 1], 0.005, "[3]")
+    new = _file_runs([1, 2], 0.005, "[11]")
+    merged = script.merge_runs(old, new)
+    assert merged[["seed", "alarms"]].values.tolist() == [[0, "[3]"], [1, "[11]"], [2, "[11]"]]
+    other = _file_runs([0], 0.05, "[4]")  # another threshold is another run
+    assert len(script.merge_runs(merged, other)) == 4
+    # --merge: the files in order into OUT, as --add would have
+    (tmp_path / "a.csv").write_text(new.to_csv(index=False))
+    (tmp_path / "b.csv").write_text(other.to_csv(index=False))
+    old.to_csv(tmp_path / "delays_runs.csv", index=False)
+    assert script.main(["--merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"),
+                        "--out", str(tmp_path)]) == 0
+    back = read_runs(tmp_path / "delays_runs.csv")
+    assert back[["seed", "value", "alarms"]].values.tolist() == [
+        [0, 0.005, (3,)], [1, 0.005, (11,)], [2, 0.005, (11,)], [0, 0.05, (4,)]]
