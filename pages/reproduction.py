@@ -73,15 +73,6 @@ else:
         "them). airline runs on a substitute file, so its cells are not comparable; "
         "`results/README.md` has the commands, times and caveats of every report."
     )
-# the long texts below are built only while their expander is open: 70 kB of Markdown with
-# code blocks (Streamlit's 1.6 MB highlighter) cost the page's load about a second
-for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS)):
-    text = cache.committed_text(str((root or store.parent.parent) / "results" / name))
-    if text:
-        doc = st.expander(f"results/{name}, as committed", key=f"reproduction_open_{name}",
-                          on_change="rerun")
-        if doc.open:
-            doc.markdown(without_markers(text))
 
 
 def _not_comparable(n_chunks: int | None = None) -> dict[str, str]:
@@ -130,6 +121,15 @@ def _committed(results: Path) -> None:
             if shown.caveats:
                 with st.expander("Where these runs differ from the paper's (the report's caveats)"):
                     st.markdown("\n".join(f"- {c}" for c in shown.caveats))
+    # the long texts below are built only while their expander is open: 70 kB of Markdown
+    # with code blocks (Streamlit's 1.6 MB highlighter) cost the page's load about a second
+    for name in ("README.md", *(n.replace(".csv", ".md") for n in ACCEPTANCE_REPORTS)):
+        text = cache.committed_text(str(results / name))
+        if text:
+            doc = st.expander(f"results/{name}, as committed", key=f"reproduction_open_{name}",
+                              on_change="rerun")
+            if doc.open:
+                doc.markdown(without_markers(text))
 
 
 def _rankings(results: Path, stamp: str) -> None:
