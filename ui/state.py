@@ -430,7 +430,7 @@ REPRODUCTION_COMPARISON = _value("reproduction_comparison",
 #: The Reproduction page's sections, shown one at a time (ui/reproduction.py names them)
 REPRODUCTION_SECTIONS = ("committed", "rankings", "claims", "store", "run", "studies", "delays",
                          "timelines")
-REPRODUCTION_SECTION = _value("reproduction_section", "committed", "section", "reproduction",
+REPRODUCTION_SECTION = _value("reproduction_section", "claims", "section", "reproduction",
                               _one_of(lambda: REPRODUCTION_SECTIONS))
 
 

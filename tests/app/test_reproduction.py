@@ -77,7 +77,7 @@ def test_the_committed_headline_is_computed_from_the_committed_report(store: Pat
     name = next(n for n in ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")
                 if (results / n).is_file())
     head = acceptance_headline(committed_report(results / name))
-    at = _page()
+    at = _page(section="committed")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Acceptance cells within ±1.5"] == f"{head.within} of {head.total}"
     assert metrics["Largest gap among them"] == f"{head.largest_gap:.2f} points"
@@ -171,7 +171,7 @@ def _display(element) -> pd.DataFrame:
 
 def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
         empty_store: Path) -> None:
-    at = _page()
+    at = _page(section="committed")
     committed = pd.read_csv(RESULTS / "table1_gnb.csv")
     table = at.dataframe[0].value
     assert len(table) == len(committed)
@@ -246,7 +246,7 @@ def test_a_short_stream_group_is_marked_not_comparable(store: Path) -> None:
 
 
 def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -> None:
-    at = _page()
+    at = _page(section="committed")
     report = "table2_dnn-ensemble.csv"
     at.selectbox(key="w_reproduction_committed").set_value(report).run(timeout=60)
     committed = pd.read_csv(RESULTS / report)
@@ -263,7 +263,7 @@ def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -
 def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
     from pudd_core.reproduction import read_report
 
-    at = _page()
+    at = _page(section="committed")
     [box] = [e for e in at.expander if e.label.startswith("Where these runs differ")]
     text = "\n".join(m.value for m in box.markdown)
     # the report on show by default, as the table test above reads it
@@ -341,14 +341,15 @@ def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_stor
 
 # --- one section at a time, chosen on the page or by a link -------------------------------------
 def test_each_section_is_drawn_alone_and_a_link_reopens_the_chosen_one(empty_store: Path) -> None:
-    """The headline and one section; a click writes ``?section=`` and that link opens the
-    same section with the same content; a click on the chosen section keeps it."""
+    """The headline and one section (the claims by default: no grid, no chart, so the page
+    loads within 1.2x the widget floor); a click writes ``?section=`` and that link opens
+    the same section with the same content; a click on the chosen section keeps it."""
     from ui.reproduction import SECTIONS
 
     at = _page()
     numbered = [h.value for h in at.subheader if h.value[0].isdigit()]
-    assert numbered == ["1. The committed reproductions against the paper"]
-    assert at.query_params["section"] == "committed"
+    assert numbered == ["3. The paper's claims, checked"]
+    assert at.query_params["section"] == "claims"
     assert any(m.label == "Acceptance cells within ±1.5" for m in at.metric)  # the headline
     for i, section in enumerate(SECTIONS, start=1):
         _choose(at, section)
@@ -362,8 +363,13 @@ def test_each_section_is_drawn_alone_and_a_link_reopens_the_chosen_one(empty_sto
         assert [h.value for h in linked.subheader] == [h.value for h in at.subheader]
         assert [m.value for m in linked.markdown] == [m.value for m in at.markdown]
         assert figures(linked).keys() == figures(at).keys()
+        for kind in ("dataframe", "table"):
+            assert [e.value.shape for e in getattr(linked, kind)] == [
+                e.value.shape for e in getattr(at, kind)]
     at.segmented_control(key="w_reproduction_section").set_value(None).run(timeout=TIMEOUT)
     assert at.query_params["section"] == "timelines"  # a click on it again: still shown
     assert at.segmented_control(key="w_reproduction_section").value == "timelines"
-    bad = _page(section="all")
-    assert [h.value for h in bad.subheader if h.value[0].isdigit()][0].startswith("1. ")
+    bad = _page(section="all")  # refused by name in the sidebar; the default shown
+    assert [h.value for h in bad.subheader if h.value[0].isdigit()][0].startswith("3. ")
+    [warning] = [w.value for w in bad.sidebar.warning if "Ignored the link" in w.value]
+    assert "`section=all`" in warning and "expected one of committed, rankings" in warning
