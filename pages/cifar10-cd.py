@@ -14,6 +14,7 @@ from ui import cache, chart, cifar, controls, progress, state
 from ui.pages import ensure_routed
 
 ensure_routed()  # first: run inside app.py's frame (ui/pages.py explains why)
+cache.warm_torch()  # the torch child's start and imports overlap everything below
 
 seed = int(state.get(state.SEED))
 
@@ -25,8 +26,9 @@ st.markdown(
     "chain, so the concept drifts while the images themselves do not change. A classifier "
     "learns the binary task; the detectors watch its predictions."
 )
-device = cache.device()
-cfg = cifar.controls_row(seed, device)
+# the device only matters here where CUDA may exist (ResNet-18 is then the default): elsewhere
+# the page goes on while the torch child imports torch
+cfg = cifar.controls_row(seed, cache.device() if cache.cuda_possible() else "cpu")
 drift = cache.interest_drift(seed, cfg.n_chunks)
 names = drift.class_names
 
@@ -84,7 +86,7 @@ elif cfg.detectors and (cfg.classifier != "pretrained-cnn" or cifar.ensure_backb
         "chunk 0, then tested and trained on every later chunk (-I); after an alarm the model "
         "is adapted on the recent data. Finished runs are kept, so coming back is instant."
     )
-    st.caption(f"Runs on **{device}** (CUDA, then Apple MPS, then the CPU). "
+    st.caption(f"Runs on **{cache.device()}** (CUDA, then Apple MPS, then the CPU). "
                + (cifar.backbone_caption() if cfg.classifier == "pretrained-cnn" else ""))
     runs = cfg.runs()
     live = st.empty()  # the first runs' chart while the others compute

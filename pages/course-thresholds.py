@@ -73,7 +73,8 @@ st.subheader("Choosing α on the stream itself")
 st.markdown(
     "Which α, then? Mark a stretch of the stream you trust to be stable, and let the data "
     "say what each α costs there: PUDD runs on many resampled copies of the stretch (blocks "
-    "of a chunk, reshuffled), each α's false alarms are counted, and the largest α whose "
+    "of rows as long as the stretch's rows depend on each other, reshuffled), each α's "
+    "false alarms are counted, and the largest α whose "
     "false alarms stay under a target is chosen; the same copies with a change injected say "
     "how soon that α sees it. On this run's stream:")
 calibrated = cache.course_calibration(seed)

@@ -123,7 +123,8 @@ st.subheader("3. Choose α on this stream")
 st.markdown(
     "Which α keeps false alarms rare on *your* stream, and what does it cost in delay? Mark "
     "a stretch you trust to be stable: PUDD runs on block-bootstrap resamples of it (blocks "
-    "of a chunk keep its short-range structure) for each α, and again with a change "
+    "as long as its rows depend on each other keep its short-range structure) for each α, "
+    "and again with a change "
     "injected half-way, beside the baselines. The chosen α is the largest whose false-alarm "
     "interval stays within your target; the chunks after the stretch are then monitored at it."
 )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -559,3 +561,79 @@ def test_weights_path_without_matching_weights_raises(tmp_path):
     torch.save({"encoder.weight": torch.zeros(3)}, path)
     with pytest.raises(ValueError, match="holds no weights matching the small-cnn network"):
         CNNClassifier("small-cnn", 2, weights_path=path)
+
+
+# --- the pretrained CNN's features computed ahead of a run (issue 34) -------------------------
+def _image_stream():
+    from pudd_core.streams import get_info
+    from pudd_core.streams.cifar10_cd import interest_stream
+
+    images = np.random.default_rng(1).integers(0, 256, (300, 32, 32, 3), dtype=np.uint8)
+    return interest_stream(get_info("cifar10-cd"), images, np.arange(300) % 10, seed=2,
+                           chunk_size=30)  # 10 chunks
+
+
+class _Counting(torch.nn.Module):
+    """The backbone, counting the images it is given."""
+
+    def __init__(self, inner: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner, self.images = inner, 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.images += len(x)
+        return self.inner(x)
+
+
+def _counted_model(weights: Path):
+    from pudd_core.classifiers import PretrainedCNNClassifier
+
+    model = PretrainedCNNClassifier(2, weights_path=weights, device="cpu", seed=0, epochs=3)
+    model.backbone = _Counting(model.backbone)
+    return model
+
+
+def _untimed(logs) -> list[str]:
+    return [repr(dataclasses.replace(log, predict_ms=0.0, detect_ms=0.0, train_ms=0.0))
+            for log in logs]
+
+
+@pytest.mark.integration
+def test_features_ahead_give_the_same_run_and_pass_each_image_through_the_backbone_once(
+    tiny_backbone: Path, tmp_path: Path
+) -> None:
+    from pudd_core.experiments.detectors import FixedAlarms
+    from pudd_core.experiments.runner import run_chunks
+
+    stream = _image_stream()
+    # two copies of the weights: two feature caches, so neither run reads the other's
+    alone, ahead = (shutil.copy(tiny_backbone, tmp_path / f"{n}.pt") for n in ("alone", "ahead"))
+    first = _counted_model(Path(alone))
+    logs = run_chunks(stream, first, FixedAlarms(frozenset({4})))  # an alarm: an adaptation
+    second = _counted_model(Path(ahead))
+    with second.features_ahead(stream):
+        logs_ahead = run_chunks(stream, second, FixedAlarms(frozenset({4})))
+    assert _untimed(logs_ahead) == _untimed(logs)
+    assert [log.adapted for log in logs].count(True) == 1
+    assert first.backbone.images == second.backbone.images == 300  # no image twice
+
+
+@pytest.mark.integration
+def test_a_run_computes_the_features_ahead_and_stops_them_with_the_run(
+    tiny_backbone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pudd_core.classifiers import PretrainedCNNClassifier
+    from pudd_core.experiments.runner import RunConfig, run_experiment
+
+    entered: list[int] = []
+    real = PretrainedCNNClassifier.features_ahead
+
+    def recording(self, stream):
+        entered.append(stream.n_chunks)
+        return real(self, stream)
+
+    monkeypatch.setattr(PretrainedCNNClassifier, "features_ahead", recording)
+    config = RunConfig("cifar10-cd", "pretrained-cnn", "pudd", seed=0, n_chunks=10,
+                       classifier_options=(("weights_path", str(tiny_backbone)), ("epochs", 2)))
+    result = run_experiment(config, stream=_image_stream())
+    assert entered == [10] and len(result.chunks) == 9

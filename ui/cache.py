@@ -6,6 +6,7 @@ copy of the (immutable) result.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
@@ -194,6 +195,38 @@ def store_task(config: RunConfig, label: str, store: str, stored: bool) -> Task:
                                             executor="serial", progress=progress))
 
 
+def warm_torch() -> None:
+    """Start the torch child now, in the background, for a page that runs networks.
+
+    Called first thing on the CIFAR-10-CD page, before it reads its settings: the child's
+    start, torch's imports and the backbone's loading (``classifiers.warm_up``, tens of
+    seconds on a busy server) then overlap the page's own work (its charts, the images'
+    decoding), and the page's first run waits only for what is left of them. Nothing is
+    started while the child is alive, or without worker processes (``PUDD_WORKERS=1``).
+    """
+    if pool.parallel():
+        from pudd_core.classifiers import warm_up
+
+        pool.torch_child().warm(warm_up, "auto")
+
+
+def cuda_possible() -> bool:
+    """Whether torch could find a CUDA GPU on this machine, said without importing torch.
+
+    CUDA needs NVIDIA's driver: on Linux its kernel module (``/proc/driver/nvidia``,
+    ``/dev/nvidiactl``; WSL's ``/dev/dxg``); macOS has none. Elsewhere only torch can say
+    (True). Where it is False the page need not wait for the torch child to know that the
+    device is not CUDA.
+    """
+    system = platform.system()
+    if system == "Darwin":
+        return False
+    if system == "Linux":
+        return any(Path(p).exists() for p in ("/proc/driver/nvidia", "/dev/nvidiactl",
+                                               "/dev/dxg"))
+    return True
+
+
 @st.cache_resource(show_spinner=False)
 def device() -> str:
     """Where the torch classifiers run on this server: ``cuda``, then ``mps``, then ``cpu``.
@@ -212,7 +245,8 @@ def interest_drift(seed: int, n_chunks: int) -> cifar.InterestDrift:
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading the CIFAR-10 images (the first time, "
-                                            "50,000 JPEGs are decoded: about 10 s) …")
+                                            "only the JPEGs of the run's own chunks are "
+                                            "decoded) …")
 def thumbnails(seed: int, chunk: int, n_chunks: int) -> cifar.Thumbnails:
     """A few uint8 training images of each class in one chunk of a run's CIFAR-10-CD stream."""
     return cifar.chunk_thumbnails(seed, chunk, n_chunks=n_chunks)

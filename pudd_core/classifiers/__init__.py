@@ -28,7 +28,7 @@ from pudd_core.classifiers._pretrain import (
     pretrained_backbone,
     shipped_backbone,
 )
-from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier
+from pudd_core.classifiers._pretrained_cnn import PretrainedCNNClassifier, warm_up
 from pudd_core.classifiers._tabular import GNBClassifier, VFDTClassifier
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "resolve_device",
     "shipped_backbone",
     "small_cnn_network",
+    "warm_up",
 ]
 
 

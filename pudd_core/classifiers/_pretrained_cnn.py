@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,8 @@ from pudd_core.classifiers import _base
 if TYPE_CHECKING:
     import torch
 
+    from pudd_core.streams import Stream
+
 
 #: Most images whose backbone features are remembered per backbone file and device: all of
 #: CIFAR-10's 50,000 training images (128 float32 each, about 26 MB), since a 100-chunk stream
@@ -28,14 +32,23 @@ FEATURE_CACHE = 50_000
 # Shared by every classifier on the same weights file and device, so the runs of several
 # detectors on one stream (the CIFAR-10-CD page) pass each image through the backbone once.
 _CACHES: dict[tuple[str, int, int, str], OrderedDict[bytes, torch.Tensor]] = {}
+# The images whose features a thread is computing now: ``ahead`` by features_ahead (the event
+# is set when they are remembered: a run that needs them waits for them), ``busy`` by a run
+# itself (features_ahead leaves them to it). A run never makes features_ahead wait, so two
+# threads never wait for each other.
+_AHEAD: dict[tuple[str, int, int, str], dict[bytes, threading.Event]] = {}
+_BUSY: dict[tuple[str, int, int, str], dict[bytes, int]] = {}
 _LOCK = threading.Lock()
 
 
-def _feature_cache(path: Path, device: str) -> OrderedDict[bytes, torch.Tensor]:
+def _feature_cache(
+    path: Path, device: str
+) -> tuple[OrderedDict[bytes, torch.Tensor], dict[bytes, threading.Event], dict[bytes, int]]:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, device)
     with _LOCK:
-        return _CACHES.setdefault(key, OrderedDict())
+        return (_CACHES.setdefault(key, OrderedDict()), _AHEAD.setdefault(key, {}),
+                _BUSY.setdefault(key, {}))
 
 
 class PretrainedCNNClassifier:
@@ -125,7 +138,8 @@ class PretrainedCNNClassifier:
         self.weights_path = Path(weights_path)
         self.backbone = _pretrain.load_backbone(self.weights_path).to(self.device)
         self._n_features = int(_pretrain.WIDTHS[-1])
-        self._features = _feature_cache(self.weights_path, self.device)
+        self._features, self._ahead, self._busy = _feature_cache(self.weights_path,
+                                                                 self.device)
         self._rng = np.random.default_rng(seed)
         self._new_head()
 
@@ -155,10 +169,31 @@ class PretrainedCNNClassifier:
         by all instances), so retraining on a window of chunks already seen, or a second
         detector's run on the same stream, costs no backbone pass.
         """
-        import torch
-
         arr = _base.check_images(X)
         keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in arr]
+        while True:
+            with _LOCK:
+                missing = [k for k in dict.fromkeys(keys) if k not in self._features]
+                waits = {self._ahead[k] for k in missing if k in self._ahead}
+                if not waits:  # none under way ahead: this thread computes the missing ones
+                    for k in missing:
+                        self._busy[k] = self._busy.get(k, 0) + 1
+                    break
+            for event in waits:  # features_ahead is computing them: wait, not compute again
+                event.wait()
+        try:
+            return self._computed(arr, keys)
+        finally:
+            with _LOCK:
+                for k in missing:
+                    self._busy[k] -= 1
+                    if not self._busy[k]:
+                        del self._busy[k]
+
+    def _computed(self, arr: NDArray[np.float32], keys: list[bytes]) -> torch.Tensor:
+        """The features of ``arr`` (hashed as ``keys``): remembered, else computed."""
+        import torch
+
         with _LOCK:
             known = {k: self._features[k] for k in keys if k in self._features}
         if len(known) < len(set(keys)):
@@ -179,6 +214,65 @@ class PretrainedCNNClassifier:
         if not keys:
             return torch.zeros(0, self._n_features, device=self.device)
         return torch.stack([known[k] for k in keys])
+
+    @contextlib.contextmanager
+    def features_ahead(self, stream: Stream) -> Iterator[None]:
+        """While the block runs, compute the features of ``stream``'s chunks on a thread.
+
+        From chunk 1 (the loop starts on chunk 0), in order, each chunk alone, as a run first
+        shows it, so each image gets the features the run would compute (the same batch).
+        The run's loop then finds them remembered, or waits for the chunk under way; a chunk
+        the loop is computing is left to it, so no image passes the backbone twice. The
+        backbone's passes (half a run's time on a CPU) then overlap the head's training
+        instead of preceding each chunk's test. The thread stops at the end of the block
+        (after the chunk it is on); an error there is left for the run to meet.
+
+        Examples
+        --------
+        >>> from pudd_core.streams import get_info
+        >>> from pudd_core.streams.cifar10_cd import interest_stream
+        >>> images = np.random.default_rng(0).integers(0, 256, (40, 32, 32, 3), dtype=np.uint8)
+        >>> stream = interest_stream(get_info("cifar10-cd"), images, np.arange(40) % 10,
+        ...                          seed=0, chunk_size=20)
+        >>> model = PretrainedCNNClassifier(2, device="cpu", seed=0)
+        >>> with model.features_ahead(stream):
+        ...     pass
+        >>> model.features(stream.chunk(1)[0]).shape  # remembered, or computed here
+        torch.Size([20, 128])
+        """
+        stop = threading.Event()
+
+        def compute() -> None:
+            for t in range(1, stream.n_chunks):  # the loop starts on chunk 0 itself
+                if stop.is_set():
+                    return
+                done, mine = threading.Event(), []
+                try:
+                    arr = _base.check_images(stream.chunk(t)[0])
+                    keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+                            for row in arr]
+                    with _LOCK:  # the chunk, unless remembered or (in part) under way
+                        missing = [k for k in dict.fromkeys(keys) if k not in self._features]
+                        if not any(k in self._ahead or k in self._busy for k in missing):
+                            mine = missing
+                        self._ahead.update((k, done) for k in mine)
+                    if mine:
+                        self._computed(arr, keys)
+                except Exception:  # noqa: BLE001 - the run computes it again and raises
+                    return
+                finally:
+                    with _LOCK:
+                        for k in mine:
+                            del self._ahead[k]
+                    done.set()
+
+        thread = threading.Thread(target=compute, name="pudd-features-ahead", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
 
     def _train(self, X: ArrayLike, y: ArrayLike) -> None:
         import torch
@@ -241,3 +335,36 @@ class PretrainedCNNClassifier:
         with torch.inference_mode(), _base.torch_threads(1):
             logits = self.head(feats)
         return _base.softmax_proba(logits)
+
+
+def warm_up(device: str = "auto") -> str:
+    """Import and run once what a pretrained-CNN run needs; returns the device it would use.
+
+    A fresh process pays torch's imports (torch, then ``torch.optim``'s first step, which
+    imports torch's compiler stack) and the backbone's loading on its first run: seconds on
+    an idle machine, tens of seconds on a busy one. The app's torch child calls this as soon
+    as a page that runs networks opens, so that this work overlaps the page's own. The
+    backbone (the shipped or cached one: nothing is pretrained here) runs one batch of zeros
+    outside the features cache, and a throwaway layer takes one Adam step: no classifier's
+    state, no cached feature and no global random state is touched.
+
+    Examples
+    --------
+    >>> warm_up("cpu")
+    'cpu'
+    """
+    import torch
+
+    from pudd_core.classifiers import _pretrain
+
+    name = _base.resolve_device(device)
+    found = _pretrain.cached_backbone()
+    with torch.no_grad():
+        if found is not None:
+            _pretrain.load_backbone(found.path).to(name)(torch.zeros(2, 3, 32, 32, device=name))
+    layer = torch.nn.Linear(2, 2).to(name)
+    optimizer = torch.optim.Adam(layer.parameters())
+    optimizer.zero_grad()
+    torch.autograd.backward(layer(torch.zeros(1, 2, device=name)).sum())
+    optimizer.step()
+    return name

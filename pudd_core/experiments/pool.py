@@ -23,6 +23,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from pudd_core.experiments.runner import RunConfig, RunResult, run_experiment, run_stream
@@ -397,6 +398,8 @@ class Child:
         self._proc: Any = None
         self._queues: tuple[Any, Any] | None = None
         self._last = 0.0
+        self._warm_lock = threading.Lock()
+        self._warming: Future[Any] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -407,7 +410,7 @@ class Child:
     def _ensure(self) -> tuple[Any, Any, Any]:
         # a child about to exit idle might miss the task: a fresh one instead
         if self._queues is None or self._proc is None or not self._proc.is_alive() or (
-                time.monotonic() - self._last > 0.8 * self.idle_s):
+                self._stale()):
             self.stop()
             # A fresh interpreter (never fork a threaded server) that does not run the parent's
             # __main__ again: multiprocessing's "spawn" does, and in a Streamlit server
@@ -422,6 +425,43 @@ class Child:
                                      name="pudd-torch-child", daemon=True)
             self._proc.start()
         return self._proc, *self._queues
+
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any] | None:
+        """Start the child now, from a background thread, with ``fn(*args)`` as its first call.
+
+        For a page that will need the child: its start and imports (torch's, ``fn``'s) then
+        overlap the page's own work, and the page's first :meth:`call` waits only for what is
+        left of them. Nothing is started while a call runs, a warm-up is under way, or the
+        child is alive and not about to exit idle; then None. Otherwise the warm-up's result
+        (or error) as a future.
+
+        Examples
+        --------
+        >>> import operator
+        >>> child = Child(idle_s=5)
+        >>> child.warm(operator.add, 2, 3).result(), child.warm(operator.add, 2, 3)
+        (5, None)
+        """
+        with self._warm_lock:
+            if self._warming is not None and not self._warming.done():
+                return None
+            if self._lock.locked() or (self.pid is not None and not self._stale()):
+                return None
+            future: Future[Any] = Future()
+            self._warming = future
+
+        def work() -> None:
+            try:
+                future.set_result(self.call(fn, *args))
+            except BaseException as exc:  # noqa: BLE001 - the future carries it
+                future.set_exception(exc)
+
+        threading.Thread(target=work, name="pudd-child-warm", daemon=True).start()
+        return future
+
+    def _stale(self) -> bool:
+        """Idle long enough that a new call would start a fresh child."""
+        return time.monotonic() - self._last > 0.8 * self.idle_s
 
     def stop(self) -> None:
         """End the child now (its work is dropped)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -656,6 +657,10 @@ def run_experiment(
             "n_chunks", "a run needs at least two chunks: chunk 0 trains, the rest are tested")
     model = run_model(config, stream, seed=seeds.model)
     detector = chunk_detector(config, seeds.detector, stream.drift_chunks)
-    logs = run_chunks(stream, model, detector, regime=config.regime,
-                           double_initial_fit=config.double_initial_fit, progress=progress)
+    # a model with a frozen feature extractor computes the chunks' features ahead, alongside
+    # the loop (the same features: each chunk alone, as the loop shows it)
+    ahead = getattr(model, "features_ahead", None)
+    with ahead(stream) if ahead is not None else contextlib.nullcontext():
+        logs = run_chunks(stream, model, detector, regime=config.regime,
+                          double_initial_fit=config.double_initial_fit, progress=progress)
     return _run_result(config, logs, stream, time.perf_counter() - start)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pudd_core.streams.chunking import Stream, StreamInfo, readonly
-from pudd_core.streams.images import PathLike, Progress, cifar10_train_arrays
+from pudd_core.streams.images import PathLike, Progress, cifar10_train_subset, subset_rows
 
 # spec §5: the authors' torchvision Normalize
 MEAN = (0.4914, 0.4822, 0.4465)
@@ -188,6 +188,9 @@ def normalise_images(images: NDArray[np.uint8]) -> NDArray[np.float32]:
 class ImageChunks:
     """Chunks of normalised images, built on demand from the uint8 image set.
 
+    ``indices[t]`` are the rows of ``images`` that make chunk ``t`` (the image set, or the
+    subset of it the stream uses).
+
     Examples
     --------
     >>> chunks = ImageChunks(np.zeros((4, 2, 2, 3), dtype=np.uint8),
@@ -219,8 +222,13 @@ def interest_stream(
     stay_weight: float = 100.0,
     image_source: str = "",
     image_order: str = "",
+    positions: NDArray[np.int64] | None = None,
 ) -> Stream:
     """Wrap `markov_interest_stream` over an ``(N, H, W, 3)`` uint8 image set as a `Stream`.
+
+    ``labels`` label every image of the set; ``images`` are all of them, or, with
+    ``positions`` (sorted), only the images at those positions, which must hold every image
+    the stream uses (`~pudd_core.streams.images.cifar10_train_subset` decodes only those).
 
     Examples
     --------
@@ -243,6 +251,7 @@ def interest_stream(
     )
     n = len(res.indices)
     shape = (3, int(images.shape[1]), int(images.shape[2]))
+    rows = res.indices if positions is None else subset_rows(positions, res.indices)
     truth: dict[str, object] = {
         "transition_matrix": res.transition_matrix,
         "interests": res.interests,
@@ -257,7 +266,7 @@ def interest_stream(
         info=dataclasses.replace(info, chunk_size=chunk_size, n_chunks=n, feature_shape=shape),
         drift_chunks=res.drift_chunks,
         truth=truth,
-        source=ImageChunks(images, res.indices, res.labels),
+        source=ImageChunks(images, readonly(rows.astype(np.int64)), res.labels),
     )
 
 
@@ -290,9 +299,18 @@ def load_cifar10_cd(
     pudd_core.streams.locate.DatasetUnavailableError: cifar10-cd: /nonexistent/cifar is neither ...
 
     """
-    images, labels, source = cifar10_train_arrays(
-        path=path, data_dir=data_dir, download=download, progress=progress
+    def used(labels: NDArray[np.int64]) -> NDArray[np.int64]:
+        # the stream's chunks are drawn from the labels alone, as interest_stream draws them
+        return markov_interest_stream(
+            labels, chunk_size=chunk_size, n_chunks=n_chunks, n_classes=10,
+            initial_interests=initial_interests, stay_weight=stay_weight,
+            seed=np.random.SeedSequence(seed),
+        ).indices.ravel()
+
+    subset = cifar10_train_subset(
+        used, path=path, data_dir=data_dir, download=download, progress=progress
     )
+    source = subset.source
     described = {
         "official": "official CIFAR-10 batches (lossless)",
         "tarball": "JPEG tarball (q~75, lossy)",
@@ -300,8 +318,8 @@ def load_cifar10_cd(
     }[source.kind]
     return interest_stream(
         info,
-        images,
-        labels,
+        subset.images,
+        subset.labels,
         seed=seed,
         chunk_size=chunk_size,
         n_chunks=n_chunks,
@@ -309,4 +327,5 @@ def load_cifar10_cd(
         stay_weight=stay_weight,
         image_source=f"{described}: {source.path}",
         image_order=source.order,
+        positions=subset.positions,
     )

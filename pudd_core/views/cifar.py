@@ -107,13 +107,13 @@ def chunk_thumbnails(
     source = stream.source
     if not isinstance(source, ImageChunks):  # pragma: no cover - the registry's loader
         raise TypeError("cifar10-cd is expected to be served from ImageChunks")
-    indices = np.asarray(stream.truth["image_indices"])[chunk]
+    rows = source.indices[chunk]  # rows of the images the stream holds
     classes = np.asarray(stream.truth["image_classes"])[chunk]
     keep = np.concatenate([np.flatnonzero(classes == c)[:per_class]
                            for c in range(len(CIFAR10_CLASSES))])
     return Thumbnails(
         chunk,
-        np.ascontiguousarray(source.images[indices[keep]]),
+        np.ascontiguousarray(source.images[rows[keep]]),
         classes[keep].astype(np.int64),
         source.labels[chunk][keep].astype(np.int64),
         str(stream.truth["image_source"]),

@@ -121,8 +121,12 @@ def test_the_default_classifier_is_the_pretrained_cnn_here_and_resnet18_on_cuda(
     import streamlit as st
     import torch
 
+    from ui import cache
+
     at = _page()
     assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"  # no GPU here
+    # where an NVIDIA driver is, the page asks torch (here: a GPU) before its controls
+    monkeypatch.setattr(cache, "cuda_possible", lambda: True)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     st.cache_resource.clear()  # ui.cache.device() looks once per server
     try:
@@ -131,6 +135,22 @@ def test_the_default_classifier_is_the_pretrained_cnn_here_and_resnet18_on_cuda(
         assert chosen.value == "small-cnn"  # a shared link wins
     finally:
         st.cache_resource.clear()
+
+
+def test_without_an_nvidia_driver_the_page_does_not_wait_for_torch_before_its_charts(
+    no_images: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui import cache
+
+    def no_torch() -> str:
+        raise AssertionError("the page waited for torch's answer")
+
+    monkeypatch.setattr(cache, "cuda_possible", lambda: False)
+    monkeypatch.setattr(cache, "device", no_torch)
+    at = _page()
+    assert not at.exception
+    assert at.radio(key="w_cifar_classifier").value == "pretrained-cnn"
+    assert {"cifar_matrix", "cifar_timeline"} <= set(figures(at))
 
 
 def _run_with_images(detectors: str, classifier: str = "small-cnn") -> AppTest:
