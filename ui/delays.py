@@ -1,4 +1,4 @@
-"""The Reproduction page's section on detection delays and the real streams' alarm timelines.
+"""The Reproduction page's sections on detection delays and the real streams' alarm timelines.
 
 Everything shown is read from the committed ``results/delays_runs.csv`` and
 ``results/timelines_*.csv``; the prose is the generated findings of ``results/README.md``.
@@ -24,7 +24,7 @@ _GROUPS = {"The synthetic streams (GNB-I)": False, "CIFAR-10-CD (pretrained CNN)
 
 
 def show(results: Path) -> None:
-    """Draw the section from the committed files in ``results``.
+    """Draw the delays section from the committed files in ``results``.
 
     Its tables and findings are cached with the CSVs' stamp (:mod:`ui.cache`).
     """
@@ -65,6 +65,11 @@ def show(results: Path) -> None:
                    "each adapting after its alarms), one per detector.")
         st.markdown(cache.finding("delays-table", str(results), stamp))
         st.markdown(cache.finding("delays-paired", str(results), stamp))
+
+
+def show_timelines(results: Path) -> None:
+    """Draw the alarm timelines section from the committed files in ``results``."""
+    stamp = results_stamp(results)
     st.subheader("8. Alarm timelines on the real streams")
     runs_tl = cache.committed_frame(str(results / "timelines_runs.csv"))
     events = cache.committed_frame(str(results / "timelines_events.csv"))

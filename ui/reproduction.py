@@ -173,6 +173,34 @@ def comparison_selector() -> str:
     return str(state.get(state.REPRODUCTION_COMPARISON))
 
 
+#: The page's sections, in the order they were one long page (the numbers stay in headings)
+SECTIONS = dict(zip(state.REPRODUCTION_SECTIONS, (
+    "1. Committed reports", "2. Rankings", "3. Claims", "4. Results store", "5. Run your own",
+    "6. Threshold studies", "7. Delays", "8. Alarm timelines"), strict=True))
+
+
+def _keep_section() -> None:
+    """``on_change``: a click on the chosen section unselects it in the browser; keep it."""
+    wkey = state.widget_key(state.REPRODUCTION_SECTION)
+    if st.session_state[wkey] is None:
+        st.session_state[wkey] = state.get(state.REPRODUCTION_SECTION)
+    else:
+        state.commit(state.REPRODUCTION_SECTION)
+
+
+def section_selector() -> str:
+    """The one section to show (``?section=`` in a link); the page draws only that one.
+
+    The whole page was 8 sections, about 10,000 px: its first load cost 1.4-1.6 times the
+    widget floor (issue 34 item 10).
+    """
+    st.segmented_control("Section", list(SECTIONS), format_func=SECTIONS.__getitem__,
+                         key=state.widget_key(state.REPRODUCTION_SECTION),
+                         on_change=_keep_section,
+                         help="One section at a time; a copied link opens the same one.")
+    return str(state.get(state.REPRODUCTION_SECTION))
+
+
 def styled(frame: Any) -> Any:
     """A table for ``st.dataframe`` with missing cells shown as "–", numbers to 2 decimals."""
     return frame.style.format(precision=2, na_rep="–")

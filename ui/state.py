@@ -427,6 +427,11 @@ REPRODUCTION_COMMITTED = _value("reproduction_committed",
                                 "table1_gnb.csv")  # file name of a committed report
 REPRODUCTION_COMPARISON = _value("reproduction_comparison",
                                  "table1")  # key of claims.COMPARISONS
+#: The Reproduction page's sections, shown one at a time (ui/reproduction.py names them)
+REPRODUCTION_SECTIONS = ("committed", "rankings", "claims", "store", "run", "studies", "delays",
+                         "timelines")
+REPRODUCTION_SECTION = _value("reproduction_section", "claims", "section", "reproduction",
+                              _one_of(lambda: REPRODUCTION_SECTIONS))
 
 
 def _lesson1_streams() -> tuple[str, ...]:

@@ -557,7 +557,8 @@ LAB_PAGES = {  # small work, so the default suite stays quick; seed 20: drifts a
     "cifar10-cd": ("?chunks=5&detectors=pudd,ddm&seed=20", "DDM error rate", None),
     "thresholds": ("?chunks=30", "Missed drifts", None),
     # an empty store (a fresh clone): run the page's small reproduction (GNB, 20 chunks)
-    "reproduction": ("?seeds=1", "PUDD-1/3/5", r"^Run (the )?\d+ (missing )?runs"),
+    "reproduction": ("?seeds=1&section=committed", "PUDD-1/3/5",
+                     r"^Run (the )?\d+ (missing )?runs"),
 }
 _WORKING = "() => document.querySelectorAll('[data-testid=\"stProgress\"]').length"
 
@@ -805,10 +806,25 @@ def test_reproduction_on_a_fresh_clone_shows_committed_reports_cd_diagrams_and_c
     page.goto(f"{app_url}/reproduction")
     settle(page, "Reproduction")
     assert_no_exception(page)
+    assert page.get_by_text("None", exact=True).count() == 0
+    # one section at a time (the claims first): the chooser's choice goes into the link,
+    # which reopens it
+    expect(page.get_by_text("3. The paper's claims, checked")).to_be_visible(timeout=30_000)
+    page.get_by_role("radio", name="1. Committed reports").click()
+    settle(page, "Reproduction")
+    expect(page.get_by_text("1. The committed reproductions against the paper")).to_be_visible(
+        timeout=30_000)
+    assert page.get_by_text("3. The paper's claims, checked").count() == 0
+    assert page.get_by_text("None", exact=True).count() == 0
+    assert_no_exception(page)
+    page.get_by_role("radio", name="2. Rankings").click()
+    settle(page, "Reproduction")
+    assert dict(parse_qsl(urlsplit(page.url).query))["section"] == "rankings"
+    page.goto(page.url)  # the copied link
+    settle(page, "Reproduction")
+    assert_no_exception(page)
     annotations = page.locator(".js-plotly-plot .annotation-text")  # then the paper's CD
     expect(annotations.filter(has_text="CD = 1.96").first).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("3. The paper's claims, checked")).to_be_visible(timeout=30_000)
-    assert page.get_by_text("None", exact=True).count() == 0
     page.get_by_text("Table 2: PUDD-1/3/5 and the SOTA methods").click()
     settle(page, "Reproduction")
     assert_no_exception(page)

@@ -28,8 +28,16 @@ def store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return path
 
 
-def _page(query: dict[str, str] | None = None) -> AppTest:
-    return open_page("pages/reproduction.py", query, timeout=TIMEOUT)
+def _page(query: dict[str, str] | None = None, section: str | None = None) -> AppTest:
+    """The page opened by a link, at ``section`` (``?section=``) when given."""
+    link = {**(query or {}), **({"section": section} if section else {})}
+    return open_page("pages/reproduction.py", link or None, timeout=TIMEOUT)
+
+
+def _choose(at: AppTest, section: str) -> AppTest:
+    """A click on ``section`` in the page's section chooser."""
+    return at.segmented_control(key="w_reproduction_section").set_value(section).run(
+        timeout=TIMEOUT)
 
 
 def _store_table(at: AppTest) -> pd.DataFrame:
@@ -45,7 +53,7 @@ def _row(at: AppTest, detector: str) -> pd.Series:
 
 
 def test_the_stored_runs_appear_beside_the_papers_numbers(store: Path) -> None:
-    at = _page()
+    at = _page(section="store")
     assert at.title[0].value == "Reproduction"
     assert at.selectbox(key="w_reproduction_view").value == "gnb:10"
     rows = ResultStore(store).load()
@@ -69,7 +77,7 @@ def test_the_committed_headline_is_computed_from_the_committed_report(store: Pat
     name = next(n for n in ("table1_gnb_acceptance_100seeds.csv", "table1_gnb.csv")
                 if (results / n).is_file())
     head = acceptance_headline(committed_report(results / name))
-    at = _page()
+    at = _page(section="committed")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Acceptance cells within ±1.5"] == f"{head.within} of {head.total}"
     assert metrics["Largest gap among them"] == f"{head.largest_gap:.2f} points"
@@ -88,24 +96,29 @@ def test_the_committed_headline_is_computed_from_the_committed_report(store: Pat
 
 
 def test_a_small_reproduction_runs_into_the_store_and_updates_the_table(store: Path) -> None:
-    at = _page({"datasets": "sea0", "detectors": "pudd-3", "seeds": "3", "chunks": "10"})
+    at = _page({"datasets": "sea0", "detectors": "pudd-3", "seeds": "3", "chunks": "10"}, "run")
     at.multiselect(key="w_reproduction_regimes").set_value(["incremental"]).run(timeout=TIMEOUT)
     run = next(b for b in at.button if b.label.startswith("Run the 1 missing"))
     run.click().run(timeout=TIMEOUT)
     assert not at.exception
     assert len(ResultStore(store).load()) == 5  # seed 2 of PUDD-3 was added
+    assert any("All 3 runs of this selection are in the store" in s.value
+               and "“gnb:10” in section 4" in s.value for s in at.success)
+    _choose(at, "store")
+    assert at.selectbox(key="w_reproduction_view").value == "gnb:10"  # the group just run
     assert _row(at, "PUDD-3")["seeds"] == 3
-    assert any("All 3 runs of this selection are in the store" in s.value for s in at.success)
 
 
 def test_an_empty_selection_is_an_inline_error_and_an_empty_store_a_hint(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PUDD_RESULTS_STORE", str(tmp_path / "none"))
-    at = _page()
+    at = _page(section="store")
     assert any("holds no runs of the paper's classifiers yet" in i.value for i in at.info)
     # the store's place, but not the server's folders: …/<parent>/<store>
     assert any(f"`{Path('…', tmp_path.name, 'none')}`" in i.value for i in at.info)
+    assert not any(str(tmp_path) in str(e.value) for e in (*at.info, *at.caption, *at.markdown))
+    _choose(at, "run")
     assert not any(str(tmp_path) in str(e.value) for e in (*at.info, *at.caption, *at.markdown))
     at.multiselect(key="w_reproduction_detectors").set_value([]).run(timeout=TIMEOUT)
     assert not at.exception
@@ -121,9 +134,12 @@ def test_a_results_store_that_is_a_file_is_an_error_naming_the_variable(
     path = tmp_path / "store.txt"
     path.write_text("a file where the results store should be")
     monkeypatch.setenv("PUDD_RESULTS_STORE", str(path))
-    at = _page()
+    at = _page(section="store")
     assert not at.exception
     errors = [e.value for e in at.error]
+    _choose(at, "run")  # the small reproduction's section says the same
+    assert not at.exception
+    errors += [e.value for e in at.error]
     shown = Path("…", *path.parts[-2:])  # the server's absolute path is not shown
     assert len(errors) == 2 and all(
         e.startswith(f"**Results store**: The results store `{shown}` is a file, not a folder")
@@ -155,8 +171,7 @@ def _display(element) -> pd.DataFrame:
 
 def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
         empty_store: Path) -> None:
-    at = _page()
-    assert any("holds no runs" in i.value for i in at.info)
+    at = _page(section="committed")
     committed = pd.read_csv(RESULTS / "table1_gnb.csv")
     table = at.dataframe[0].value
     assert len(table) == len(committed)
@@ -179,6 +194,7 @@ def test_a_fresh_clone_shows_the_committed_report_with_dashes_not_none(
     ours = paper_rows.dropna(subset=["ours"])
     assert {m.label: m.value for m in at.metric}["Cells run"] == \
         f"{len(ours)} of {len(paper_rows)}"
+    assert any("holds no runs" in i.value for i in _choose(at, "store").info)
 
 
 def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: Path) -> None:
@@ -186,7 +202,7 @@ def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: 
     from pudd_core.reproduction.claims import comparison_table, paper_cells
     from pudd_core.reproduction.significance import friedman_nemenyi
 
-    at = _page()
+    at = _page(section="rankings")
     figs = figures(at)
     paper = friedman_nemenyi(comparison_table(paper_cells(), "table1")[0])
     cd = figs["reproduction_cd_table1_The"]
@@ -210,8 +226,8 @@ def test_cd_diagrams_side_by_side_from_the_papers_numbers_and_ours(empty_store: 
 def test_the_claims_table_is_the_claims_check(empty_store: Path) -> None:
     from pudd_core.reproduction.claims import check_claims, paper_cells
 
-    at = _page()
-    claims = next(d.value for d in at.dataframe if "the paper says" in d.value.columns)
+    at = _page(section="claims")
+    claims = next(t.value for t in at.table if "the paper says" in t.value.columns)
     expected = {c.claim: c.verdict + (f" (count {c.significance})"
                                       if c.significance and c.verdict == "holds" else "")
                 for c in check_claims(paper_cells(), "paper")}
@@ -222,7 +238,7 @@ def test_the_claims_table_is_the_claims_check(empty_store: Path) -> None:
 
 
 def test_a_short_stream_group_is_marked_not_comparable(store: Path) -> None:
-    at = _page()
+    at = _page(section="store")
     assert at.selectbox(key="w_reproduction_view").value == "gnb:10"
     assert any("10-chunk streams" in w.value and "Not comparable" in w.value
                for w in at.warning)
@@ -230,7 +246,7 @@ def test_a_short_stream_group_is_marked_not_comparable(store: Path) -> None:
 
 
 def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -> None:
-    at = _page()
+    at = _page(section="committed")
     report = "table2_dnn-ensemble.csv"
     at.selectbox(key="w_reproduction_committed").set_value(report).run(timeout=60)
     committed = pd.read_csv(RESULTS / report)
@@ -247,7 +263,7 @@ def test_a_committed_report_with_cells_not_run_shows_dashes(empty_store: Path) -
 def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
     from pudd_core.reproduction import read_report
 
-    at = _page()
+    at = _page(section="committed")
     [box] = [e for e in at.expander if e.label.startswith("Where these runs differ")]
     text = "\n".join(m.value for m in box.markdown)
     # the report on show by default, as the table test above reads it
@@ -258,7 +274,7 @@ def test_the_chosen_reports_caveats_are_on_the_page(empty_store: Path) -> None:
 def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store: Path) -> None:
     from pudd_core.reproduction.delays import read_runs, study_tables
 
-    at = _page()
+    at = _page(section="delays")
     shown = figures(at)
     results = Path(__file__).resolve().parents[2] / "results"
     runs = read_runs(results / "delays_runs.csv")
@@ -267,6 +283,17 @@ def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store
     assert len(ecdf["data"]) == len(summary)  # one curve per row at the tables' thresholds
     assert "PUDD-3" in {t["name"] for t in ecdf["data"]}
     assert len(shown["delays_curve_False"]["data"]) == curve["detector"].nunique()
+    assert "first-detected won-lost" in " ".join(m.value for m in at.markdown)
+    assert not any(k.startswith("timeline_") for k in shown)  # section 8 is not drawn
+    # the CIFAR half draws from the same file
+    at.radio(key="delays_group").set_value("CIFAR-10-CD (pretrained CNN)").run(timeout=TIMEOUT)
+    assert not at.exception
+    cifar = runs[runs["dataset"] == "cifar10-cd"]
+    assert len(figures(at)["delays_curve_True"]["data"]) == cifar["detector"].nunique() + 1
+    # section 8, chosen on the page: each stream's timeline from the committed file
+    _choose(at, "timelines")
+    assert not at.exception
+    shown = figures(at)
     timeline = pd.read_csv(results / "timelines_runs.csv")
     first = timeline["dataset"].iloc[0]
     # the timeline is one classifier's runs at one seed: the first of each by default
@@ -283,18 +310,13 @@ def test_the_delays_and_timelines_are_drawn_from_the_committed_files(empty_store
     assert [t["name"] for t in spread] == [c.upper() for c in on_first["classifier"].unique()]
     with_alarms = on_first[on_first["alarms"] != "[]"]
     assert sum(len(t["y"]) for t in spread) == len(with_alarms)
-    text = " ".join(m.value for m in at.markdown)
-    assert "near an event" in text and "first-detected won-lost" in text
-    # the CIFAR half and another stream's timeline draw from the same files
-    at.radio(key="delays_group").set_value("CIFAR-10-CD (pretrained CNN)").run(timeout=TIMEOUT)
+    assert "near an event" in " ".join(m.value for m in at.markdown)
+    # another stream's timeline draws from the same file
     at.radio(key="timeline_stream").set_value("airline").run(timeout=TIMEOUT)
     assert not at.exception
-    shown = figures(at)
-    cifar = runs[runs["dataset"] == "cifar10-cd"]
-    assert len(shown["delays_curve_True"]["data"]) == cifar["detector"].nunique() + 1  # + adapting
     airline = timeline[(timeline["dataset"] == "airline") & (timeline["seed"] == 0)
                        & (timeline["classifier"] == timeline["classifier"].iloc[0])]
-    assert len(shown["timeline_airline"]["data"]) == len(airline)
+    assert len(figures(at)["timeline_airline"]["data"]) == len(airline)
 
 
 def _alarm_list(column: pd.Series) -> list[int]:
@@ -309,7 +331,7 @@ def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_stor
 
     results = project_root() / "results"
     expected = display_tables(results)
-    at = _page()
+    at = _page(section="studies")
     assert any(h.value.startswith("6. Threshold studies") for h in at.subheader)
     if not expected:
         assert any("threshold_studies.py" in i.value for i in at.info)
@@ -327,3 +349,39 @@ def test_the_committed_threshold_studies_are_shown_as_their_csvs_give(empty_stor
         pd.testing.assert_frame_equal(frame.reset_index(drop=True),
                                       want.reset_index(drop=True), check_dtype=False)
     assert any("studies choose" in m.value for m in at.markdown)
+
+
+# --- one section at a time, chosen on the page or by a link -------------------------------------
+def test_each_section_is_drawn_alone_and_a_link_reopens_the_chosen_one(empty_store: Path) -> None:
+    """The headline and one section (the claims by default: no grid, no chart, so the page
+    loads within 1.2x the widget floor); a click writes ``?section=`` and that link opens
+    the same section with the same content; a click on the chosen section keeps it."""
+    from ui.reproduction import SECTIONS
+
+    at = _page()
+    numbered = [h.value for h in at.subheader if h.value[0].isdigit()]
+    assert numbered == ["3. The paper's claims, checked"]
+    assert at.query_params["section"] == "claims"
+    assert any(m.label == "Acceptance cells within ±1.5" for m in at.metric)  # the headline
+    for i, section in enumerate(SECTIONS, start=1):
+        _choose(at, section)
+        assert not at.exception
+        numbered = [h.value for h in at.subheader if h.value[0].isdigit()]
+        assert len(numbered) == 1 and numbered[0].startswith(f"{i}. "), (section, numbered)
+        assert any(m.label == "Acceptance cells within ±1.5" for m in at.metric)
+        assert at.query_params["section"] == section
+        linked = _page(section=section)  # the copied link, in a new session
+        assert not linked.exception
+        assert [h.value for h in linked.subheader] == [h.value for h in at.subheader]
+        assert [m.value for m in linked.markdown] == [m.value for m in at.markdown]
+        assert figures(linked).keys() == figures(at).keys()
+        for kind in ("dataframe", "table"):
+            assert [e.value.shape for e in getattr(linked, kind)] == [
+                e.value.shape for e in getattr(at, kind)]
+    at.segmented_control(key="w_reproduction_section").set_value(None).run(timeout=TIMEOUT)
+    assert at.query_params["section"] == "timelines"  # a click on it again: still shown
+    assert at.segmented_control(key="w_reproduction_section").value == "timelines"
+    bad = _page(section="all")  # refused by name in the sidebar; the default shown
+    assert [h.value for h in bad.subheader if h.value[0].isdigit()][0].startswith("3. ")
+    [warning] = [w.value for w in bad.sidebar.warning if "Ignored the link" in w.value]
+    assert "`section=all`" in warning and "expected one of committed, rankings" in warning
