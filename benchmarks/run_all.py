@@ -46,11 +46,16 @@ def main() -> None:
                              stdout=subprocess.PIPE, text=True, check=True).stdout
         (SECTIONS / f"{name}.md").write_text(out)
         print(f"{name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    OUT.write_text(assemble(sections()))
+
+
+def sections() -> list[str]:
+    """The saved sections in BENCHMARKS.md's order: the scripts' in ``SCRIPTS`` order, then the
+    others (the app's and the long ones) by name."""
     parts = [(SECTIONS / f"{n}.md").read_text() for n in SCRIPTS
              if (SECTIONS / f"{n}.md").exists()]
     extra = sorted(p for p in SECTIONS.glob("*.md") if p.stem not in SCRIPTS)
-    parts += [p.read_text() for p in extra]
-    OUT.write_text(assemble(parts))
+    return parts + [p.read_text() for p in extra]
 
 
 HEADER = (

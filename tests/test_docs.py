@@ -96,6 +96,16 @@ def test_assemble_writes_the_header_a_contents_line_then_the_sections():
                    "## A (issue 1)\n\nx\n\n### not listed\n\n## B: b\n")
 
 
+def test_benchmarks_md_is_its_saved_sections_assembled():
+    # a section edited in BENCHMARKS.md alone would be lost at the next `run_all --assemble`
+    from benchmarks.run_all import assemble, sections
+
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert text == assemble(sections()), (
+        "BENCHMARKS.md differs from benchmarks/results/*.md assembled: edit the section's "
+        "file there, then run `.venv/bin/python -m benchmarks.run_all --assemble`")
+
+
 def test_benchmarks_contents_link_every_section_once():
     from benchmarks.run_all import anchor
 
