@@ -141,8 +141,10 @@ if source is not None:
         else:
             if cal_outcome.results[0] is not None:
                 calibration.show(*cal_outcome.results[0])
-                with st.expander("The same on the command line"):
-                    st.code("\n".join(filter(None, (source.make, calibration.command(
+                cli = st.expander("The same on the command line", key="thresholds_cli_open",
+                                  on_change="rerun")
+                if cli.open:  # built only while open, as the runs' table above
+                    cli.code("\n".join(filter(None, (source.make, calibration.command(
                         source.path, source.chunk_size, settings, source.options)))),
                         language="bash")
 
