@@ -20,6 +20,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks._common import positive_int
 from benchmarks.bench_calibration import _stretch
 from pudd_core.detector import ChunkPUDD
 from pudd_core.monitoring import VARIANTS, alarm_chunks, calibrate
@@ -30,15 +31,16 @@ CHUNK, N_CHUNKS, ALPHAS = 100, 40, (0.1, 0.05)
 stream = _stretch
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the fresh streams' rate and the estimates' spread and coverage per α."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--block", type=int, default=None, help="rows per block (default: auto)")
+    ap.add_argument("--block", type=positive_int, default=None,
+                    help="rows per block (default: auto)")
     ap.add_argument("--skip-rule", choices=["accuracy"], default=None)
-    ap.add_argument("--stretches", type=int, default=40)
-    ap.add_argument("--resamples", type=int, default=30)
-    ap.add_argument("--fresh", type=int, default=600)
-    args = ap.parse_args()
+    ap.add_argument("--stretches", type=positive_int, default=40)
+    ap.add_argument("--resamples", type=positive_int, default=30)
+    ap.add_argument("--fresh", type=positive_int, default=600)
+    args = ap.parse_args(argv)
     options = {**VARIANTS["calibrated"], "skip_rule": args.skip_rule}
     fresh = [0] * len(ALPHAS)
     for s in range(args.fresh):

@@ -169,6 +169,9 @@ SCRIPT_CASES = [
      "unknown classifier 'nope'"),
     ("alarm_timelines", ["--datasets", "nowhere"], "unknown stream 'nowhere'"),
     ("house_picture", ["--rev", "no-such-commit", "--out", "OUT"], "--rev"),
+    ("calibration_coverage", ["--stretches", "0"], "--stretches"),
+    ("calibration_coverage", ["--block", "-5"], "--block"),
+    ("calibration_coverage", ["--resamples", "many"], "--resamples"),
 ]
 
 
